@@ -1,0 +1,1 @@
+"""Training and export jobs (Lightning + Hydra); run as ``python -m train.<job>``."""

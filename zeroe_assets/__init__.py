@@ -1,0 +1,1 @@
+"""zeroe runtime: Zéroe attacks over prebuilt assets (numpy + faiss only at import)."""

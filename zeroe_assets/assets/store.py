@@ -1,0 +1,215 @@
+"""The artifact format: one owner for writing and reading prebuilt assets.
+
+Layout: ``<root>/manifest.json`` plus one folder per component (``visual``, ``phonetic/seq2seq``
+...; a component is replaced as a whole, so pipelines that export separately use separate ones).
+The manifest lists, per component, every file with its sha256 and size, and free-form
+metadata (dims, config, data fingerprint, quality figures). Writes are atomic: a component
+is staged in a temporary folder, swapped in by rename, and only then is the manifest replaced,
+so an interrupted export never leaves a half-written asset. No pickle anywhere.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import io
+import json
+import os
+import platform
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from importlib import metadata as _metadata
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+
+
+class ArtifactError(RuntimeError):
+    """A missing, corrupt or mismatched artifact; the message says which file and how to rebuild."""
+
+
+def default_root() -> Path:
+    """``$ZEROE_ARTIFACTS`` if set, else the ``artifacts/`` folder of the source checkout."""
+    env = os.environ.get("ZEROE_ARTIFACTS")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "artifacts"
+
+
+REBUILD_HINTS = {
+    "visual": "rebuild with `python -m train.vaegan` (trains and exports) or "
+    "`python -m train.export visual ckpt=PATH`",
+    "phonetic": "rebuild with `python -m train.seq2seq`, `python -m train.phonetic` and "
+    "`python -m train.export phonetic ...`",
+}
+
+
+def _hint(component: str) -> str:
+    return REBUILD_HINTS.get(component.split("/")[0], "re-run the export that produced it")
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    """Serialise an array as ``.npy`` without pickle (object arrays are refused)."""
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
+    return buf.getvalue()
+
+
+def json_bytes(obj: Any) -> bytes:
+    return (json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def library_versions(*names: str) -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "faiss-cpu", *names):
+        with contextlib.suppress(_metadata.PackageNotFoundError):
+            out[name] = _metadata.version(name)
+    return out
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def _locked(root: Path):
+    """Serialise manifest updates between concurrent exports."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def read_manifest(root: Path | None = None) -> dict:
+    root = Path(root) if root else default_root()
+    path = root / MANIFEST
+    if not path.exists():
+        return {"format_version": FORMAT_VERSION, "components": {}}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ArtifactError(f"{path} is corrupt ({e}); restore it with `git checkout -- {path}` "
+                            "or re-run the exports") from e
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("components"), dict):
+        raise ArtifactError(f"{path} has no 'components' table; restore it or re-run the exports")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise ArtifactError(f"{path} has format version {manifest.get('format_version')!r}, "
+                            f"this zeroe reads version {FORMAT_VERSION}; re-run the exports")
+    return manifest
+
+
+def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, Any],
+                    root: Path | None = None) -> Path:
+    """Write ``files`` (relative name -> bytes) as component ``name`` and record it in the manifest.
+
+    The previous version of the component, if any, is replaced as a whole.
+    """
+    if not all(part.isidentifier() for part in name.split("/")):
+        raise ValueError(f"component name must be identifiers joined by '/', got {name!r}")
+    for rel in files:
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise ValueError(f"artifact file names must be relative and inside the component: {rel!r}")
+    root = Path(root) if root else default_root()
+    root.mkdir(parents=True, exist_ok=True)
+    flat = name.replace("/", "-")
+    (root / name).parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=root, prefix=f".{flat}."))
+    try:
+        entries = {}
+        for rel, data in sorted(files.items()):
+            path = stage / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            entries[rel] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        with _locked(root):
+            manifest = read_manifest(root)
+            final, old = root / name, root / f".{flat}.old"
+            shutil.rmtree(old, ignore_errors=True)
+            if final.exists():
+                os.replace(final, old)
+            os.replace(stage, final)
+            manifest["components"][name] = {
+                "files": entries,
+                "meta": dict(meta),
+                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }
+            _atomic_write(root / MANIFEST, json_bytes(manifest))
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return root / name
+
+
+@dataclass(frozen=True)
+class Component:
+    """A verified component on disk: its folder, its files and the metadata it was exported with."""
+
+    name: str
+    path: Path
+    files: Mapping[str, Mapping[str, Any]]
+    meta: Mapping[str, Any]
+
+    def file(self, rel: str) -> Path:
+        if rel not in self.files:
+            raise ArtifactError(f"component {self.name!r} has no file {rel!r} in its manifest; "
+                                f"{_hint(self.name)}")
+        return self.path / rel
+
+    def load_npy(self, rel: str, mmap: bool = False) -> np.ndarray:
+        return np.load(self.file(rel), allow_pickle=False, mmap_mode="r" if mmap else None)
+
+    def load_json(self, rel: str) -> Any:
+        return json.loads(self.file(rel).read_text(encoding="utf-8"))
+
+
+def component_available(name: str, root: Path | None = None) -> bool:
+    try:
+        return name in read_manifest(root)["components"]
+    except ArtifactError:
+        return False
+
+
+def load_component(name: str, root: Path | None = None, verify: bool = True) -> Component:
+    """Look up ``name`` in the manifest and check every file exists with its recorded checksum."""
+    root = Path(root) if root else default_root()
+    manifest = read_manifest(root)
+    entry = manifest["components"].get(name)
+    if entry is None:
+        raise ArtifactError(f"no '{name}' assets in {root / MANIFEST}; {_hint(name)}")
+    folder = root / name
+    for rel, info in entry["files"].items():
+        path = folder / rel
+        if not path.is_file():
+            raise ArtifactError(f"missing artifact file {path}; {_hint(name)}")
+        if path.stat().st_size != info["bytes"]:
+            raise ArtifactError(f"{path} has {path.stat().st_size} bytes, the manifest says "
+                                f"{info['bytes']}: corrupt or mismatched; {_hint(name)}")
+        if verify and sha256_file(path) != info["sha256"]:
+            raise ArtifactError(f"{path} does not match its sha256 in the manifest: corrupt or "
+                                f"mismatched; {_hint(name)}")
+    return Component(name, folder, entry["files"], entry.get("meta", {}))

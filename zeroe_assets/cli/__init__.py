@@ -1,0 +1,35 @@
+"""The ``zeroe`` command. Each subcommand is a module here with ``register(subparsers)``."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Subcommand modules, in the order `zeroe --help` lists them.
+COMMANDS = ("demo", "perturb", "list")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zeroe", description="Zéroe low-level adversarial attacks (Eger & Benz 2020).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; usage errors exit 2 with a message on stderr (argparse's convention)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except (ValueError, OSError) as e:
+        print(f"zeroe {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `zeroe ... | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

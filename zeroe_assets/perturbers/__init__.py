@@ -1,0 +1,1 @@
+"""The perturbers, one small module per mechanism (paper §3.2)."""

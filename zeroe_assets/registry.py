@@ -1,0 +1,70 @@
+"""Perturber names (paper §3.2) and the reference code's aliases → perturber classes.
+
+Classes are imported on first use so that listing attackers stays cheap and a perturber whose
+assets are missing fails only when asked for, with a message saying how to build them.
+"""
+from __future__ import annotations
+
+import importlib
+
+from .assets import ArtifactError, component_available
+from .perturbers.base import Perturber
+
+# name -> (module, class, asset component it needs or None)
+_ENTRIES: dict[str, tuple[str, str, str | None]] = {
+    "inner-shuffle": ("shuffle", "InnerShufflePerturber", None),
+    "full-shuffle": ("shuffle", "FullShufflePerturber", None),
+    "intrude": ("intrude", "IntrudePerturber", None),
+    "disemvowel": ("disemvowel", "DisemvowelPerturber", None),
+    "truncate": ("truncate", "TruncatePerturber", None),
+    "segment": ("segment", "SegmentPerturber", None),
+    "keyboard-typo": ("keyboard", "KeyboardPerturber", None),
+    "natural-typo": ("natural", "NaturalPerturber", None),
+    "phonetic": ("phonetic", "PhoneticPerturber", "phonetic"),
+    "visual": ("visual", "VisualPerturber", "visual"),
+}
+ALIASES = {"inner-swap": "inner-shuffle", "full-swap": "full-shuffle", "viper": "visual"}
+
+NAMES = tuple(_ENTRIES)
+
+
+def canonical(name: str) -> str:
+    """Resolve an alias; unknown names get a ``ValueError`` listing the valid ones."""
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in _ENTRIES:
+        raise ValueError(f"unknown attacker {name!r}; choose from {', '.join(NAMES)} "
+                         f"(aliases: {', '.join(f'{a}={b}' for a, b in ALIASES.items())})")
+    return key
+
+
+def perturber_class(name: str) -> type[Perturber]:
+    module, cls, _ = _ENTRIES[canonical(name)]
+    try:
+        mod = importlib.import_module(f"{__package__}.perturbers.{module}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__package__}.perturbers.{module}":
+            raise
+        raise ArtifactError(f"the {name!r} attacker is not part of this build yet") from e
+    return getattr(mod, cls)
+
+
+def needs_assets(name: str) -> str | None:
+    return _ENTRIES[canonical(name)][2]
+
+
+def is_available(name: str) -> bool:
+    """True when the attacker can be built here (its assets, if any, are in the manifest)."""
+    component = needs_assets(name)
+    if component is not None and not component_available(component):
+        return False
+    try:
+        perturber_class(name)
+    except ArtifactError:
+        return False
+    return True
+
+
+def get_perturber(name: str, **options) -> Perturber:
+    """Build the perturber registered under ``name`` (or an alias) with its options."""
+    return perturber_class(name)(**options)
