@@ -27,11 +27,12 @@ class Perturber:
         raise NotImplementedError
 
     def attack_at(self, words: list[str], gaps: list[str], k: int, phi: float,
-                  rng: random.Random) -> list[int]:
+                  rng: random.Random, done: bytearray) -> list[int]:
         """Attack word ``k`` in place; return the indices of the words that changed.
 
         ``words[i]`` is the i-th word token and ``gaps[i]`` the text before it (``gaps[-1]`` the
-        tail). Context-sensitive perturbers (segment) override this.
+        tail); ``done[i]`` is set for words already perturbed. Context-sensitive perturbers
+        (segment) override this.
         """
         word = words[k]
         new = self.perturb_word(word, phi, rng)

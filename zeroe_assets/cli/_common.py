@@ -1,0 +1,44 @@
+"""Options shared by subcommands that build an attacker."""
+from __future__ import annotations
+
+import argparse
+
+from ..attackers import get_attacker
+from ..protocol import PROTOCOLS
+
+
+def add_attack_options(parser: argparse.ArgumentParser, default_level: str = "mid") -> None:
+    parser.add_argument("-l", "--level", default=default_level,
+                        help="word perturbation probability p: low, mid, high or a number in "
+                             f"[0, 1] (default {default_level})")
+    parser.add_argument("--phi", default=None, help="character-level probability φ (default p)")
+    parser.add_argument("--protocol", choices=PROTOCOLS, default="paper",
+                        help="paper: coin flip per drawn word (§3.1); reference: the original "
+                             "code's behaviour (default paper)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="perturber option, e.g. layout=PATH, source=PATH, top_n=10, r=0.3")
+
+
+def parse_options(pairs: list[str]) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"options are KEY=VALUE, got {pair!r}")
+        options[key.strip()] = _number(value)
+    return options
+
+
+def _number(value: str):
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return value
+
+
+def build_attacker(spec: str, args: argparse.Namespace):
+    return get_attacker(spec, level=args.level, phi=args.phi, protocol=args.protocol,
+                        **parse_options(args.option))

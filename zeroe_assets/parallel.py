@@ -1,0 +1,46 @@
+"""Streaming, order-preserving multiprocessing for attacks (identical to the 1-process run)."""
+from __future__ import annotations
+
+import itertools
+import multiprocessing as mp
+from collections.abc import Iterable, Iterator
+
+from .protocol import Attack, _check_text, sample_rng
+
+_worker_attack: Attack | None = None
+
+
+def _init(attack: Attack) -> None:
+    global _worker_attack
+    _worker_attack = attack
+
+
+def _run(job: tuple[int, int, list[str]]) -> list[str]:
+    base, start, texts = job
+    return [_worker_attack.perturb(_check_text(t), sample_rng(base, start + i))
+            for i, t in enumerate(texts)]
+
+
+def _chunks(texts: Iterable[str], base: int, size: int):
+    it, start = iter(texts), 0
+    while chunk := list(itertools.islice(it, size)):
+        yield base, start, chunk
+        start += len(chunk)
+
+
+def stream(attack: Attack, texts: Iterable[str], base: int, processes: int,
+           chunksize: int) -> Iterator[str]:
+    if processes < 1 or chunksize < 1:
+        raise ValueError(f"processes and chunksize must be >= 1, got {processes}, {chunksize}")
+    if processes == 1:
+        for i, text in enumerate(texts):
+            yield attack.perturb(_check_text(text), sample_rng(base, i))
+        return
+    # fork keeps loaded tables shared copy-on-write; spawn elsewhere pickles the attack once.
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    with ctx.Pool(processes, initializer=_init, initargs=(attack,)) as pool:
+        # imap is lazy on results but eager on input; bound memory by feeding it in windows
+        jobs = _chunks(texts, base, chunksize)
+        while window := list(itertools.islice(jobs, processes * 4)):
+            for out in pool.imap(_run, window):
+                yield from out

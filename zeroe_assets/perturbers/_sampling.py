@@ -1,0 +1,28 @@
+"""Per-position Bernoulli(φ) choices conditioned on at least one success (intrude, keyboard)."""
+from __future__ import annotations
+
+import random
+
+
+def at_least_one(n: int, phi: float, rng: random.Random) -> list[int]:
+    """Sorted positions in ``range(n)``, each chosen with probability φ, given ≥ 1 is chosen.
+
+    Exact conditional sampling without rejection: the first chosen position j has probability
+    ∝ (1-φ)^j φ, later ones are independent Bernoulli(φ). At φ = 0 (the limit) one uniform
+    position is chosen, so this terminates for every φ.
+    """
+    if n <= 0:
+        return []
+    if phi <= 0.0:
+        return [rng.randrange(n)]
+    if phi >= 1.0:
+        return list(range(n))
+    q = 1.0 - phi
+    # inverse CDF of the truncated geometric: P(first ≤ j) = (1 - q^(j+1)) / (1 - q^n)
+    u = rng.random() * (1.0 - q ** n)
+    first, cum = 0, phi
+    while cum < u and first < n - 1:
+        first += 1
+        cum += phi * q ** first
+    rest = [j for j in range(first + 1, n) if rng.random() < phi]
+    return [first, *rest]

@@ -1,0 +1,73 @@
+"""Reading the substitution resources (keyboard layouts, misspelling lists), cached per process."""
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+
+
+def _lines(path: Path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            yield from enumerate(f, 1)
+    except FileNotFoundError:
+        raise ValueError(f"no such file: {path}") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 text ({e})") from None
+
+
+def data_path(name: str) -> Path:
+    return Path(str(resources.files("zeroe_assets") / "data" / name))
+
+
+@functools.lru_cache(maxsize=8)
+def read_neighbour_list(path: Path) -> dict[str, tuple[str, ...]]:
+    """``key n1 n2 …`` per line (Belinkov & Bisk's ``en.key``); ``#`` starts a comment."""
+    table: dict[str, tuple[str, ...]] = {}
+    for number, line in _lines(path):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        key, *values = fields
+        if len(key) != 1 or any(len(v) != 1 for v in values):
+            raise ValueError(f"{path}:{number}: expected single characters `key n1 n2 …`, "
+                             f"got {line.strip()!r}")
+        merged = table.get(key.lower(), ()) + tuple(v.lower() for v in values)
+        table[key.lower()] = tuple(dict.fromkeys(v for v in merged if v != key.lower()))
+    if not table:
+        raise ValueError(f"{path} contains no `key n1 n2 …` lines")
+    return table
+
+
+@functools.lru_cache(maxsize=8)
+def read_misspellings(path: Path) -> dict[str, tuple[str, ...]]:
+    """correct word → its misspellings, all lower-cased, from either supported format.
+
+    codespell's ``wrong->right`` dictionary is inverted, keeping entries with one single-word
+    correction; Belinkov & Bisk's ``en.natural`` is ``correct typo1 typo2 …``.
+    """
+    table: dict[str, dict[str, None]] = {}
+    for number, line in _lines(path):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "->" in line:
+            wrong, _, right = line.partition("->")
+            right = right.strip().rstrip(",")
+            if "," in right or " " in right or " " in wrong.strip() or not right:
+                continue
+            correct, typos = right, [wrong.strip()]
+        else:
+            correct, *typos = line.split()
+            if not typos:
+                raise ValueError(f"{path}:{number}: expected `correct typo1 typo2 …` or "
+                                 f"`wrong->right`, got {line!r}")
+        key = correct.lower()
+        bucket = table.setdefault(key, {})
+        for typo in typos:
+            if typo.lower() != key:
+                bucket[typo.lower()] = None
+    out = {k: tuple(v) for k, v in table.items() if v}
+    if not out:
+        raise ValueError(f"{path} contains no misspellings")
+    return out

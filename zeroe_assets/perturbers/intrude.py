@@ -1,0 +1,34 @@
+"""Intruders (paper §3.2): insert one symbol, repeated, between characters of a word."""
+from __future__ import annotations
+
+import string
+
+from ..tokenize import clusters
+from ._sampling import at_least_one
+from .base import Perturber
+
+SYMBOLS = string.punctuation + " "  # the paper's list, "including whitespace"
+
+
+class IntrudePerturber(Perturber):
+    """Between each two characters insert the word's symbol with probability φ (≥ 1 insertion)."""
+
+    name = "intrude"
+    description = "insert a repeated punctuation symbol or space between letters"
+
+    def __init__(self, symbols: str = SYMBOLS):
+        if not symbols:
+            raise ValueError("intrude needs at least one symbol to insert")
+        self.symbols = symbols
+
+    def attackable(self, word: str) -> bool:
+        return len(word) >= 3
+
+    def perturb_word(self, word, phi, rng):
+        units = clusters(word)
+        if len(units) < 3:
+            return word
+        symbol = self.symbols[rng.randrange(len(self.symbols))]
+        for gap in reversed(at_least_one(len(units) - 1, phi, rng)):
+            units.insert(gap + 1, symbol)
+        return "".join(units)

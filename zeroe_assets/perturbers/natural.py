@@ -1,0 +1,43 @@
+"""Natural typos (paper §3.2): replace a word by a misspelling humans actually made.
+
+Default source: codespell's misspelling dictionary (inverted), shipped with the `codespell`
+package; Belinkov & Bisk's Wikipedia-edit ``en.natural`` file can be given as ``source``.
+"""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from ._tables import read_misspellings
+from .base import Perturber
+
+
+def codespell_dictionary() -> Path:
+    return Path(str(resources.files("codespell_lib") / "data" / "dictionary.txt"))
+
+
+def match_case(template: str, word: str) -> str:
+    """Give ``word`` the capitalisation pattern of ``template`` (Word → Wxrd, WORD → WXRD)."""
+    if len(template) > 1 and template.isupper():
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+class NaturalPerturber(Perturber):
+    name = "natural-typo"
+    description = "replace a word by a natural misspelling (codespell or en.natural)"
+
+    def __init__(self, source: str | Path | None = None):
+        self.source = Path(source) if source else codespell_dictionary()
+        self.typos = read_misspellings(self.source)
+
+    def attackable(self, word: str) -> bool:
+        return word.lower() in self.typos
+
+    def perturb_word(self, word, phi, rng):
+        options = self.typos.get(word.lower())
+        if not options:
+            return word
+        return match_case(word, options[rng.randrange(len(options))])

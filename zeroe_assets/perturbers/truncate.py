@@ -1,0 +1,19 @@
+"""Truncation (paper §3.2): cut the last letter of words of length ≥ 3."""
+from __future__ import annotations
+
+from ..tokenize import clusters
+from .base import Perturber
+
+
+class TruncatePerturber(Perturber):
+    name = "truncate"
+    description = "remove the last letter"
+
+    def attackable(self, word: str) -> bool:
+        return len(word) >= 3
+
+    def perturb_word(self, word, phi, rng):
+        if word.isascii():
+            return word[:-1] if len(word) >= 3 else word
+        units = clusters(word)
+        return "".join(units[:-1]) if len(units) >= 3 else word

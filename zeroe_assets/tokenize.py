@@ -1,0 +1,69 @@
+"""A reversible word tokenizer: ``detokenize(tokenize(s)) == s`` for every string.
+
+A *word* is a run of letters/digits with their combining marks, with inner apostrophes kept
+(``don't``, ``l’homme``), that contains at least one letter. Everything else (whitespace,
+punctuation, emoji, numbers) lives in the *gaps* between words and is never touched by a
+perturber. ``re.split`` with a capturing group puts words at the odd positions, so
+tokenizing a line is one C-level call.
+"""
+from __future__ import annotations
+
+import re
+
+from ._marks import MARKS
+
+_M = f"[{MARKS}]"
+# A word starts where no letter/digit/mark precedes (the look-behinds keep digit runs linear) and
+# must contain a letter; digit-only runs therefore stay in the gaps.
+_RUN = rf"(?:[^\W_]+{_M}*)"
+_WORD = re.compile(rf"(?<![^\W_])(?<!{_M})((?:\d{_M}*)*[^\W\d_]{_M}*{_RUN}*(?:['’]{_RUN}+)*)")
+_ASCII_WORD = re.compile(r"(?<![A-Za-z0-9])([0-9]*[A-Za-z][A-Za-z0-9]*(?:'[A-Za-z0-9]+)*)")
+_CLUSTER = re.compile(rf".{_M}*", re.DOTALL)
+
+
+def split(text: str) -> tuple[list[str], list[str]]:
+    """Split ``text`` into ``(words, gaps)``, with ``len(gaps) == len(words) + 1``.
+
+    ``gaps[i]`` is the text before ``words[i]``; ``gaps[-1]`` is the tail. Digit-only runs stay
+    in the gaps: shuffling or truncating a number changes its meaning, not its spelling.
+    """
+    parts = (_ASCII_WORD if text.isascii() else _WORD).split(text)
+    return parts[1::2], parts[0::2]
+
+
+def join(words: list[str], gaps: list[str]) -> str:
+    """Inverse of ``split``."""
+    out = [gaps[0]]
+    for word, gap in zip(words, gaps[1:]):
+        out.append(word)
+        out.append(gap)
+    return "".join(out)
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens alternating gap, word, gap, ..., gap (gaps may be empty strings)."""
+    words, gaps = split(text)
+    tokens = [gaps[0]]
+    for word, gap in zip(words, gaps[1:]):
+        tokens += (word, gap)
+    return tokens
+
+
+def detokenize(tokens: list[str]) -> str:
+    return "".join(tokens)
+
+
+def words(text: str) -> list[str]:
+    return split(text)[0]
+
+
+def clusters(word: str) -> list[str]:
+    """User-perceived characters: a base character with its combining marks.
+
+    Perturbers that move, drop or insert characters work on these, so an accent never ends
+    up on another letter. ASCII words take the fast path (one character each).
+    """
+    if word.isascii():
+        return list(word)
+    return _CLUSTER.findall(word)
+
