@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import importlib
 
-from .assets import ArtifactError, component_available
+from .assets import ArtifactError, component_available, default_root
+from .assets.store import REBUILD_HINTS
 from .perturbers.base import Perturber
 
 # name -> (module, class, asset component it needs or None)
@@ -45,7 +46,8 @@ def perturber_class(name: str) -> type[Perturber]:
     except ModuleNotFoundError as e:
         if e.name != f"{__package__}.perturbers.{module}":
             raise
-        raise ArtifactError(f"the {name!r} attacker is not part of this build yet") from e
+        hint = REBUILD_HINTS.get(_ENTRIES[canonical(name)][2] or "", "")
+        raise ArtifactError(f"the {name!r} attacker is not part of this install; {hint}") from e
     return getattr(mod, cls)
 
 
@@ -66,5 +68,13 @@ def is_available(name: str) -> bool:
 
 
 def get_perturber(name: str, **options) -> Perturber:
-    """Build the perturber registered under ``name`` (or an alias) with its options."""
+    """Build the perturber registered under ``name`` (or an alias) with its options.
+
+    Asset-backed perturbers read the default artifact root (``$ZEROE_ARTIFACTS``); a missing
+    component is reported with the command that builds it.
+    """
+    component = needs_assets(name)
+    if component is not None and "root" not in options and not component_available(component):
+        raise ArtifactError(f"the {canonical(name)!r} attacker needs the '{component}' assets, "
+                            f"which are not in {default_root()}; {REBUILD_HINTS[component]}")
     return perturber_class(name)(**options)

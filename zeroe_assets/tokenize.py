@@ -1,9 +1,9 @@
 """A reversible word tokenizer: ``detokenize(tokenize(s)) == s`` for every string.
 
 A *word* is a run of letters/digits with their combining marks, with inner apostrophes kept
-(``don't``, ``l’homme``), that contains at least one letter. Everything else (whitespace,
-punctuation, emoji, numbers) lives in the *gaps* between words and is never touched by a
-perturber. ``re.split`` with a capturing group puts words at the odd positions, so
+(``don't``, ``l’homme``), that contains at least one letter (or a non-decimal numeral like
+``¼``). Everything else (whitespace, punctuation, emoji, numbers) lives in the *gaps* between
+words and is never touched by a perturber. ``re.split`` with a capturing group puts words at the odd positions, so
 tokenizing a line is one C-level call.
 """
 from __future__ import annotations

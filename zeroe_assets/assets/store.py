@@ -149,16 +149,32 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
         with _locked(root):
             manifest = read_manifest(root)
             final, old = root / name, root / f".{flat}.old"
+            # nested components (``phonetic/seq2seq`` inside ``phonetic``) move over unchanged
+            nested = [c[len(name) + 1:] for c in manifest["components"] if c.startswith(name + "/")]
             shutil.rmtree(old, ignore_errors=True)
             if final.exists():
                 os.replace(final, old)
             os.replace(stage, final)
-            manifest["components"][name] = {
-                "files": entries,
-                "meta": dict(meta),
-                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            }
-            _atomic_write(root / MANIFEST, json_bytes(manifest))
+            try:
+                for sub in nested:
+                    if (old / sub).exists():
+                        (final / sub).parent.mkdir(parents=True, exist_ok=True)
+                        os.replace(old / sub, final / sub)
+                manifest["components"][name] = {
+                    "files": entries,
+                    "meta": dict(meta),
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                }
+                _atomic_write(root / MANIFEST, json_bytes(manifest))
+            except BaseException:  # roll back: the previous version stays in place
+                for sub in nested:
+                    if (final / sub).exists():
+                        (old / sub).parent.mkdir(parents=True, exist_ok=True)
+                        os.replace(final / sub, old / sub)
+                shutil.rmtree(final, ignore_errors=True)
+                if old.exists():
+                    os.replace(old, final)
+                raise
             shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(stage, ignore_errors=True)

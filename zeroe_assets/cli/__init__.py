@@ -6,7 +6,7 @@ import importlib
 import sys
 
 # Subcommand modules, in the order `zeroe --help` lists them.
-COMMANDS = ("demo", "perturb", "list")
+COMMANDS = ("demo", "perturb", "list", "g2p")
 
 
 def build_parser() -> argparse.ArgumentParser:

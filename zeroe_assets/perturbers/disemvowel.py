@@ -1,6 +1,7 @@
 """Disemvoweling (paper §3.2): remove a, e, i, o, u from words longer than three letters."""
 from __future__ import annotations
 
+from ..tokenize import clusters
 from .base import Perturber
 
 VOWELS = "aeiouAEIOU"
@@ -8,7 +9,10 @@ _DROP = str.maketrans("", "", VOWELS)
 
 
 class DisemvowelPerturber(Perturber):
-    """Skip words of length ≤ 3 and words made only of vowels (they would vanish)."""
+    """Skip words of length ≤ 3 and words made only of vowels (they would vanish).
+
+    Only the five plain vowels count, as in the paper: accented vowels (é, ü) are kept.
+    """
 
     name = "disemvowel"
     description = "remove the vowels a, e, i, o, u"
@@ -20,4 +24,9 @@ class DisemvowelPerturber(Perturber):
         return stripped != word and stripped != ""
 
     def perturb_word(self, word, phi, rng):
-        return word.translate(_DROP) if self.attackable(word) else word
+        if not self.attackable(word):
+            return word
+        if word.isascii():
+            return word.translate(_DROP)
+        # a decomposed accented vowel (e + U+0301) is é, not a plain vowel: keep it whole
+        return "".join(c for c in clusters(word) if c not in VOWELS) or word

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..tokenize import clusters
 from ._sampling import at_least_one
 from ._tables import data_path, read_neighbour_list
 from .base import Perturber
@@ -27,10 +28,11 @@ class KeyboardPerturber(Perturber):
 
     def perturb_word(self, word, phi, rng):
         table = self.neighbours
-        positions = [i for i, c in enumerate(word) if c.lower() in table]
+        # letters carrying combining marks are not keys: only whole single-character units change
+        chars = list(word) if word.isascii() else clusters(word)
+        positions = [i for i, c in enumerate(chars) if c.lower() in table]
         if not positions:
             return word
-        chars = list(word)
         for j in at_least_one(len(positions), phi, rng):
             i = positions[j]
             options = table[chars[i].lower()]

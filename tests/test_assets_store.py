@@ -1,0 +1,90 @@
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from zeroe_assets.assets import (ArtifactError, json_bytes, load_component, npy_bytes,
+                                 read_manifest, write_component)
+
+
+def test_write_and_load_round_trip(tmp_path):
+    vectors = np.arange(12, dtype=np.float32).reshape(3, 4)
+    write_component("visual", {"vectors.npy": npy_bytes(vectors), "keys.json": json_bytes([1, 2])},
+                    {"dims": 4}, root=tmp_path)
+    comp = load_component("visual", root=tmp_path)
+    assert np.array_equal(comp.load_npy("vectors.npy"), vectors)
+    assert comp.load_json("keys.json") == [1, 2] and comp.meta == {"dims": 4}
+    manifest = read_manifest(tmp_path)
+    assert set(manifest["components"]["visual"]["files"]) == {"vectors.npy", "keys.json"}
+
+
+def test_nested_components_are_independent(tmp_path):
+    write_component("phonetic/seq2seq", {"a.json": b"{}"}, {}, root=tmp_path)
+    write_component("phonetic", {"b.json": b"[]"}, {}, root=tmp_path)
+    assert load_component("phonetic/seq2seq", root=tmp_path).file("a.json").exists()
+
+
+def test_corrupt_file_is_detected(tmp_path):
+    write_component("visual", {"x.npy": npy_bytes(np.zeros(3))}, {}, root=tmp_path)
+    path = tmp_path / "visual" / "x.npy"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ArtifactError, match="sha256.*train.vaegan"):
+        load_component("visual", root=tmp_path)
+    path.unlink()
+    with pytest.raises(ArtifactError, match="missing artifact file"):
+        load_component("visual", root=tmp_path)
+
+
+def test_corrupt_or_missing_manifest(tmp_path):
+    with pytest.raises(ArtifactError, match="no 'visual' assets"):
+        load_component("visual", root=tmp_path)
+    (tmp_path / "manifest.json").write_text("{not json")
+    with pytest.raises(ArtifactError, match="corrupt"):
+        load_component("visual", root=tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"format_version": 99, "components": {}}))
+    with pytest.raises(ArtifactError, match="format version"):
+        load_component("visual", root=tmp_path)
+
+
+def test_failed_write_keeps_previous_version(tmp_path, monkeypatch):
+    write_component("visual", {"x.json": b"[1]"}, {"v": 1}, root=tmp_path)
+    write_component("visual/sub", {"s.json": b"[0]"}, {}, root=tmp_path)
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if str(dst).endswith("manifest.json"):
+            raise OSError("disk full")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        write_component("other", {"y.json": b"[2]"}, {}, root=tmp_path)
+    with pytest.raises(OSError):
+        write_component("visual", {"x.json": b"[3]"}, {"v": 2}, root=tmp_path)
+    monkeypatch.undo()
+    assert load_component("visual", root=tmp_path).meta == {"v": 1}
+    assert load_component("visual/sub", root=tmp_path).load_json("s.json") == [0]
+    assert "other" not in read_manifest(tmp_path)["components"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".other")]
+
+
+def test_no_pickle_and_bad_names(tmp_path):
+    with pytest.raises(ValueError):
+        npy_bytes(np.array([object()], dtype=object))
+    with pytest.raises(ValueError, match="identifiers"):
+        write_component("../evil", {}, {}, root=tmp_path)
+    with pytest.raises(ValueError, match="inside the component"):
+        write_component("ok", {"../x": b""}, {}, root=tmp_path)
+
+
+def test_runtime_import_does_not_pull_torch():
+    code = ("import sys, zeroe_assets, zeroe_assets.cli;"
+            "bad = [m for m in ('torch', 'pytorch_lightning', 'lightning', 'hydra') if m in sys.modules];"
+            "print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,93 @@
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from zeroe_assets.cli import main
+
+
+def run_cli(args, stdin: bytes = b"", monkeypatch=None, capsys=None):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_perturb_keeps_line_count_and_endings(monkeypatch, capsys):
+    data = "Hello world, how are you?\r\n\nsecond line here\nlast line without newline"
+    code, out, _ = run_cli(["perturb", "-a", "intrude", "-l", "high", "--seed", "1"],
+                           data.encode(), monkeypatch, capsys)
+    assert code == 0
+    assert out.count("\n") == data.count("\n") and out.count("\r\n") == 1
+    assert not out.endswith("\n") and out != data
+
+
+def test_perturb_p_zero_round_trip(monkeypatch, capsys):
+    data = "Ünïcödé 😀 text\n\tindented\r\n  \n"
+    code, out, _ = run_cli(["perturb", "-a", "rand", "-l", "0"], data.encode(), monkeypatch, capsys)
+    assert code == 0 and out == data
+
+
+def test_perturb_file_and_processes_identical(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "in.txt"
+    path.write_text("".join(f"line number {i} with some words\n" for i in range(500)))
+    _, one, _ = run_cli(["perturb", "-a", "keyboard-typo", str(path)], b"", monkeypatch, capsys)
+    _, two, _ = run_cli(["perturb", "-a", "keyboard-typo", "-j", "2", str(path)], b"",
+                        monkeypatch, capsys)
+    assert one == two and one.count("\n") == 500
+
+
+def test_perturb_jsonl(monkeypatch, capsys):
+    data = '{"text": "hello there friend", "id": 1}\n{"text": "second one", "label": "x"}\n'
+    code, out, _ = run_cli(["perturb", "-a", "truncate", "-l", "1", "--jsonl"], data.encode(),
+                           monkeypatch, capsys)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and rows == [{"text": "hell ther frien", "id": 1},
+                                  {"text": "secon on", "label": "x"}]
+    data = '{"premise": "cats sleep", "hypothesis": "dogs bark"}\n'
+    code, out, _ = run_cli(["perturb", "-a", "truncate", "-l", "1", "--jsonl", "--field",
+                            "premise", "--field", "hypothesis"], data.encode(), monkeypatch, capsys)
+    assert json.loads(out) == {"premise": "cat slee", "hypothesis": "dog bar"}
+
+
+def test_invalid_utf8_names_the_line(monkeypatch, capsys):
+    data = b"fine line\nbad \xff line\n"
+    code, _, err = run_cli(["perturb", "-a", "truncate"], data, monkeypatch, capsys)
+    assert code == 2 and "line 2" in err and "--errors replace" in err
+    code, out, _ = run_cli(["perturb", "-a", "truncate", "-l", "0", "--errors", "replace"], data,
+                           monkeypatch, capsys)
+    assert code == 0 and out == "fine line\nbad \ufffd line\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["perturb", "-a", "nope"], "choose from"),
+    (["perturb", "-a", "truncate", "-l", "7"], "[0, 1]"),
+    (["perturb", "-a", "truncate", "-o", "novalue"], "KEY=VALUE"),
+    (["perturb", "-a", "truncate", "--field", "x"], "--jsonl"),
+])
+def test_usage_errors_exit_2(args, message, monkeypatch, capsys):
+    code, _, err = run_cli(args, b"text\n", monkeypatch, capsys)
+    assert code == 2 and message in err
+
+
+def test_jsonl_errors(monkeypatch, capsys):
+    code, _, err = run_cli(["perturb", "-a", "truncate", "--jsonl"], b'{"id": 1}\n', monkeypatch,
+                           capsys)
+    assert code == 2 and "line 1" in err and "text" in err
+
+
+def test_list_and_demo(monkeypatch, capsys, empty_artifacts):
+    code, out, _ = run_cli(["list", "--json"], b"", monkeypatch, capsys)
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert code == 0 and rows["truncate"]["available"] and not rows["visual"]["available"]
+    assert rows["inner-shuffle"]["aliases"] == ["inner-swap"]
+    code, out, _ = run_cli(["demo", "--seed", "3"], b"", monkeypatch, capsys)
+    assert code == 0 and "inner-shuffle" in out and "not available here" in out
+
+
+def test_console_script_usage_error_exit_code():
+    proc = subprocess.run([sys.executable, "-m", "zeroe_assets.cli", "perturb"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "--attacker" in proc.stderr

@@ -1,0 +1,180 @@
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from zeroe_assets.perturbers._sampling import at_least_one
+from zeroe_assets.perturbers.disemvowel import DisemvowelPerturber
+from zeroe_assets.perturbers.intrude import SYMBOLS, IntrudePerturber
+from zeroe_assets.perturbers.keyboard import KeyboardPerturber
+from zeroe_assets.perturbers.natural import NaturalPerturber, match_case
+from zeroe_assets.perturbers.segment import SegmentPerturber
+from zeroe_assets.perturbers.shuffle import FullShufflePerturber, InnerShufflePerturber
+from zeroe_assets.perturbers.truncate import TruncatePerturber
+from zeroe_assets.tokenize import clusters
+
+from .conftest import SHARED_DATA
+
+letters = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéüß", min_size=1,
+                  max_size=15)
+PHIS = st.sampled_from([0.0, 0.2, 0.5, 0.8, 1.0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(letters, st.integers(0, 2**32))
+def test_inner_shuffle_keeps_ends_and_multiset_and_changes(word, seed):
+    p = InnerShufflePerturber()
+    out = p.perturb_word(word, 0.5, random.Random(seed))
+    assert Counter(out) == Counter(word)
+    if len(word) >= 3:
+        assert out[0] == word[0] and out[-1] == word[-1]
+    can_change = len(word) >= 3 and len(set(word[1:-1])) > 1
+    assert (out != word) == can_change
+    assert p.attackable(word) == can_change
+
+
+@settings(max_examples=200, deadline=None)
+@given(letters, st.integers(0, 2**32))
+def test_full_shuffle_keeps_multiset_and_changes(word, seed):
+    out = FullShufflePerturber().perturb_word(word, 0.5, random.Random(seed))
+    assert Counter(out) == Counter(word)
+    assert (out != word) == (len(set(word)) > 1)
+
+
+def test_shuffle_moves_accents_with_their_letters():
+    word = "re\u0301sume\u0301s"
+    for seed in range(20):
+        out = InnerShufflePerturber().perturb_word(word, 0.5, random.Random(seed))
+        assert sorted(clusters(out)) == sorted(clusters(word))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=15), PHIS,
+       st.integers(0, 2**32))
+def test_intrude_inserts_one_repeated_symbol(word, phi, seed):
+    out = IntrudePerturber().perturb_word(word, phi, random.Random(seed))
+    if len(word) < 3:
+        assert out == word
+        return
+    inserted = set(out) - set(word)
+    assert len(inserted) == 1 and inserted <= set(SYMBOLS)
+    symbol = inserted.pop()
+    assert out.replace(symbol, "") == word
+    n = out.count(symbol)
+    assert 1 <= n <= len(word) - 1
+    assert out[0] != symbol and out[-1] != symbol
+    if phi == 1.0:
+        assert n == len(word) - 1
+
+
+def test_intrude_rate_follows_phi():
+    rng = random.Random(0)
+    word = "abcdefghijk"  # 10 gaps
+    for phi in (0.2, 0.5, 0.8):
+        counts = []
+        for _ in range(3000):
+            out = IntrudePerturber().perturb_word(word, phi, rng)
+            counts.append(len(out) - len(word))
+        # E[#insertions | >= 1] = 10 φ / (1 - (1-φ)^10)
+        expected = 10 * phi / (1 - (1 - phi) ** 10)
+        assert abs(sum(counts) / len(counts) - expected) < 0.15
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 30), PHIS, st.integers(0, 2**32))
+def test_at_least_one(n, phi, seed):
+    chosen = at_least_one(n, phi, random.Random(seed))
+    assert chosen and chosen == sorted(set(chosen)) and all(0 <= j < n for j in chosen)
+    if phi == 1.0:
+        assert chosen == list(range(n))
+    if phi == 0.0:
+        assert len(chosen) == 1
+
+
+def test_disemvowel_rules():
+    p = DisemvowelPerturber()
+    assert p.perturb_word("Beautiful", 0.5, None) == "Btfl"
+    assert p.perturb_word("AUDIO", 0.5, None) == "D"
+    assert p.perturb_word("the", 0.5, None) == "the"  # length <= 3 skipped
+    assert p.perturb_word("aeiou", 0.5, None) == "aeiou"  # all vowels skipped
+    assert p.perturb_word("rhythm", 0.5, None) == "rhythm"
+    assert not p.attackable("aeiou") and not p.attackable("the") and not p.attackable("rhythm")
+    assert p.attackable("word")
+
+
+def test_truncate_rules():
+    p = TruncatePerturber()
+    assert p.perturb_word("word", 0.5, None) == "wor"
+    assert p.perturb_word("abc", 0.5, None) == "ab"
+    assert p.perturb_word("ab", 0.5, None) == "ab"
+    assert p.perturb_word("cafe\u0301", 0.5, None) == "caf"  # the accent goes with its letter
+
+
+@settings(max_examples=200, deadline=None)
+@given(letters, PHIS, st.integers(0, 2**32))
+def test_keyboard_replaces_with_neighbours_and_keeps_case(word, phi, seed):
+    p = KeyboardPerturber()
+    out = p.perturb_word(word, phi, random.Random(seed))
+    assert len(out) == len(word)
+    diffs = [(a, b) for a, b in zip(word, out) if a != b]
+    if not p.attackable(word):
+        assert out == word
+        return
+    assert diffs or all(len(p.neighbours[c.lower()]) == 0 for c in word if c.lower() in p.neighbours)
+    for a, b in diffs:
+        assert b.lower() in p.neighbours[a.lower()]
+        assert a.isupper() == b.isupper()
+
+
+def test_keyboard_layout_is_data(tmp_path):
+    layout = tmp_path / "abc.key"
+    layout.write_text("a b\nb a\n")
+    p = KeyboardPerturber(layout=layout)
+    assert p.perturb_word("AAA", 1.0, random.Random(0)) == "BBB"
+    bad = tmp_path / "bad.key"
+    bad.write_text("ab cd\n")
+    with pytest.raises(ValueError, match="bad.key:1"):
+        KeyboardPerturber(layout=bad)
+    with pytest.raises(ValueError, match="no such file"):
+        KeyboardPerturber(layout=tmp_path / "missing.key")
+
+
+def test_natural_typos_from_codespell_keep_case():
+    p = NaturalPerturber()
+    assert len(p.typos) > 10_000
+    assert p.attackable("because") and not p.attackable("xqzv")
+    rng = random.Random(0)
+    assert p.perturb_word("because", 0.5, rng) in p.typos["because"]
+    out = p.perturb_word("Because", 0.5, rng)
+    assert out[0] == "B" and out.lower() in p.typos["because"]
+    assert p.perturb_word("BECAUSE", 0.5, rng).isupper()
+    assert match_case("Word", "wxrd") == "Wxrd" and match_case("WORD", "wxrd") == "WXRD"
+
+
+def test_natural_typos_from_belinkov_bisk_format(tmp_path):
+    path = tmp_path / "en.natural"
+    path.write_text("luck lock Lucke\nthe teh\n")
+    p = NaturalPerturber(source=path)
+    assert set(p.typos["luck"]) == {"lock", "lucke"}
+    assert p.perturb_word("The", 0.5, random.Random(0)) == "Teh"
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "noise/en.natural").exists(), reason="../shared/data absent")
+def test_natural_typos_real_en_natural():
+    p = NaturalPerturber(source=SHARED_DATA / "noise/en.natural")
+    assert len(p.typos) > 10_000 and "luck" in p.typos
+
+
+def test_segment_joins_runs_with_decaying_probability():
+    p = SegmentPerturber()
+    words, gaps = ["a", "b", "c", "d"], ["", " ", ", ", " ", "."]
+    done = bytearray(4)
+    changed = p.attack_at(words, gaps, 0, 0.0, random.Random(0), done)
+    assert changed == [0, 1] and gaps == ["", "", ", ", " ", "."]  # φ² = 0: one join only
+    words, gaps = ["a", "b", "c", "d"], ["", " ", " ", " ", ""]
+    assert p.attack_at(words, gaps, 0, 1.0, random.Random(0), bytearray(4)) == [0, 1, 2, 3]
+    assert "".join(gaps) == ""
+    # never across a line break, never into a word that is already joined
+    assert p.attack_at(["a", "b"], ["", "\n", ""], 0, 1.0, random.Random(0), bytearray(2)) == []
+    assert p.attack_at(["a", "b"], ["", " ", ""], 0, 1.0, random.Random(0), bytearray(b"\0\1")) == []

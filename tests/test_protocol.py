@@ -1,0 +1,197 @@
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import zeroe_assets as z
+from zeroe_assets.protocol import Attacker, resolve_level, sample_rng
+from zeroe_assets.registry import get_perturber
+
+RULE_BASED = ["inner-shuffle", "full-shuffle", "intrude", "disemvowel", "truncate", "segment",
+              "keyboard-typo", "natural-typo"]
+SENTENCE = ("The quick brown fox jumps over the lazy dog, doesn't it? Naïve café 😀 שלום 𝐀𝐁𝐂 𝄞 "
+            "e\u0301te\u0301.")
+
+
+def expected_paper_fraction(n: int, p: float) -> float:
+    """E[min(Bin(n, p), ⌈pn⌉)] / n: every word attackable, so each head perturbs one word."""
+    k = math.ceil(p * n - 1e-9)
+    return sum(min(i, k) * math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(n + 1)) / n
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.8])
+def test_paper_protocol_count_matches_expectation(p):
+    n, samples = 12, 3000
+    attacker = z.get_attacker("truncate", level=p)
+    text = " ".join(["words"] * n)
+    total = 0
+    for i in range(samples):
+        _, changed, words = attacker.perturb_counted(text, sample_rng(7, i))
+        assert words == n and changed <= math.ceil(p * n)
+        total += changed
+    mean = total / (samples * n)
+    expected = expected_paper_fraction(n, p)
+    sd = math.sqrt(p * (1 - p) / n / samples)  # a generous bound on the standard error
+    assert abs(mean - expected) < 5 * sd + 1e-3
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.8, 1.0])
+def test_reference_protocol_perturbs_exactly_ceil_pn(p):
+    n = 11
+    attacker = z.get_attacker("truncate", level=p, protocol="reference")
+    text = " ".join(["words"] * n)
+    for i in range(50):
+        out, changed, _ = attacker.perturb_counted(text, sample_rng(1, i))
+        assert changed == math.ceil(p * n)
+        assert out.split().count("word") == changed
+
+
+def test_unattackable_words_are_skipped_not_counted():
+    # 4 of 10 words can be truncated: the reference protocol stops when indices run out
+    text = "ab ab ab ab ab ab long long long long"
+    out, changed, n = z.get_attacker("truncate", level=0.8, protocol="reference") \
+        .perturb_counted(text, sample_rng(0, 0))
+    assert (changed, n) == (4, 10) and out == "ab ab ab ab ab ab lon lon lon lon"
+
+
+@pytest.mark.parametrize("name", RULE_BASED + ["mischief", "rand", "intrude+keyboard-typo"])
+def test_p_zero_is_byte_identity(name):
+    for text in ["", "   ", SENTENCE, "\n\t", "x"]:
+        assert z.attack(text, name, level=0, seed=3) == text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=80), st.sampled_from(RULE_BASED), st.integers(0, 1000))
+def test_p_zero_identity_any_text(text, name, seed):
+    assert z.attack(text, name, level=0.0, seed=seed) == text
+
+
+@pytest.mark.parametrize("name", RULE_BASED)
+def test_whitespace_and_empty_unchanged(name):
+    for text in ["", " ", "\t \n", "... !!! 42"]:
+        assert z.attack(text, name, level=1.0, seed=0) == text
+
+
+@pytest.mark.parametrize("name", ["inner-shuffle", "full-shuffle", "disemvowel", "truncate",
+                                  "keyboard-typo", "natural-typo"])
+def test_non_word_characters_survive(name):
+    out = z.attack(SENTENCE, name, level=1.0, seed=5)
+    for piece in ["😀", " 𝄞 ", ", ", "? "]:
+        assert piece in out
+    assert out.count(" ") == SENTENCE.count(" ")
+
+
+def test_rtl_and_combining_words_are_attacked_as_units():
+    out = z.attack("שלום עולם", "full-shuffle", level=1.0, seed=1)
+    assert sorted(out) == sorted("שלום עולם") and out != "שלום עולם"
+    out = z.attack("e\u0301te\u0301s", "full-shuffle", level=1.0, seed=2)
+    assert sorted(out.split("e\u0301")) == sorted("e\u0301te\u0301s".split("e\u0301")) or \
+        out.count("e\u0301") == 2
+
+
+def test_seeded_determinism_and_single_equals_batch():
+    texts = [SENTENCE, "another line of text here", ""]
+    for name in RULE_BASED:
+        a = z.attack(texts, name, level="mid", seed=11)
+        assert a == z.attack(texts, name, level="mid", seed=11)
+        assert a[0] == z.attack(texts[0], name, level="mid", seed=11)
+    gen_a, gen_b = np.random.default_rng(5), np.random.default_rng(5)
+    assert z.attack(texts, "intrude", seed=gen_a) == z.attack(texts, "intrude", seed=gen_b)
+
+
+def test_stream_is_identical_across_processes():
+    texts = [f"{SENTENCE} line {i}" for i in range(300)]
+    attacker = z.get_attacker("intrude+keyboard-typo|disemvowel", level="high")
+    single = list(attacker.stream(texts, seed=4))
+    assert single == attacker(texts, seed=4)
+    assert list(attacker.stream(iter(texts), seed=4, processes=2, chunksize=7)) == single
+
+
+def test_identical_output_across_interpreters_and_hash_seeds():
+    code = ("import zeroe_assets as z;"
+            f"print(z.attack({SENTENCE!r}, 'rand', level='high', seed=123))")
+    outs = set()
+    for hash_seed in ("0", "1", "random"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                text=True, check=True).stdout)
+    assert len(outs) == 1
+
+
+def test_levels_and_phi():
+    assert [resolve_level(x) for x in ("low", "mid", "high", "0.3", 1)] == [0.2, 0.5, 0.8, 0.3, 1.0]
+    a = Attacker(get_perturber("intrude"), level="low", phi=0.9)
+    assert (a.p, a.phi) == (0.2, 0.9)
+    assert Attacker(get_perturber("intrude"), level="high").phi == 0.8
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "extreme", float("nan"), "2"])
+def test_bad_levels(bad):
+    with pytest.raises(ValueError, match=r"low, mid, high|\[0, 1\]"):
+        z.get_attacker("truncate", level=bad)
+
+
+@pytest.mark.parametrize("spec", ["nope", "intrude+", "+", "", "intrude|", "intrude:9",
+                                  "intrude+nope"])
+def test_bad_specs_list_valid_choices(spec):
+    with pytest.raises(ValueError) as e:
+        z.get_attacker(spec)
+    assert "inner-shuffle" in str(e.value) or "[0, 1]" in str(e.value)
+
+
+def test_bad_options_and_protocol():
+    with pytest.raises(ValueError, match="not accepted"):
+        z.get_attacker("truncate", layout="x")
+    with pytest.raises(ValueError, match="protocol"):
+        z.get_attacker("truncate", protocol="other")
+    with pytest.raises(ValueError, match="seed"):
+        z.attack("text", "truncate", seed="x")
+    with pytest.raises(ValueError, match="str"):
+        z.attack(["ok", 3], "truncate", seed=0)
+
+
+def test_composition():
+    chain = z.get_attacker("intrude:0+truncate:1.0")
+    assert chain.name == "intrude+truncate"
+    assert chain("hello world", seed=0) == "hell worl"
+    chain = z.get_attacker([("truncate", 1.0), ("truncate", 1.0)])
+    assert chain("hello world", seed=0) == "hel wor"
+    mix = z.get_attacker("disemvowel:1|truncate:1")
+    outs = set(mix(["beautiful"] * 50, seed=0))
+    assert outs == {"btfl", "beautifu"}
+    assert "truncate" in z.get_attacker("rand").name
+
+
+def test_aliases():
+    assert z.get_attacker("inner-swap").name == "inner-shuffle"
+    assert z.get_attacker("full-swap").name == "full-shuffle"
+
+
+def test_mischief_protocol():
+    m = z.get_attacker("mischief", level=1.0, r=1.0)
+    out = m("The words here are shuffled internally", seed=0)
+    assert out.split()[0] == "The" and out != "The words here are shuffled internally"
+    for a, b in zip(out.split(), "The words here are shuffled internally".split()):
+        assert a[0] == b[0] and a[-1] == b[-1] and sorted(a) == sorted(b)
+    selected = sum(x != "several words to shuffle" for x in
+                   z.get_attacker("mischief", level=0.3, r=1.0)(["several words to shuffle"] * 2000,
+                                                               seed=1))
+    assert abs(selected / 2000 - 0.3) < 0.04
+
+
+def test_huge_line():
+    text = "lorem ipsum dolor sit amet, " * 40_000  # ~1.1 MB
+    out = z.attack(text, "inner-shuffle", level="mid", seed=0)
+    assert len(out) == len(text) and out != text
+
+
+def test_asset_attackers_unavailable_with_clear_error(empty_artifacts):
+    for name in ("visual", "phonetic"):
+        assert name not in z.available_names()
+        with pytest.raises(z.ArtifactError, match="train"):
+            z.get_attacker(name)
+    assert "truncate" in z.available_names()

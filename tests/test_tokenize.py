@@ -1,0 +1,45 @@
+from hypothesis import given, settings, strategies as st
+
+from zeroe_assets.tokenize import clusters, detokenize, join, split, tokenize, words
+
+TRICKY = [
+    "", " ", "\t\n", "Hello, world!", "don't l’homme rock'n'roll", "2020 1st x2 2x 1990's",
+    "ca\u0301fe\u0301 naïve", "😀👍🏽 emoji 🇩🇪 flags", "שלום עולם مرحبا", "𝐀𝐁𝐂 astral 𝒳",
+    "a_b __init__", "\u200d\u200b zero width", "e\u0301\u0301\u0301 stacked", "\U0001f600x",
+]
+
+
+def test_round_trip_on_tricky_strings():
+    for s in TRICKY:
+        assert detokenize(tokenize(s)) == s
+        assert join(*split(s)) == s
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_round_trip_any_string(s):
+    w, g = split(s)
+    assert len(g) == len(w) + 1
+    assert join(w, g) == s
+    # a word holds a letter (or a non-decimal numeral such as ¼, which \\w also counts)
+    assert all(any(c.isalnum() and not c.isdecimal() for c in word) for word in w)
+
+
+def test_words_and_gaps():
+    assert words("Hello, world! don't 2020 1st") == ["Hello", "world", "don't", "1st"]
+    w, g = split("  Hi,\tyou 42. ")
+    assert w == ["Hi", "you"] and g == ["  ", ",\t", " 42. "]
+    # combining marks stay inside their word; RTL words are words
+    assert words("cafe\u0301 שלום") == ["cafe\u0301", "שלום"]
+
+
+def test_clusters_keep_marks_with_their_base():
+    assert clusters("cafe\u0301s") == ["c", "a", "f", "e\u0301", "s"]
+    assert clusters("abc") == ["a", "b", "c"]
+
+
+def test_long_digit_run_is_linear_enough():
+    # look-behinds keep digit runs from being rescanned at every position
+    s = "1" * 200_000 + " word"
+    assert split(s)[0] == ["word"]
+    assert split(s + "é")[0] == ["wordé"]
