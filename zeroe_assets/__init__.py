@@ -10,7 +10,6 @@ from __future__ import annotations
 from .assets import ArtifactError, load_component as load_assets
 from .attackers import available_names, get_attacker, list_attackers
 from .protocol import LEVELS, PROTOCOLS, Attack, Attacker, Chain, Mischief, Mix, Seed
-from .tokenize import detokenize, tokenize
 
 __version__ = "0.1.0"
 
@@ -24,5 +23,4 @@ def attack(text, attacker, level: float | str = "mid", seed: Seed = None,
 
 
 __all__ = ["LEVELS", "PROTOCOLS", "Attack", "Attacker", "ArtifactError", "Chain", "Mischief",
-           "Mix", "attack", "available_names", "detokenize", "get_attacker", "list_attackers",
-           "load_assets", "tokenize"]
+           "Mix", "attack", "available_names", "get_attacker", "list_attackers", "load_assets"]

@@ -5,7 +5,7 @@ import itertools
 import multiprocessing as mp
 from collections.abc import Iterable, Iterator
 
-from .protocol import Attack, _check_text, sample_rng
+from .protocol import BLOCK, Attack, _check_text, sample_rngs
 
 _worker_attack: Attack | None = None
 
@@ -17,8 +17,8 @@ def _init(attack: Attack) -> None:
 
 def _run(job: tuple[int, int, list[str]]) -> list[str]:
     base, start, texts = job
-    return [_worker_attack.perturb(_check_text(t), sample_rng(base, start + i))
-            for i, t in enumerate(texts)]
+    return [_worker_attack.perturb(_check_text(t), rng)
+            for t, rng in zip(texts, sample_rngs(base, start))]
 
 
 def _chunks(texts: Iterable[str], base: int, size: int):
@@ -33,9 +33,10 @@ def stream(attack: Attack, texts: Iterable[str], base: int, processes: int,
     if processes < 1 or chunksize < 1:
         raise ValueError(f"processes and chunksize must be >= 1, got {processes}, {chunksize}")
     if processes == 1:
-        for i, text in enumerate(texts):
-            yield attack.perturb(_check_text(text), sample_rng(base, i))
+        for text, rng in zip(texts, sample_rngs(base)):
+            yield attack.perturb(_check_text(text), rng)
         return
+    chunksize = -(-chunksize // BLOCK) * BLOCK  # whole blocks, so workers see the same streams
     # fork keeps loaded tables shared copy-on-write; spawn elsewhere pickles the attack once.
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     with ctx.Pool(processes, initializer=_init, initargs=(attack,)) as pool:

@@ -7,16 +7,21 @@ import random
 def at_least_one(n: int, phi: float, rng: random.Random) -> list[int]:
     """Sorted positions in ``range(n)``, each chosen with probability φ, given ≥ 1 is chosen.
 
-    Exact conditional sampling without rejection: the first chosen position j has probability
-    ∝ (1-φ)^j φ, later ones are independent Bernoulli(φ). At φ = 0 (the limit) one uniform
-    position is chosen, so this terminates for every φ.
+    Plain Bernoulli draws are kept when some position came up (that is already a draw from the
+    conditional law); otherwise a fresh conditional draw is made without rejection: the first
+    chosen position j has probability ∝ (1-φ)^j φ, later ones are independent Bernoulli(φ).
+    At φ = 0 (the limit) one uniform position is chosen, so this terminates for every φ.
     """
     if n <= 0:
         return []
     if phi <= 0.0:
-        return [rng.randrange(n)]
+        return [int(rng.random() * n)]
     if phi >= 1.0:
         return list(range(n))
+    rand = rng.random
+    chosen = [j for j in range(n) if rand() < phi]
+    if chosen:
+        return chosen
     q = 1.0 - phi
     # inverse CDF of the truncated geometric: P(first ≤ j) = (1 - q^(j+1)) / (1 - q^n)
     u = rng.random() * (1.0 - q ** n)
@@ -24,5 +29,5 @@ def at_least_one(n: int, phi: float, rng: random.Random) -> list[int]:
     while cum < u and first < n - 1:
         first += 1
         cum += phi * q ** first
-    rest = [j for j in range(first + 1, n) if rng.random() < phi]
+    rest = [j for j in range(first + 1, n) if rand() < phi]
     return [first, *rest]

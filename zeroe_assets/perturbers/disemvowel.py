@@ -20,13 +20,13 @@ class DisemvowelPerturber(Perturber):
     def attackable(self, word: str) -> bool:
         if len(word) <= 3:
             return False
-        stripped = word.translate(_DROP)
-        return stripped != word and stripped != ""
+        return self.perturb_word(word, 0.0, None) != word
 
     def perturb_word(self, word, phi, rng):
-        if not self.attackable(word):
+        if len(word) <= 3:
             return word
         if word.isascii():
-            return word.translate(_DROP)
-        # a decomposed accented vowel (e + U+0301) is é, not a plain vowel: keep it whole
-        return "".join(c for c in clusters(word) if c not in VOWELS) or word
+            stripped = word.translate(_DROP)
+        else:  # a decomposed accented vowel (e + U+0301) is é, not a plain vowel: keep it whole
+            stripped = "".join(c for c in clusters(word) if c not in VOWELS)
+        return stripped or word

@@ -28,7 +28,7 @@ class IntrudePerturber(Perturber):
         units = clusters(word)
         if len(units) < 3:
             return word
-        symbol = self.symbols[rng.randrange(len(self.symbols))]
+        symbol = self.symbols[int(rng.random() * len(self.symbols))]
         for gap in reversed(at_least_one(len(units) - 1, phi, rng)):
             units.insert(gap + 1, symbol)
         return "".join(units)

@@ -22,20 +22,40 @@ class KeyboardPerturber(Perturber):
     def __init__(self, layout: str | Path | None = None):
         self.layout = Path(layout) if layout else data_path("qwerty.key")
         self.neighbours = read_neighbour_list(self.layout)
+        self._plans: dict[str, tuple[list[str], list[tuple[int, tuple[str, ...], int]]]] = {}
+
+    def _plan(self, word: str):
+        """The word's units and, per replaceable unit, (index, neighbours in its case, count);
+        cached because corpora repeat words."""
+        plan = self._plans.get(word)
+        if plan is None:
+            # letters carrying combining marks are not keys: only single-character units change
+            units = list(word) if word.isascii() else clusters(word)
+            table = self.neighbours
+            slots = [(i, _cased(table[c.lower()], c.isupper()), len(table[c.lower()]))
+                     for i, c in enumerate(units) if table.get(c.lower())]
+            if len(self._plans) > 200_000:
+                self._plans.clear()
+            plan = self._plans[word] = (units, slots)
+        return plan
 
     def attackable(self, word: str) -> bool:
-        return any(c.lower() in self.neighbours for c in word)
+        return bool(self._plan(word)[1])
 
     def perturb_word(self, word, phi, rng):
-        table = self.neighbours
-        # letters carrying combining marks are not keys: only whole single-character units change
-        chars = list(word) if word.isascii() else clusters(word)
-        positions = [i for i, c in enumerate(chars) if c.lower() in table]
-        if not positions:
+        units, slots = self._plan(word)
+        if not slots:
             return word
-        for j in at_least_one(len(positions), phi, rng):
-            i = positions[j]
-            options = table[chars[i].lower()]
-            new = options[rng.randrange(len(options))]
-            chars[i] = new.upper() if chars[i].isupper() else new
-        return "".join(chars)
+        units = units[:]
+        rand = rng.random
+        # Bernoulli(φ) per slot; if none came up, a draw conditioned on ≥ 1 (see at_least_one)
+        picks = [slot for slot in slots if rand() < phi]
+        if not picks:
+            picks = [slots[j] for j in at_least_one(len(slots), phi, rng)]
+        for i, options, count in picks:
+            units[i] = options[int(rand() * count)]
+        return "".join(units)
+
+
+def _cased(options: tuple[str, ...], upper: bool) -> tuple[str, ...]:
+    return tuple(o.upper() for o in options) if upper else options

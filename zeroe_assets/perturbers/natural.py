@@ -40,4 +40,4 @@ class NaturalPerturber(Perturber):
         options = self.typos.get(word.lower())
         if not options:
             return word
-        return match_case(word, options[rng.randrange(len(options))])
+        return match_case(word, options[int(rng.random() * len(options))])

@@ -50,7 +50,7 @@ class VisualSpace:
         except KeyError:
             raise ValueError(f"{char!r} (U+{ord(char):04X}) has no glyph in the visual space "
                              f"({len(self.rows)} glyphs from the fonts in "
-                             f"{self.component.path / '..' / 'manifest.json'})") from None
+                             f"{self.component.path.parent / 'manifest.json'})") from None
 
     def neighbours(self, char: str, k: int = 20) -> list[tuple[str, float]]:
         """The ``k`` nearest look-alikes of ``char`` with their cosine similarity, nearest first."""
@@ -98,9 +98,9 @@ class VisualPerturber(Perturber):
             raise ValueError(f"top_n must be between 1 and {self.space.k} (the table's k), "
                              f"got {top_n}")
         self.top_n = top_n
-        self._options: dict[str, tuple[list[str], list[float]] | None] = {}
+        self._options: dict[str, tuple[list[str], list[float], float] | None] = {}
 
-    def _choices(self, ch: str) -> tuple[list[str], list[float]] | None:
+    def _choices(self, ch: str) -> tuple[list[str], list[float], float] | None:
         """Candidates and cumulative weights (∝ similarity) for ``ch``, built on first use."""
         i = self.space.rows.get(ch)
         if i is None:
@@ -112,7 +112,8 @@ class VisualPerturber(Perturber):
             for w in weights:
                 total += w
                 cum.append(total)
-            found = (cands, cum)
+            cum[-1] = float("inf")  # rand() * total can round up to total; never index past the end
+            found = (cands, cum, total)
         self._options[ch] = found
         return found
 
@@ -127,8 +128,8 @@ class VisualPerturber(Perturber):
             if rand() < phi:
                 found = options[ch] if ch in options else self._choices(ch)
                 if found is not None:
-                    cands, cum = found
-                    ch = cands[bisect.bisect_right(cum, rand() * cum[-1])]
+                    cands, cum, total = found
+                    ch = cands[bisect.bisect_right(cum, rand() * total)]
             out.append(ch)
         return "".join(out)
 
