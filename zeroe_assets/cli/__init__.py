@@ -5,8 +5,10 @@ import argparse
 import importlib
 import sys
 
+from ..assets import ArtifactError
+
 # Subcommand modules, in the order `zeroe --help` lists them.
-COMMANDS = ("demo", "perturb", "list", "g2p")
+COMMANDS = ("demo", "perturb", "list")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,16 +21,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; usage errors exit 2 with a message on stderr (argparse's convention)."""
+    """Entry point: usage errors exit 2 with a message on stderr (argparse's convention), missing
+    or corrupt assets exit 1 with the command that rebuilds them."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
+    except BrokenPipeError:  # `zeroe ... | head`
+        return 0
     except (ValueError, OSError) as e:
         print(f"zeroe {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # `zeroe ... | head`
-        return 0
+    except ArtifactError as e:
+        print(f"zeroe {args.command}: error: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
