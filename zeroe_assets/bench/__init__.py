@@ -1,0 +1,1 @@
+"""Benchmark evaluation (paper §4): perturbed datasets, victims, scores, reports."""

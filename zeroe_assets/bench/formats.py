@@ -1,0 +1,276 @@
+"""Dataset formats that survive attack intact: only the attacked text fields change.
+
+Every reader streams ``Record``s: the record's original text (``raw``, written back byte for byte
+when nothing changed) and the texts an attacker sees. ``render(record, new_texts)`` rebuilds the
+record. Token-aligned formats (CoNLL-U, token/tag) give the attacker one text per sentence, its
+tokens joined by newlines, so the protocol counts words per sentence and the token count (and
+every other column) is kept.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TOKEN_SEP = "\n"  # no perturber inserts or removes a line break
+
+
+@dataclass
+class Record:
+    raw: str
+    texts: list[str]
+    parts: list = field(default_factory=list)  # format-specific parsed pieces
+
+
+def _split_ending(line: str) -> tuple[str, str]:
+    body = line.rstrip("\r\n")
+    return body, line[len(body):]
+
+
+def _open_lines(path: Path) -> Iterator[str]:
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            yield from f
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 ({e})") from None
+
+
+class Format:
+    """Base: ``read`` streams records, ``render`` writes one back."""
+
+    name = ""
+    token_aligned = False
+
+    def __init__(self, fields: Sequence[str] | None = None):
+        self.fields = list(fields) if fields else []
+
+    def read(self, path: Path) -> Iterator[Record]:
+        raise NotImplementedError
+
+    def render(self, record: Record, texts: list[str]) -> str:
+        raise NotImplementedError
+
+
+class ConlluFormat(Format):
+    """CoNLL-U: FORM (column 2) of word lines is attacked; comments, multiword-token ranges,
+    empty nodes and all other columns are kept. UPOS (column 4) is the POS label."""
+
+    name = "conllu"
+    token_aligned = True
+    form_column, tag_column = 1, 3
+
+    def read(self, path):
+        block: list[str] = []
+        for line in _open_lines(path):
+            block.append(line)
+            if not line.strip():
+                yield self._record(block, path)
+                block = []
+        if block:
+            yield self._record(block, path)
+
+    def _is_token(self, cols: list[str]) -> bool:
+        return cols[0].isdigit()
+
+    def _record(self, block: list[str], path: Path) -> Record:
+        rows = []  # (line index, columns, ending) of word lines
+        for i, line in enumerate(block):
+            body, ending = _split_ending(line)
+            if not body.strip() or body.startswith("#"):
+                continue
+            cols = body.split("\t")
+            if len(cols) <= max(self.form_column, self.tag_column):
+                raise ValueError(f"{path}: malformed line {line!r} (expected tab-separated "
+                                 f"columns)")
+            if self._is_token(cols):
+                rows.append((i, cols, ending))
+        texts = [TOKEN_SEP.join(cols[self.form_column] for _, cols, _ in rows)] if rows else []
+        return Record("".join(block), texts, [block, rows])
+
+    def tokens(self, record: Record) -> tuple[list[str], list[str]]:
+        """(forms, tags) of the word lines."""
+        rows = record.parts[1]
+        return ([c[self.form_column] for _, c, _ in rows], [c[self.tag_column] for _, c, _ in rows])
+
+    def render(self, record, texts):
+        if texts == record.texts:
+            return record.raw
+        block, rows = list(record.parts[0]), record.parts[1]
+        forms = texts[0].split(TOKEN_SEP)
+        if len(forms) != len(rows) or not all(forms):
+            raise ValueError(f"a perturbation changed the token count of a sentence "
+                             f"({len(rows)} → {len(forms)}); token-aligned data needs "
+                             "token-preserving attackers")
+        for (i, cols, ending), form in zip(rows, forms):
+            cols = list(cols)
+            cols[self.form_column] = form
+            block[i] = "\t".join(cols) + ending
+        return "".join(block)
+
+
+class TagsFormat(ConlluFormat):
+    """Two columns ``token<TAB>tag``, sentences separated by blank lines."""
+
+    name = "tags"
+    form_column, tag_column = 0, 1
+
+    def _is_token(self, cols):
+        return True
+
+
+class TsvFormat(Format):
+    """Tab-separated with a header line; the named columns are attacked (no quoting, as in the
+    SNLI and OLID distributions)."""
+
+    name = "tsv"
+
+    def read(self, path):
+        lines = _open_lines(path)
+        header_line = next(lines, None)
+        if header_line is None:
+            return
+        header = _split_ending(header_line)[0].split("\t")
+        missing = [f for f in self.fields if f not in header]
+        if missing:
+            raise ValueError(f"{path}: no column(s) {', '.join(missing)} in header {header}")
+        index = [header.index(f) for f in self.fields]
+        yield Record(header_line, [], [header])
+        for number, line in enumerate(lines, 2):
+            body, ending = _split_ending(line)
+            if not body:
+                yield Record(line, [], [])
+                continue
+            cols = body.split("\t")
+            if len(cols) != len(header):
+                raise ValueError(f"{path}:{number}: {len(cols)} columns, header has {len(header)}")
+            yield Record(line, [cols[i] for i in index], [cols, index, ending, header])
+
+    def render(self, record, texts):
+        if texts == record.texts:
+            return record.raw
+        cols, index, ending, _ = record.parts
+        cols = list(cols)
+        for i, text in zip(index, texts):
+            if "\t" in text or "\n" in text:
+                raise ValueError("a perturbation inserted a tab or line break into a TSV field")
+            cols[i] = text
+        return "\t".join(cols) + ending
+
+    @staticmethod
+    def columns(record: Record) -> dict[str, str] | None:
+        if len(record.parts) < 4:
+            return None
+        cols, _, _, header = record.parts
+        return dict(zip(header, cols))
+
+
+class CsvFormat(Format):
+    """CSV with a header (the Jigsaw layout: ``comment_text`` and label columns). Records may
+    span lines inside quotes; unchanged records are written back as read."""
+
+    name = "csv"
+
+    def read(self, path):
+        header = None
+        for raw in self._raw_records(path):
+            row = next(csv.reader(io.StringIO(raw)), [])
+            if header is None:
+                header = row
+                missing = [f for f in self.fields if f not in header]
+                if missing:
+                    raise ValueError(f"{path}: no column(s) {', '.join(missing)} in {header}")
+                index = [header.index(f) for f in self.fields]
+                yield Record(raw, [], [header])
+                continue
+            if not row:
+                yield Record(raw, [], [])
+                continue
+            yield Record(raw, [row[i] for i in index], [row, index, header])
+
+    @staticmethod
+    def _raw_records(path):
+        pending = ""
+        for line in _open_lines(path):
+            pending += line
+            if pending.count('"') % 2 == 0:  # quotes balanced: the record is complete
+                yield pending
+                pending = ""
+        if pending:
+            raise ValueError(f"{path}: unterminated quoted field at the end of the file")
+
+    def render(self, record, texts):
+        if texts == record.texts:
+            return record.raw
+        row, index, _ = record.parts
+        row = list(row)
+        for i, text in zip(index, texts):
+            row[i] = text
+        ending = _split_ending(record.raw)[1] or "\n"
+        out = io.StringIO()
+        csv.writer(out, lineterminator=ending).writerow(row)
+        return out.getvalue()
+
+    @staticmethod
+    def columns(record: Record) -> dict[str, str] | None:
+        if len(record.parts) < 3:
+            return None
+        row, _, header = record.parts
+        return dict(zip(header, row))
+
+
+class JsonlFormat(Format):
+    """JSON lines; the named string fields are attacked, everything else kept."""
+
+    name = "jsonl"
+
+    def read(self, path):
+        for number, line in enumerate(_open_lines(path), 1):
+            body, ending = _split_ending(line)
+            if not body.strip():
+                yield Record(line, [], [])
+                continue
+            try:
+                obj = json.loads(body)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{number}: invalid JSON ({e.msg})") from None
+            if not isinstance(obj, dict):
+                raise ValueError(f"{path}:{number}: expected a JSON object")
+            for f in self.fields:
+                if not isinstance(obj.get(f), str):
+                    raise ValueError(f"{path}:{number}: no string field {f!r}")
+            yield Record(line, [obj[f] for f in self.fields], [obj, ending])
+
+    def render(self, record, texts):
+        if texts == record.texts:
+            return record.raw
+        obj, ending = dict(record.parts[0]), record.parts[1]
+        obj.update(zip(self.fields, texts))
+        return json.dumps(obj, ensure_ascii=False) + (ending or "\n")
+
+    @staticmethod
+    def columns(record: Record) -> dict | None:
+        return record.parts[0] if record.parts else None
+
+
+FORMATS = {f.name: f for f in (ConlluFormat, TagsFormat, TsvFormat, CsvFormat, JsonlFormat)}
+SUFFIXES = {".conllu": "conllu", ".tsv": "tsv", ".csv": "csv", ".jsonl": "jsonl",
+            ".json": "jsonl"}
+
+
+def header_of(path: Path, fmt: str) -> list[str]:
+    """Column names of a TSV/CSV file, keys of the first JSONL object."""
+    first = next(iter(_open_lines(path)), "")
+    body = _split_ending(first)[0]
+    if fmt == "tsv":
+        return body.split("\t")
+    if fmt == "csv":
+        return next(csv.reader([body]), [])
+    if fmt == "jsonl":
+        try:
+            return list(json.loads(body)) if body.strip() else []
+        except json.JSONDecodeError:
+            return []
+    return []

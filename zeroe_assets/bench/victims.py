@@ -1,0 +1,193 @@
+"""Victims: anything with ``predict(batch) -> list``, loaded by name or ``package.module:object``.
+
+Batch items and results per task: ``pos`` token lists → tag lists; ``nli`` (premise, hypothesis)
+→ labels; ``tc`` texts → scores of the positive class (a list of scores per item for multi-label);
+``generic`` texts → labels. ``object`` is either such a victim or a factory ``object(path)`` that
+loads one from the model path the user gives.
+
+Built-in baselines (scikit-learn, trainable here on CPU in seconds to minutes):
+``pos-features`` (a feature-based tagger), ``nli-tfidf``, ``tc-tfidf`` and ``generic-tfidf``
+(TF-IDF + logistic regression); ``pos-bilstm`` is the Lightning character-aware BiLSTM tagger
+trained with ``python -m train.victim``. Scikit-learn victims are saved with joblib: load only
+files you made yourself.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+
+BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf")
+BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
+           "pos-bilstm": "train.victim.tagger:load"}
+TASK_OF = {"pos-features": "pos", "nli-tfidf": "nli", "tc-tfidf": "tc", "generic-tfidf": "generic",
+           "pos-bilstm": "pos"}
+
+
+def load_victim(spec: str, path: str | Path | None = None):
+    """A victim from a built-in name or ``package.module:object`` (called with ``path`` when it
+    is a factory)."""
+    target = BUILTIN.get(spec, spec)
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"victim must be one of {', '.join(BUILTIN)} or package.module:object, "
+                         f"got {spec!r}")
+    try:
+        obj = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"cannot load victim {spec!r}: {e}") from None
+    if hasattr(obj, "predict") and not isinstance(obj, type):
+        return obj
+    if not callable(obj):
+        raise ValueError(f"victim {spec!r} has no predict() and is not a factory")
+    victim = obj(str(path) if path is not None else None)
+    if not hasattr(victim, "predict"):
+        raise ValueError(f"victim factory {spec!r} returned an object without predict()")
+    return victim
+
+
+def load_sklearn(path: str | None):
+    if path is None:
+        raise ValueError("built-in scikit-learn victims need --victim-path (from "
+                         "`zeroe bench train-victim`)")
+    import joblib
+
+    if not Path(path).is_file():
+        raise ValueError(f"victim model not found: {path}")
+    return joblib.load(path)
+
+
+def train_victim(name: str, inputs: list, gold: list, seed: int = 0):
+    """Fit a built-in scikit-learn victim on (inputs, gold) of its task."""
+    if name not in BUILTIN_TRAINABLE:
+        raise ValueError(f"trainable built-in victims: {', '.join(BUILTIN_TRAINABLE)} "
+                         "(pos-bilstm trains with `python -m train.victim`)")
+    cls = {"pos-features": FeatureTagger, "nli-tfidf": PairClassifier,
+           "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier}[name]
+    return cls(seed).fit(inputs, gold)
+
+
+def save_victim(victim, path: str | Path) -> None:
+    import joblib
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    joblib.dump(victim, path)
+
+
+def _token_features(tokens: Sequence[str], i: int) -> dict:
+    w = tokens[i]
+    low = w.lower()
+    shape = "".join("X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c
+                    for c in w[:6])
+    feats = {"w=" + low: 1, "s1=" + low[-1:]: 1, "s2=" + low[-2:]: 1, "s3=" + low[-3:]: 1,
+             "p2=" + low[:2]: 1, "shape=" + shape: 1, "bias": 1}
+    if w[:1].isupper():
+        feats["title"] = 1
+    if any(c.isdigit() for c in w):
+        feats["digit"] = 1
+    if not any(c.isalnum() for c in w):
+        feats["punct"] = 1
+    feats["w-1=" + (tokens[i - 1].lower() if i else "<s>")] = 1
+    feats["w+1=" + (tokens[i + 1].lower() if i + 1 < len(tokens) else "</s>")] = 1
+    feats["s3-1=" + (tokens[i - 1].lower()[-3:] if i else "<s>")] = 1
+    return feats
+
+
+class FeatureTagger:
+    """Per-token logistic regression over word, affix, shape and neighbour features."""
+
+    def __init__(self, seed: int = 0):
+        from sklearn.feature_extraction import DictVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        self.vectorizer = DictVectorizer()
+        self.model = LogisticRegression(max_iter=200, C=3.0, random_state=seed)
+
+    def _features(self, sentences):
+        return [_token_features(s, i) for s in sentences for i in range(len(s))]
+
+    def fit(self, sentences, tags):
+        x = self.vectorizer.fit_transform(self._features(sentences))
+        self.model.fit(x, [t for ts in tags for t in ts])
+        return self
+
+    def predict(self, sentences):
+        sentences = [list(s) for s in sentences]
+        flat = self.model.predict(self.vectorizer.transform(self._features(sentences))) \
+            if any(sentences) else []
+        out, start = [], 0
+        for s in sentences:
+            out.append([str(t) for t in flat[start:start + len(s)]])
+            start += len(s)
+        return out
+
+
+def _tfidf():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.pipeline import FeatureUnion
+
+    return FeatureUnion([
+        ("word", TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)),
+        ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=2,
+                                 sublinear_tf=True, max_features=200_000)),
+    ])
+
+
+class TextClassifier:
+    """TF-IDF (word 1-2-grams + character 2-4-grams) + logistic regression; labels out."""
+
+    def __init__(self, seed: int = 0):
+        from sklearn.linear_model import LogisticRegression
+
+        self.features = _tfidf()
+        self.model = LogisticRegression(max_iter=1000, C=4.0, random_state=seed)
+
+    def fit(self, texts, labels):
+        self.model.fit(self.features.fit_transform(texts), labels)
+        return self
+
+    def predict(self, texts):
+        return [str(x) for x in self.model.predict(self.features.transform(list(texts)))] \
+            if texts else []
+
+
+class TextScorer(TextClassifier):
+    """Toxicity: positive-class probabilities (one per label for multi-label data)."""
+
+    def fit(self, texts, labels):
+        from sklearn.multiclass import OneVsRestClassifier
+
+        x = self.features.fit_transform(texts)
+        self.multi = isinstance(labels[0], (list, tuple))
+        if self.multi:
+            self.model = OneVsRestClassifier(self.model)
+        self.model.fit(x, labels)
+        return self
+
+    def predict(self, texts):
+        if not texts:
+            return []
+        proba = self.model.predict_proba(self.features.transform(list(texts)))
+        return [list(map(float, row)) for row in proba] if self.multi else \
+            [float(p) for p in proba[:, 1]]
+
+
+class PairClassifier(TextClassifier):
+    """NLI: features of premise, hypothesis and their word overlap, jointly."""
+
+    def _x(self, pairs, fit=False):
+        import scipy.sparse as sp
+
+        prem = [p for p, _ in pairs]
+        hyp = [h for _, h in pairs]
+        if fit:
+            self.features.fit(prem + hyp)
+        a, b = self.features.transform(prem), self.features.transform(hyp)
+        return sp.hstack([a, b, a.multiply(b)]).tocsr()
+
+    def fit(self, pairs, labels):
+        self.model.fit(self._x(pairs, fit=True), labels)
+        return self
+
+    def predict(self, pairs):
+        return [str(x) for x in self.model.predict(self._x(list(pairs)))] if pairs else []

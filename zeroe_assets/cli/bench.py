@@ -1,0 +1,123 @@
+"""``zeroe bench generate | train-victim | evaluate | heatmap`` (paper §4)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..protocol import LEVELS, PROTOCOLS
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="benchmark: perturbed datasets, victims, reports")
+    bench = p.add_subparsers(dest="bench_command", metavar="STEP", required=True)
+
+    g = bench.add_parser("generate", help="write perturbed copies of task datasets")
+    g.add_argument("--task", required=True, choices=("pos", "nli", "tc", "generic"))
+    g.add_argument("--input", nargs="+", required=True, metavar="[SPLIT=]FILE",
+                   help="input files; the split is named after the file unless SPLIT= is given")
+    g.add_argument("--attackers", default="all", help="all or a comma-separated list")
+    g.add_argument("--levels", default="low,mid,high", help="comma-separated (default all three)")
+    g.add_argument("--mode", choices=("grid", "1-1", "loo"), default="grid",
+                   help="grid: {split}_{attacker}_{level}; 1-1: one attacker, its levels mixed; "
+                        "loo: all other attackers and levels mixed (adversarial training, §4.3)")
+    g.add_argument("--fields", default=None, help="comma-separated text fields to attack "
+                                                  "(default: the task's)")
+    g.add_argument("--protocol", choices=PROTOCOLS, default="paper")
+    g.add_argument("--out", required=True, type=Path)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("-j", "--processes", type=int, default=1)
+    g.set_defaults(run=run_generate)
+
+    t = bench.add_parser("train-victim", help="train a built-in scikit-learn victim")
+    t.add_argument("--task", required=True, choices=("pos", "nli", "tc", "generic"))
+    t.add_argument("--victim", required=True,
+                   help="pos-features, nli-tfidf, tc-tfidf or generic-tfidf")
+    t.add_argument("--train", required=True, type=Path, help="clean, 1-1 or LOO training file")
+    t.add_argument("--fields", default=None)
+    t.add_argument("--out", required=True, type=Path, help="model file to write")
+    t.add_argument("--seed", type=int, default=0)
+    t.set_defaults(run=run_train)
+
+    e = bench.add_parser("evaluate", help="score a victim on clean and perturbed test sets")
+    e.add_argument("--task", required=True, choices=("pos", "nli", "tc", "generic"))
+    e.add_argument("--victim", required=True, help="built-in name or package.module:object")
+    e.add_argument("--victim-path", default=None, help="model file/folder for the victim")
+    e.add_argument("--data", required=True, type=Path, help="folder from `bench generate`")
+    e.add_argument("--split", default=None)
+    e.add_argument("--clean", default=None, type=Path, help="clean test file (default: the "
+                                                            "generator's input)")
+    e.add_argument("--baseline", default=None, type=Path,
+                   help="results.json of the clean-trained victim: adds Δτ (eq. 2)")
+    e.add_argument("--batch-size", type=int, default=256)
+    e.add_argument("--out", required=True, type=Path)
+    e.set_defaults(run=run_evaluate)
+
+    h = bench.add_parser("heatmap", help="Δτ heat map of 1-1 trained victims (paper Fig. 3)")
+    h.add_argument("--adv", nargs="+", required=True, metavar="ALPHA=RESULTS",
+                   help="results.json (evaluated with --baseline) of victims trained on 1-1 ALPHA")
+    h.add_argument("--level", default="high", choices=tuple(LEVELS))
+    h.add_argument("--out", required=True, type=Path, help="PNG to write")
+    h.set_defaults(run=run_heatmap)
+
+
+def _fields(text):
+    return [f for f in text.split(",") if f] if text else None
+
+
+def run_generate(args) -> int:
+    from ..bench import generate as gen
+
+    inputs = gen.parse_inputs(args.input)
+    attackers = gen.resolve_attackers(args.task, args.attackers)
+    levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
+    jobs = gen.plan(args.task, inputs, attackers, levels, args.out, args.seed, args.mode,
+                    _fields(args.fields) or (), args.protocol)
+    print(f"{len(jobs)} outputs: {len(inputs)} split(s) × {len(attackers)} attackers "
+          f"({', '.join(attackers)})", file=sys.stderr)
+    gen.run(jobs, args.processes)
+    return 0
+
+
+def run_train(args) -> int:
+    from ..bench.tasks import examples, format_for
+    from ..bench.victims import save_victim, train_victim
+
+    ex = examples(args.task, args.train, format_for(args.task, args.train, _fields(args.fields)))
+    victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed)
+    save_victim(victim, args.out)
+    print(f"trained {args.victim} on {len(ex.inputs)} examples from {args.train} → {args.out}",
+          file=sys.stderr)
+    return 0
+
+
+def run_evaluate(args) -> int:
+    from ..bench.evaluate import evaluate, write
+    from ..bench.victims import load_victim
+
+    baseline = json.loads(args.baseline.read_text()) if args.baseline else None
+    victim = load_victim(args.victim, args.victim_path)
+    results = evaluate(args.task, victim, args.data, args.split, args.clean, args.batch_size,
+                       args.victim if not args.victim_path else f"{args.victim} ({args.victim_path})",
+                       baseline)
+    for path in write(results, args.out):
+        print(path)
+    return 0
+
+
+def run_heatmap(args) -> int:
+    from ..bench.report import plot_delta_tau_heatmap
+
+    matrix = {}
+    for item in args.adv:
+        alpha, sep, path = item.partition("=")
+        if not sep:
+            raise ValueError(f"--adv takes ALPHA=RESULTS, got {item!r}")
+        rows = json.loads(Path(path).read_text())["sets"]
+        if not any("delta_tau" in r for r in rows):
+            raise ValueError(f"{path} has no Δτ: evaluate that victim with --baseline")
+        matrix[alpha] = {r["attacker"]: r["delta_tau"] for r in rows
+                         if r["level"] == args.level and "delta_tau" in r}
+    print(plot_delta_tau_heatmap(matrix, args.level, args.out))
+    return 0
