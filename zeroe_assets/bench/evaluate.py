@@ -72,6 +72,9 @@ def evaluate(task: str, victim, data_dir: Path, split: str | None = None,
     start = time.perf_counter()
     base = examples(task, clean, fmt)
     s0 = score(task, base.gold, _predict(victim, base.inputs, batch_size))
+    if s0 <= 0:
+        raise ValueError(f"the victim scores {s0} on the clean set {clean}: s* = s(p)/s(0) is "
+                         "undefined")
     rows = []
     for i, item in enumerate(sorted(sets, key=lambda r: (r["attacker"], LEVELS[r["level"]])), 1):
         ex = examples(task, item["path"], fmt)

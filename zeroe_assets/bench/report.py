@@ -27,8 +27,8 @@ def markdown(results: dict) -> str:
     for attacker in sorted(stars, key=lambda a: stars[a].get(levels[-1], 1.0)):
         cells = [f"{stars[attacker][lv]:.3f}" if lv in stars[attacker] else "—" for lv in levels]
         d = dist[attacker].get(levels[-1])
-        lines.append(f"| {attacker} | " + " | ".join(cells) + f" | {d:.3f} |" if d is not None
-                     else f"| {attacker} | " + " | ".join(cells) + " | — |")
+        cells.append(f"{d:.3f}" if d is not None else "—")
+        lines.append(f"| {attacker} | " + " | ".join(cells) + " |")
     lines += ["", "## Ranking at high (Table 5: most damaging first)", "",
               "| rank | attacker | s*(high) |", "|---:|---|---:|"]
     lines += [f"| {r['rank']} | {r['attacker']} | {r['s_star']:.3f} |" for r in results["ranking"]]
@@ -81,9 +81,10 @@ def plot_edit_distance(results: dict, path: Path) -> Path:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     markers = {"low": "o", "mid": "s", "high": "^"}
+    attackers = sorted({r["attacker"] for r in results["sets"]})
     for row in results["sets"]:
         ax.scatter(row["edit_distance"], row["s_star"], marker=markers.get(row["level"], "o"),
-                   color=f"C{sorted({r['attacker'] for r in results['sets']}).index(row['attacker']) % 10}")
+                   color=f"C{attackers.index(row['attacker']) % 10}")
         if row["level"] == "high":
             ax.annotate(row["attacker"], (row["edit_distance"], row["s_star"]), fontsize=7)
     ax.set_xlabel("mean normalised character edit distance")

@@ -122,13 +122,15 @@ class FeatureTagger:
         return out
 
 
-def _tfidf():
+def _tfidf(n_texts: int):
+    """Word 1-2-grams + character 2-4-grams; singletons dropped unless the data is tiny."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.pipeline import FeatureUnion
 
+    min_df = 2 if n_texts >= 1000 else 1
     return FeatureUnion([
-        ("word", TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)),
-        ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=2,
+        ("word", TfidfVectorizer(ngram_range=(1, 2), min_df=min_df, sublinear_tf=True)),
+        ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=min_df,
                                  sublinear_tf=True, max_features=200_000)),
     ])
 
@@ -139,10 +141,10 @@ class TextClassifier:
     def __init__(self, seed: int = 0):
         from sklearn.linear_model import LogisticRegression
 
-        self.features = _tfidf()
         self.model = LogisticRegression(max_iter=1000, C=4.0, random_state=seed)
 
     def fit(self, texts, labels):
+        self.features = _tfidf(len(texts))
         self.model.fit(self.features.fit_transform(texts), labels)
         return self
 
@@ -157,6 +159,7 @@ class TextScorer(TextClassifier):
     def fit(self, texts, labels):
         from sklearn.multiclass import OneVsRestClassifier
 
+        self.features = _tfidf(len(texts))
         x = self.features.fit_transform(texts)
         self.multi = isinstance(labels[0], (list, tuple))
         if self.multi:
@@ -181,6 +184,7 @@ class PairClassifier(TextClassifier):
         prem = [p for p, _ in pairs]
         hyp = [h for _, h in pairs]
         if fit:
+            self.features = _tfidf(len(pairs))
             self.features.fit(prem + hyp)
         a, b = self.features.transform(prem), self.features.transform(hyp)
         return sp.hstack([a, b, a.multiply(b)]).tocsr()

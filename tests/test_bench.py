@@ -1,0 +1,246 @@
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from zeroe_assets.bench import generate as gen
+from zeroe_assets.bench.evaluate import add_delta_tau, evaluate, ranking, write
+from zeroe_assets.bench.tasks import examples, format_for, score
+from zeroe_assets.bench.victims import load_victim, train_victim
+
+FIX = Path(__file__).parent / "fixtures" / "bench"
+FORMATS = [("pos", "pos.conllu"), ("pos", "pos.tags"), ("nli", "nli.tsv"), ("nli", "nli.jsonl"),
+           ("tc", "jigsaw.csv"), ("tc", "olid.tsv"), ("generic", "generic.tsv"),
+           ("generic", "generic.jsonl")]
+
+
+@pytest.mark.parametrize("task, name", FORMATS)
+def test_read_render_is_byte_identical(task, name):
+    path = FIX / name
+    fmt = format_for(task, path)
+    out = "".join(fmt.render(r, r.texts) for r in fmt.read(path))
+    assert out.encode() == path.read_bytes()
+
+
+@pytest.mark.parametrize("task, name", FORMATS)
+def test_p_zero_generation_is_byte_identical(task, name, tmp_path):
+    job = gen.Job(task, "x", str(FIX / name), str(tmp_path / name), (("rand", "0"),), 1)
+    gen.run_job(job)
+    assert (tmp_path / name).read_bytes() == (FIX / name).read_bytes()
+
+
+@pytest.mark.parametrize("name", ["pos.conllu", "pos.tags"])
+def test_pos_keeps_tokens_tags_and_other_columns(name, tmp_path):
+    attackers = gen.resolve_attackers("pos", "all")
+    assert "segment" not in attackers
+    jobs = gen.plan("pos", {"test": FIX / name}, attackers, ["high"], tmp_path, seed=3)
+    gen.run(jobs, progress=None)
+    fmt = format_for("pos", FIX / name)
+    clean = examples("pos", FIX / name, fmt)
+    clean_lines = (FIX / name).read_text().splitlines()
+    for job in jobs:
+        attacked = examples("pos", Path(job.output), fmt)
+        assert attacked.gold == clean.gold
+        assert [len(s) for s in attacked.inputs] == [len(s) for s in clean.inputs]
+        lines = Path(job.output).read_text().splitlines()
+        assert len(lines) == len(clean_lines)
+        for a, b in zip(lines, clean_lines):
+            if "\t" in b and name.endswith(".conllu"):
+                ca, cb = a.split("\t"), b.split("\t")
+                assert ca[0] == cb[0] and ca[2:] == cb[2:]  # only FORM may change
+            elif not b.startswith("#") and "\t" in b:
+                assert a.split("\t")[1] == b.split("\t")[1]
+            else:
+                assert a == b  # comments and sentence boundaries
+
+
+def test_segment_refused_for_pos():
+    with pytest.raises(ValueError, match="token-aligned"):
+        gen.resolve_attackers("pos", "segment,intrude")
+    assert "segment" in gen.resolve_attackers("tc", "all")
+
+
+def test_naming_and_determinism(tmp_path):
+    inputs = {"test": FIX / "olid.tsv"}
+    jobs = gen.plan("tc", inputs, ["intrude", "truncate"], ["low", "high"], tmp_path, seed=0)
+    assert sorted(Path(j.output).name for j in jobs) == [
+        "test_intrude_high.tsv", "test_intrude_low.tsv", "test_truncate_high.tsv",
+        "test_truncate_low.tsv"]
+    one = gen.plan("tc", inputs, ["intrude"], ["low"], tmp_path / "a", seed=0)
+    two = gen.plan("tc", inputs, ["intrude"], ["low"], tmp_path / "b", seed=0)
+    gen.run(one + two, processes=2, progress=None)
+    assert Path(one[0].output).read_bytes() == Path(two[0].output).read_bytes()
+    other = gen.plan("tc", inputs, ["intrude"], ["low"], tmp_path / "c", seed=1)
+    gen.run(other, progress=None)
+    assert Path(other[0].output).read_bytes() != Path(one[0].output).read_bytes()
+    names = [Path(j.output).name for j in
+             gen.plan("tc", inputs, ["intrude", "truncate"], ["low"], tmp_path, 0, mode="1-1")]
+    assert names == ["test_1-1_intrude.tsv", "test_1-1_truncate.tsv"]
+    names = [Path(j.output).name for j in
+             gen.plan("tc", inputs, ["intrude", "truncate"], ["low"], tmp_path, 0, mode="loo")]
+    assert names == ["test_loo_intrude.tsv", "test_loo_truncate.tsv"]
+
+
+def test_mixture_proportions(tmp_path):
+    path = tmp_path / "many.tsv"
+    path.write_text("text\tlabel\n" + "".join(f"some words number {i}\tx\n" for i in range(90)))
+    jobs = gen.plan("generic", {"train": path}, ["intrude", "truncate", "disemvowel"],
+                    ["low", "mid", "high"], tmp_path / "out", 0, mode="1-1")
+    outcome = gen.run_job(jobs[0])
+    assert sorted(outcome.shares.values()) == [30, 30, 30]
+    loo = gen.plan("generic", {"train": path}, ["intrude", "truncate", "disemvowel"],
+                   ["low", "mid", "high"], tmp_path / "out", 0, mode="loo")
+    outcome = gen.run_job(loo[0])  # leaves intrude out: 2 attackers × 3 levels
+    assert set(outcome.shares) == {f"{a}:{lv}" for a in ("truncate", "disemvowel")
+                                   for lv in ("low", "mid", "high")}
+    assert sorted(outcome.shares.values()) == [15] * 6
+
+
+def test_resume_after_interruption(tmp_path, monkeypatch):
+    jobs = gen.plan("nli", {"test": FIX / "nli.tsv"}, ["keyboard-typo"], ["high"], tmp_path, 5)
+    reference = tmp_path / "reference.tsv"
+    gen.run_job(jobs[0])
+    Path(jobs[0].output).rename(reference)
+    Path(jobs[0].output + gen.SIDECAR).unlink()
+
+    from zeroe_assets.protocol import Attacker
+    calls = {"n": 0}
+    real = Attacker.perturb
+
+    def dying(self, text, rng):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, text, rng)
+
+    monkeypatch.setattr(Attacker, "perturb", dying)
+    with pytest.raises(KeyboardInterrupt):
+        gen.run_job(jobs[0])
+    monkeypatch.undo()
+    assert not Path(jobs[0].output).exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert not gen.run_job(jobs[0]).skipped
+    assert Path(jobs[0].output).read_bytes() == reference.read_bytes()
+    assert gen.run_job(jobs[0]).skipped  # complete: verified by the sidecar's checksum
+    Path(jobs[0].output).write_text("tampered")
+    assert not gen.run_job(jobs[0]).skipped
+    assert Path(jobs[0].output).read_bytes() == reference.read_bytes()
+
+
+def test_nli_attacks_both_sentences(tmp_path):
+    jobs = gen.plan("nli", {"test": FIX / "nli.tsv"}, ["truncate"], ["high"], tmp_path, 0)
+    gen.run(jobs, progress=None)
+    rows = [line.split("\t") for line in Path(jobs[0].output).read_text().splitlines()[1:]]
+    clean = [line.split("\t") for line in (FIX / "nli.tsv").read_text().splitlines()[1:]]
+    assert all(r[0] == c[0] for r, c in zip(rows, clean))
+    assert any(r[1] != c[1] for r, c in zip(rows, clean))
+    assert any(r[2] != c[2] for r, c in zip(rows, clean))
+
+
+def test_score_formulas():
+    assert score("tc", [0, 1, 1, 0], [0.1, 0.9, 0.4, 0.3]) == 1.0
+    assert score("tc", [0, 1, 1, 0], [0.1, 0.9, 0.2, 0.3]) == 0.75
+    # macro over labels: label 1 perfect (1.0), label 2 inverted (0.0)
+    assert score("tc", [[0, 1], [1, 0], [0, 1], [1, 0]],
+                 [[0.1, 0.2], [0.9, 0.8], [0.2, 0.1], [0.8, 0.9]]) == 0.5
+    assert score("pos", [["A", "B"], ["C"]], [["A", "X"], ["C"]]) == pytest.approx(2 / 3)
+    assert score("nli", ["e", "n", "c", "e"], ["e", "e", "c", "c"]) == 0.5
+    with pytest.raises(ValueError, match="tags"):
+        score("pos", [["A", "B"]], [["A"]])
+
+
+def test_delta_tau_and_ranking():
+    baseline = {"clean_score": 0.9, "sets": [
+        {"attacker": "a", "level": "high", "score": 0.45, "s_star": 0.5},
+        {"attacker": "b", "level": "high", "score": 0.72, "s_star": 0.8}]}
+    adv = {"clean_score": 0.88, "sets": [
+        {"attacker": "a", "level": "high", "score": 0.72, "s_star": 0.72 / 0.88},
+        {"attacker": "b", "level": "high", "score": 0.72, "s_star": 0.72 / 0.88}]}
+    add_delta_tau(adv, baseline)
+    assert adv["sets"][0]["delta_tau"] == pytest.approx(0.72 / 0.9 - 0.5)  # 0.3
+    assert adv["sets"][1]["delta_tau"] == pytest.approx(0.0)
+    assert [r["attacker"] for r in ranking(baseline["sets"])] == ["a", "b"]
+
+
+class ConstantVictim:
+    """A victim defined outside zeroe, loaded by import path."""
+
+    def predict(self, batch):
+        return [float(text.count("@")) for text in batch]
+
+
+victim = ConstantVictim()
+
+
+def test_evaluate_end_to_end_with_custom_and_builtin_victims(tmp_path):
+    jobs = gen.plan("tc", {"test": FIX / "olid.tsv"}, ["intrude", "truncate"],
+                    ["low", "mid", "high"], tmp_path / "sets", 0)
+    gen.run(jobs, progress=None)
+    custom = load_victim("tests.test_bench:victim")
+    results = evaluate("tc", custom, tmp_path / "sets", progress=None)
+    assert {(r["attacker"], r["level"]) for r in results["sets"]} == {
+        (a, lv) for a in ("intrude", "truncate") for lv in ("low", "mid", "high")}
+    assert all(0.0 <= r["edit_distance"] <= 1.0 for r in results["sets"])
+    assert results["chance"] == 0.5
+    ex = examples("tc", FIX / "olid.tsv", format_for("tc", FIX / "olid.tsv"))
+    model = train_victim("tc-tfidf", ex.inputs * 3, ex.gold * 3)
+    baseline = evaluate("tc", model, tmp_path / "sets", progress=None)
+    again = evaluate("tc", model, tmp_path / "sets", baseline=baseline, progress=None)
+    assert all(r["delta_tau"] == pytest.approx(0.0) for r in again["sets"])
+    paths = write(again, tmp_path / "report")
+    assert {p.name for p in paths} == {"results.json", "report.md", "s_star.png",
+                                       "edit_distance.png"}
+    assert "Δτ" in (tmp_path / "report" / "report.md").read_text()
+    assert json.loads((tmp_path / "report" / "results.json").read_text())["task"] == "tc"
+
+
+def test_builtin_pos_and_nli_victims_train_and_predict():
+    path = FIX / "pos.conllu"
+    ex = examples("pos", path, format_for("pos", path))
+    tagger = train_victim("pos-features", ex.inputs, ex.gold)
+    assert score("pos", ex.gold, tagger.predict(ex.inputs)) > 0.9
+    assert tagger.predict([[], ["😀", "zzzz"]])[0] == []
+    path = FIX / "nli.tsv"
+    ex = examples("nli", path, format_for("nli", path))
+    assert len(ex.gold) == 3  # the "-" pair is skipped
+    clf = train_victim("nli-tfidf", ex.inputs * 2, ex.gold * 2)
+    assert len(clf.predict(ex.inputs)) == 3
+
+
+def test_bad_victim_specs():
+    for spec in ("nope", "no.such.module:thing", "zeroe_assets:nothing"):
+        with pytest.raises(ValueError):
+            load_victim(spec)
+    with pytest.raises(ValueError, match="victim-path"):
+        load_victim("tc-tfidf")
+
+
+def test_cli_generate_train_evaluate_heatmap(tmp_path, capsys):
+    from zeroe_assets.cli import main
+
+    olid = str(FIX / "olid.tsv")
+    assert main(["bench", "generate", "--task", "tc", "--input", f"test={olid}", "--attackers",
+                 "intrude,truncate", "--levels", "high", "--out", str(tmp_path / "sets")]) == 0
+    assert main(["bench", "generate", "--task", "tc", "--input", f"train={olid}", "--attackers",
+                 "intrude,truncate", "--mode", "1-1", "--out", str(tmp_path / "adv")]) == 0
+    assert main(["bench", "train-victim", "--task", "tc", "--victim", "tc-tfidf", "--train", olid,
+                 "--out", str(tmp_path / "clean.joblib")]) == 0
+    assert main(["bench", "evaluate", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
+                 str(tmp_path / "clean.joblib"), "--data", str(tmp_path / "sets"), "--out",
+                 str(tmp_path / "base")]) == 0
+    for alpha in ("intrude", "truncate"):
+        assert main(["bench", "train-victim", "--task", "tc", "--victim", "tc-tfidf", "--train",
+                     str(tmp_path / "adv" / f"train_1-1_{alpha}.tsv"), "--out",
+                     str(tmp_path / f"{alpha}.joblib")]) == 0
+        assert main(["bench", "evaluate", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
+                     str(tmp_path / f"{alpha}.joblib"), "--data", str(tmp_path / "sets"),
+                     "--baseline", str(tmp_path / "base" / "results.json"), "--out",
+                     str(tmp_path / alpha)]) == 0
+    assert main(["bench", "heatmap", "--adv", f"intrude={tmp_path / 'intrude' / 'results.json'}",
+                 f"truncate={tmp_path / 'truncate' / 'results.json'}",
+                 "--out", str(tmp_path / "heat.png")]) == 0
+    assert (tmp_path / "heat.png").stat().st_size > 1000
+    assert main(["bench", "generate", "--task", "pos", "--input", str(FIX / "pos.conllu"),
+                 "--attackers", "segment", "--out", str(tmp_path / "x")]) == 2
+    assert "token-aligned" in capsys.readouterr().err
