@@ -123,8 +123,39 @@ def main() -> None:
             summary["tasks"][task]["delta_tau_high"] = one_vs_one(
                 task, train_path, attackers, results, work, out, args)
     summary_path.write_text(json.dumps(summary, indent=1))
+    (out / "comparison.md").write_text(comparison(summary), encoding="utf-8")
     json.dump(summary, sys.stdout, indent=1)
     print()
+
+
+def comparison(summary: dict) -> str:
+    """Our s* next to the paper's (Table 6 divided by its clean score) and both rankings."""
+    lines = []
+    for task, d in sorted(summary["tasks"].items()):
+        lines += [f"## {task}: {d['victim']} (clean {d['clean_score']:.4f}) vs RoBERTa in the "
+                  f"paper (clean {d['paper_clean_score']})", "",
+                  "| attacker | ours low | mid | high | paper low | mid | high |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for attacker, row in sorted(d["s_star"].items(), key=lambda kv: kv[1]["ours"][-1]):
+            paper = row["paper"] or ["—"] * 3
+            lines.append(f"| {attacker} | " + " | ".join(f"{v:.3f}" for v in row["ours"]) + " | "
+                         + " | ".join(v if isinstance(v, str) else f"{v:.3f}" for v in paper)
+                         + " |")
+        ours = d["ranking_high"]
+        theirs = sorted((a for a in ours if d["s_star"][a]["paper"]),
+                        key=lambda a: d["s_star"][a]["paper"][-1])
+        lines += ["", "Ranking at high, most damaging first (Table 5). Ours: "
+                  + ", ".join(ours) + ". Paper (same attackers, from its Table 6): "
+                  + ", ".join(theirs) + ".", ""]
+        if "delta_tau_high" in d:
+            diag = {a: row.get(a) for a, row in d["delta_tau_high"].items()}
+            best = sum(1 for a, row in d["delta_tau_high"].items()
+                       if row and max(row, key=row.get) == a)
+            lines += [f"1-1 adversarial training: the victim trained on α gains most on α itself "
+                      f"for {best} of {len(diag)} attackers (Δτ at high on the diagonal: "
+                      + ", ".join(f"{a} {v:+.3f}" for a, v in diag.items() if v is not None)
+                      + ").", ""]
+    return "\n".join(lines)
 
 
 def one_vs_one(task, train_path, attackers, baseline, work, out, args) -> dict:
