@@ -228,20 +228,23 @@ class JsonlFormat(Format):
 
     def read(self, path):
         for number, line in enumerate(_open_lines(path), 1):
-            body, ending = _split_ending(line)
-            if not body.strip():
-                yield Record(line, [], [])
-                continue
-            try:
-                obj = json.loads(body)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{number}: invalid JSON ({e.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object")
-            for f in self.fields:
-                if not isinstance(obj.get(f), str):
-                    raise ValueError(f"{path}:{number}: no string field {f!r}")
-            yield Record(line, [obj[f] for f in self.fields], [obj, ending])
+            yield self.parse(line, f"{path}:{number}")
+
+    def parse(self, line: str, where: str) -> Record:
+        """One line as a record; ``where`` names it in errors (``file:line``)."""
+        body, ending = _split_ending(line)
+        if not body.strip():
+            return Record(line, [], [])
+        try:
+            obj = json.loads(body)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{where}: invalid JSON ({e.msg})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{where}: expected a JSON object")
+        for f in self.fields:
+            if not isinstance(obj.get(f), str):
+                raise ValueError(f"{where}: no string field {f!r}")
+        return Record(line, [obj[f] for f in self.fields], [obj, ending])
 
     def render(self, record, texts):
         if texts == record.texts:

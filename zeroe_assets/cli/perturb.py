@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 
 from ._common import add_attack_options, build_attacker
@@ -68,31 +67,28 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_jsonl(attack, lines, fields, args, out) -> None:
+    from ..bench.formats import JsonlFormat
+
+    fmt = JsonlFormat(fields)
     records: collections.deque = collections.deque()
 
     def texts():
         for number, text, ending in lines:
-            if not text.strip():
-                raise ValueError(f"line {number} is empty; expected a JSON object")
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"line {number} is not valid JSON ({e.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"line {number} is not a JSON object")
-            for field in fields:
-                if not isinstance(record.get(field), str):
-                    raise ValueError(f"line {number} has no string field {field!r}")
-            records.append((record, ending))
-            for field in fields:
-                yield record[field]
+            record = fmt.parse(text + ending, f"line {number}")
+            records.append(record)
+            yield from record.texts
 
-    # sample i is field i % len(fields) of record i // len(fields): deterministic in any process
+    # sample i is the i-th field value in reading order: deterministic in any process
     done: list[str] = []
+
+    def flush():
+        while records and len(done) >= len(records[0].texts):
+            record = records.popleft()
+            n = len(record.texts)
+            out.write(fmt.render(record, done[:n]))
+            del done[:n]
+
     for perturbed in attack.stream(texts(), seed=args.seed, processes=args.processes):
         done.append(perturbed)
-        if len(done) == len(fields):
-            record, ending = records.popleft()
-            record.update(zip(fields, done))
-            done = []
-            out.write(json.dumps(record, ensure_ascii=False) + (ending or "\n"))
+        flush()
+    flush()
