@@ -86,6 +86,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -139,6 +140,7 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
     flat = name.replace("/", "-")
     (root / name).parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(dir=root, prefix=f".{flat}."))
+    stage.chmod(0o755)  # mkdtemp makes it private; artifacts are meant to be shared read-only
     try:
         entries = {}
         for rel, data in sorted(files.items()):
