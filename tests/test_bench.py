@@ -258,3 +258,15 @@ def test_subword_victim_when_installed(tmp_path):
     scores = loaded.predict(ex.inputs)
     assert len(scores) == 4 and all(0.0 <= s <= 1.0 for s in scores)
     assert score("tc", ex.gold, scores) == 1.0  # it fits its own four training tweets
+
+
+def test_rebuilt_assets_invalidate_generated_sets(tmp_path, monkeypatch):
+    from zeroe_assets.assets import write_component
+
+    monkeypatch.setenv("ZEROE_ARTIFACTS", str(tmp_path))
+    assert gen.asset_fingerprints(["truncate"]) == ()
+    write_component("visual", {"a.json": b"[1]"}, {}, root=tmp_path)
+    first = gen.asset_fingerprints(["visual", "truncate"])
+    write_component("visual", {"a.json": b"[2]"}, {}, root=tmp_path)
+    second = gen.asset_fingerprints(["visual"])
+    assert first[0][0] == "visual" and first != second

@@ -4,7 +4,7 @@ mixtures (§4.3), named ``{split}_{attacker}_{level}{ext}`` as in the original c
 Each output is one job, deterministic in (seed, attacker(s), level(s), split), streamed record by
 record (bounded memory), written to a temporary file and renamed into place; a sidecar
 ``<output>.zeroe.json`` with counts and checksums marks it complete, so a rerun skips finished
-outputs and redoes interrupted ones. Jobs run in parallel over processes.
+outputs and redoes interrupted ones (and those whose visual/phonetic assets were rebuilt). Jobs run in parallel over processes.
 
 Unlike the original code, SNLI premises *and* hypotheses are attacked (the original wrote SNLI
 unperturbed), and every occurrence of a POS word is perturbed on its own (the original reused
@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..assets import sha256_file
+from ..assets import read_manifest, sha256_file
 from ..attackers import available_names, get_attacker
 from ..protocol import LEVELS, sample_rngs
-from ..registry import canonical, perturber_class
+from ..registry import canonical, needs_assets, perturber_class
 from .tasks import check_task, format_for
 
 SIDECAR = ".zeroe.json"
@@ -44,6 +44,7 @@ class Job:
     seed: int
     fields: tuple[str, ...] = ()
     protocol: str = "paper"
+    assets: tuple[tuple[str, str], ...] = ()  # (component, fingerprint): rebuilt assets → rerun
 
     def params(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "output"}
@@ -95,6 +96,17 @@ def resolve_attackers(task: str, attackers: str | Sequence[str]) -> list[str]:
     return names
 
 
+def asset_fingerprints(attackers: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """A checksum of the manifest entry of each asset component the attackers use."""
+    components = sorted({c for a in attackers if (c := needs_assets(a))})
+    if not components:
+        return ()
+    manifest = read_manifest()["components"]
+    return tuple((c, hashlib.sha256(json.dumps(manifest.get(c, {}).get("files", {}),
+                                               sort_keys=True).encode()).hexdigest()[:16])
+                 for c in components)
+
+
 def job_seed(seed: int, *parts: str) -> int:
     digest = hashlib.sha256("|".join([str(seed), *parts]).encode()).digest()
     return int.from_bytes(digest[:8], "little")
@@ -129,7 +141,8 @@ def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: S
                         else f"{split}_{tag}_{attacker}{ext}")
                 key = ",".join(f"{a}:{lv}" for a, lv in mixture)
                 jobs.append(Job(task, split, str(path), str(out_dir / name), mixture,
-                                job_seed(seed, mode, key, split), tuple(fields), protocol))
+                                job_seed(seed, mode, key, split), tuple(fields), protocol,
+                                asset_fingerprints([a for a, _ in mixture])))
     return jobs
 
 
