@@ -8,7 +8,7 @@ import sys
 from ..assets import ArtifactError
 
 # Subcommand modules, in the order `zeroe --help` lists them.
-COMMANDS = ("demo", "perturb", "list", "bench")
+COMMANDS = ("demo", "perturb", "list", "neighbours", "g2p", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

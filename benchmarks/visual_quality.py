@@ -1,0 +1,76 @@
+"""Quality of the visual space (JSON on stdout) and the figures for the README (docs/):
+held-out reconstruction error, the NFKD yardstick for the learned space vs raw pixels side by
+side, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
+
+    python benchmarks/visual_quality.py --ckpt PATH [--docs docs] [--out FILE]
+
+The learned neighbour sheet shows the exported table (what the attack uses), so run the export
+of the same checkpoint first.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from train.visual.augment import GlyphAugment
+from train.visual.embed import encode, load_checkpoint
+from train.visual.export import heldout_mse, neighbour_table
+from train.visual.figures import (TSNE_LETTERS, distorted_views, neighbour_sheet,
+                                  reconstruction_grid, tsne_plot)
+from train.visual.glyphs import build_glyphs
+from train.visual.quality import nfkd_recall, raw_pixels
+from zeroe_assets.assets import load_component
+from zeroe_assets.assets.index import NeighbourTable, normalise
+from zeroe_assets.perturbers.visual import is_candidate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ckpt", required=True)
+    ap.add_argument("--docs", type=Path, default=ROOT / "docs")
+    ap.add_argument("--k", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", help="also write the JSON here")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+
+    model, spec, data = load_checkpoint(args.ckpt)
+    glyphs = build_glyphs(spec)
+    keys = glyphs.codepoints.astype(np.int64)
+    learned, raw = normalise(encode(model, glyphs.images)), normalise(raw_pixels(glyphs.images))
+    recall = {"learned": nfkd_recall(learned, keys, args.k), "raw_pixels": nfkd_recall(raw, keys, args.k)}
+    table = NeighbourTable.from_component(load_component("visual"), "table")
+    candidates = np.array([is_candidate(chr(c)) for c in keys.tolist()])
+    raw_table = neighbour_table(raw, keys, candidates, args.k)
+    aug = GlyphAugment()
+    figures = [
+        neighbour_sheet(glyphs, table.keys, table.neighbours, args.docs / "visual_neighbours.png"),
+        neighbour_sheet(glyphs, raw_table.keys, raw_table.neighbours,
+                        args.docs / "visual_neighbours_raw.png"),
+        reconstruction_grid(model, glyphs, args.docs / "visual_reconstructions.png", aug),
+        tsne_plot(learned, glyphs, args.docs / "visual_tsne.png",
+                  extra=distorted_views(model, glyphs, aug, TSNE_LETTERS)),
+    ]
+    result = {
+        "glyphs": len(glyphs), "checkpoint": str(args.ckpt),
+        "heldout_recon_mse": round(heldout_mse(model, glyphs, data), 5),
+        "nfkd_recall_at_k": {"k": args.k, **{name: {m: r[m] for m in ("macro", "micro")}
+                                               for name, r in recall.items()}},
+        "per_letter": {c: [recall["learned"]["per_letter"][c], recall["raw_pixels"]["per_letter"][c]]
+                       for c in recall["learned"]["per_letter"]},
+        "figures": [str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f) for f in figures],
+    }
+    text = json.dumps(result, indent=1, ensure_ascii=False)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

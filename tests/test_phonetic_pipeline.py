@@ -1,0 +1,181 @@
+"""Phonetic pipeline end to end on a tiny lexicon: pairs → smoke training (with resume) →
+export (index + table, with tiny G2P/P2G models) → load → perturb, neighbours, OOV path."""
+import csv
+import json
+import random
+import shutil
+
+import numpy as np
+import pytest
+from hydra import compose, initialize_config_dir
+
+import zeroe_assets.perturbers.phonetic as phonetic
+from tests.test_phonetic_pairs import CONF, TINY, write_tiny
+from train.phonetic.__main__ import train
+from train.phonetic.pairs import word_distance
+from train.seq2seq import train as train_seq2seq
+from zeroe_assets import Attacker
+from zeroe_assets.assets import ArtifactError, load_component, read_manifest
+from zeroe_assets.assets.index import VectorIndex
+from zeroe_assets.cli import main as cli
+from zeroe_assets.embedder import CLASSES, load_embedder
+from zeroe_assets.perturbers.phonetic import SOURCES, PhoneticPerturber, load_phonetic
+from zeroe_assets.registry import get_perturber
+
+
+def cfg_for(name, overrides):
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        return compose(name, overrides=list(overrides))
+
+
+def phonetic_cfg(lexicon, out, root, extra=()):
+    return cfg_for("phonetic", ["experiment=phonetic_smoke", "lexicon=phones_tsv",
+                                f"lexicon.reader.path={lexicon}", f"out_dir={out}",
+                                "export_after=true", f"export.root={root}", *extra])
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Tiny G2P/P2G models and the smoke embedder, exported into one artifact root."""
+    base = tmp_path_factory.mktemp("phonetic")
+    lexicon, root = write_tiny(base / "tiny.tsv"), base / "artifacts"
+    for direction in ("g2p", "p2g"):
+        train_seq2seq(cfg_for("seq2seq", [
+            "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={lexicon}",
+            f"direction={direction}", f"out_dir={base / direction}", "export_artifacts=true",
+            f"artifacts_root={root}", "trainer.max_epochs=4", "trainer.check_val_every_n_epoch=4"]))
+    metrics = train(phonetic_cfg(lexicon, base / "run", root))
+    return base, root, metrics
+
+
+def test_training_writes_checkpoints_metrics_and_figure(built):
+    base, _, metrics = built
+    run = base / "run"
+    assert (run / "checkpoints" / "last.ckpt").exists() and (run / "confusion.png").stat().st_size
+    saved = json.loads((run / "metrics.json").read_text())
+    assert 0 <= saved["test"]["acc"] <= 1
+    assert {f"f1_{c}" for c in CLASSES} <= set(saved["test"])
+    assert np.array(saved["test_confusion"]).sum() == sum(saved["pairs"]["per_split"]["test"].values())
+    assert "val/macro_f1" in (run / "logs" / "metrics.csv").read_text().splitlines()[0]
+    assert len((run / "pairs.tsv").read_text().splitlines()) == saved["pairs"]["pairs"] + 1
+    assert metrics["export"]["words"] == len(TINY)
+
+
+def test_resume_from_last_checkpoint(built, tmp_path):
+    base, _, _ = built
+    out = tmp_path / "resumed"
+    last = base / "run" / "checkpoints" / "last.ckpt"
+    metrics = train(phonetic_cfg(base / "tiny.tsv", out, tmp_path / "unused", [
+        f"ckpt_path={last}", "trainer.max_epochs=4", "export_after=false"]))
+    with open(out / "logs" / "metrics.csv") as f:
+        epochs = {row["epoch"] for row in csv.DictReader(f) if row["train/loss"]}
+    assert epochs == {"3"}  # epochs 0-2 came from the checkpoint
+    assert metrics["test"]["acc"] >= 0
+
+
+def test_export_writes_index_table_and_embedder(built):
+    _, root, _ = built
+    component = load_component("phonetic", root)
+    assert "phonetic/seq2seq" in read_manifest(root)["components"]  # the nested models stayed
+    assert (root / "phonetic" / "seq2seq" / "g2p.npz").exists()
+    space = load_phonetic(root)
+    assert space.table.words == list(TINY) and len(space.index) == len(TINY)
+    assert isinstance(space.index, VectorIndex) and space.index.dim == 16
+    for i, word in enumerate(space.table.words):
+        for cand, score, flags in space.table.row(i):
+            assert cand.lower() != word and flags and 0 <= score <= 1.001
+    night = {c: f for c, _, f in space.table.row(space.rows["night"])}
+    assert night["nite"] & SOURCES["slang"]  # curated slang is kept whatever the judge says
+    prons = {w: [p.split()] for w, p in TINY.items()}
+    for i, word in enumerate(space.table.words):  # lexicon words are judged by the lexicon
+        for cand, _, flags in space.table.row(i):
+            if cand in TINY and not flags & SOURCES["slang"]:
+                assert word_distance(prons, word, cand) <= 0.1
+    meta = component.meta
+    assert meta["table"]["candidates"] == len(space.table.candidates)
+    assert meta["seq2seq"]["g2p"]["lexicon_sha256"] and meta["export_seconds"] > 0
+    assert meta["embedder"]["heldout"]["acc"] >= 0
+    vectors = load_embedder(root).embed(["night", "knight"])
+    assert vectors.shape == (2, 16)
+
+
+def test_perturb_keeps_case_and_draws_from_the_table(built):
+    _, root, _ = built
+    perturber = get_perturber("phonetic", root=root, oov="off")
+    options = perturber.lookup["night"]
+    rng = random.Random(0)
+    seen = {perturber.perturb_word("Night", 1.0, rng) for _ in range(50)}
+    assert seen <= {o[:1].upper() + o[1:] for o in options} and "Nite" in seen
+    assert perturber.perturb_word("NIGHT", 1.0, rng) in {o.upper() for o in options}
+    assert perturber.perturb_word("night", 1.0, rng) in options
+    attacker = Attacker(perturber, level=1.0)
+    text = "Night light, and the white queen!"
+    out = attacker(text, seed=1)
+    assert out != text and out.endswith("!") and Attacker(perturber, level=0.0)(text, seed=1) == text
+    assert attacker(text, seed=1) == out  # deterministic
+
+
+def test_stopwords_are_skipped_unless_asked(built):
+    _, root, _ = built
+    skip = PhoneticPerturber(root=root, oov="off")
+    keep = PhoneticPerturber(root=root, oov="off", skip_stopwords=False)
+    assert skip.lookup["too"] == () and not skip.attackable("too")
+    assert skip.perturb_word("Too", 1.0, random.Random(0)) == "Too"
+    assert "2" in keep.lookup["too"] and keep.attackable("Too")  # slang: too -> 2
+
+
+def test_oov_off_is_not_attackable(built):
+    _, root, _ = built
+    perturber = PhoneticPerturber(root=root, oov="off")
+    assert not perturber.attackable("zyxwv")
+    assert perturber.perturb_word("zyxwv", 1, random.Random(0)) == "zyxwv"
+    assert not perturber.attackable("2024")
+
+
+def test_oov_is_respelled_in_batches_with_torch(built):
+    _, root, _ = built
+    perturber = PhoneticPerturber(root=root)
+    assert perturber.attackable("nyght")  # loads the models
+    assert perturber.prefetch(["nyght", "Kat", "night", "the", "kat"]) == 2  # one batch, cached
+    assert perturber.prefetch(["kat"]) == 0
+    for word in ("nyght", "kat"):
+        assert all(c != word for c in perturber.lookup[word])
+        out = perturber.perturb_word(word.capitalize(), 1.0, random.Random(0))
+        assert out == word.capitalize() or out[0].isupper()
+
+
+def test_oov_without_torch_is_not_attackable(built, monkeypatch):
+    _, root, _ = built
+
+    def no_torch(*args):
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setattr(phonetic, "_Respeller", no_torch)
+    perturber = PhoneticPerturber(root=root)
+    with pytest.warns(UserWarning, match="not attackable"):
+        assert not perturber.attackable("nyght")
+    assert perturber.oov == "off" and perturber.perturb_word("Nyght", 1, random.Random(0)) == "Nyght"
+    assert perturber.perturb_word("Night", 1, random.Random(0)) != "Night"  # the table still works
+
+
+def test_neighbours_cli(built, monkeypatch, capsys):
+    _, root, _ = built
+    monkeypatch.setenv("ZEROE_ARTIFACTS", str(root))
+    assert cli(["neighbours", "--space", "phonetic", "night", "-k", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and all(line.split("\t")[1] != "night" for line in lines)
+    assert cli(["neighbours", "--space", "phonetic", "--all", "-k", "2"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert [r[0] for r in rows] == list(TINY) and all(len(r) == 3 and r[0] not in r[1:] for r in rows)
+    assert cli(["neighbours", "--space", "phonetic", "nyght", "-k", "2"]) == 0  # embedded on the fly
+    assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_corrupt_table_is_a_clear_error(built, tmp_path):
+    _, root, _ = built
+    copy = tmp_path / "artifacts"
+    shutil.copytree(root, copy)
+    path = copy / "phonetic" / "table.candidates.txt"
+    path.write_bytes(path.read_bytes().replace(b"nite", b"nyte"))
+    with pytest.raises(ArtifactError, match="sha256"):
+        PhoneticPerturber(root=copy)

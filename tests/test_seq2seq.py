@@ -1,0 +1,166 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+
+from train.phonetic.datamodule import BucketBatchSampler
+from train.phonetic.lexicon import read_phones_tsv, split_lexicon
+from train.phonetic.seq2seq import error_counts
+from train.seq2seq import train
+from zeroe_assets.assets.store import read_manifest
+from zeroe_assets.cli import main
+from zeroe_assets.g2p import Vocab, load_transliterator
+
+CONF = Path(__file__).resolve().parents[1] / "conf"
+TINY = {
+    "cat": ["K AE T"], "dog": ["D AO G"], "house": ["HH AW S"], "mouse": ["M AW S"],
+    "phone": ["F OW N"], "photo": ["F OW T OW"], "night": ["N AY T"], "knight": ["N AY T"],
+    "light": ["L AY T"], "right": ["R AY T"], "write": ["R AY T"], "table": ["T EY B AH L"],
+    "water": ["W AO T ER"], "paper": ["P EY P ER"], "green": ["G R IY N"], "white": ["W AY T", "HH W AY T"],
+    "yellow": ["Y EH L OW"], "orange": ["AO R AH N JH", "AO R IH N JH"], "river": ["R IH V ER"],
+    "stone": ["S T OW N"], "laugh": ["L AE F"], "cough": ["K AO F", "K AA F"], "rough": ["R AH F"],
+    "tomato": ["T AH M EY T OW", "T AH M AA T OW"], "music": ["M Y UW Z IH K"], "queen": ["K W IY N"],
+}
+
+
+def cfg_for(overrides=()):
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        return compose("seq2seq", overrides=list(overrides))
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lex") / "tiny.tsv"
+    path.write_text("".join(f"{w}\t{p}\n" for w, ps in TINY.items() for p in ps))
+    return path
+
+
+def smoke_cfg(tiny_path, out, direction="g2p", extra=()):
+    return cfg_for(["experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}",
+                    f"direction={direction}", f"out_dir={out}", "export_artifacts=true",
+                    f"artifacts_root={out.parent / 'artifacts'}", *extra])
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_path, tmp_path_factory):
+    """Both directions trained by the smoke config and exported into one artifact root."""
+    base = tmp_path_factory.mktemp("s2s")
+    metrics = {d: train(smoke_cfg(tiny_path, base / d, d)) for d in ("g2p", "p2g")}
+    return base, base / "artifacts", metrics
+
+
+@pytest.mark.parametrize("lexicon", ["cmudict", "combilex", "phones_tsv"])
+@pytest.mark.parametrize("trainer", ["cpu", "gpu", "ddp"])
+def test_every_config_composes(lexicon, trainer):
+    for extra in ([], ["experiment=seq2seq_smoke"]):
+        cfg = cfg_for([f"lexicon={lexicon}", f"trainer={trainer}", "direction=p2g", *extra])
+        assert cfg.data._target_.endswith("Seq2SeqDataModule") and cfg.model.net.hidden > 0
+        assert callable(instantiate(cfg.model.optimizer))
+        if lexicon == "phones_tsv":
+            assert OmegaConf.is_missing(cfg.lexicon.reader, "path")
+
+
+def test_smoke_training_overfits_and_exports(trained, tiny_path):
+    base, root, metrics = trained
+    train_words = split_lexicon(read_phones_tsv(tiny_path), (0.6, 0.2, 0.2))["train"]
+    g2p = load_transliterator("g2p", root)
+    hyps = g2p.translate([tuple(w) for w in train_words.entries], n=1, beam=1)
+    assert all(h[0].tokens in prons for h, prons in zip(hyps, train_words.entries.values()))
+    saved = json.loads((base / "g2p" / "metrics.json").read_text())
+    assert saved["split"]["train"]["words"] == len(train_words) and 0 <= saved["test"]["wer"] <= 1
+    assert {"wer", "per", "wer_beam3", "per_beam3"} <= set(saved["test"])
+    assert {"wer", "cer"} <= set(metrics["p2g"]["test"])
+    component = read_manifest(root)["components"]["phonetic/seq2seq"]
+    # exporting P2G kept the G2P model of the same component
+    assert set(component["files"]) == {"g2p.npz", "g2p.json", "p2g.npz", "p2g.json"}
+    assert component["meta"]["g2p"]["split"] == saved["split"]
+    assert (base / "g2p" / "checkpoints" / "last.ckpt").exists()
+
+
+def test_export_only_reexports_a_checkpoint(trained, tiny_path):
+    base, root, metrics = trained
+    ckpt = base / "g2p" / "checkpoints" / "last.ckpt"
+    again = train(smoke_cfg(tiny_path, base / "g2p_again", extra=["export_only=true", f"ckpt_path={ckpt}"]))
+    assert again["fit_seconds"] is None and again["global_step"] > 0
+    with pytest.raises(ValueError, match="needs ckpt_path"):
+        train(smoke_cfg(tiny_path, base / "g2p_none", extra=["export_only=true"]))
+
+
+def test_beam_search_distinct_nbest_in_score_order(trained):
+    g2p = load_transliterator("g2p", trained[1])
+    for hyps in g2p.translate([tuple("white"), tuple("tomato"), tuple("bog")], n=5, beam=5):
+        assert len(hyps) == 5 and len({h.tokens for h in hyps}) == 5
+        scores = [h.score for h in hyps]
+        assert scores == sorted(scores, reverse=True) and scores[0] <= 0
+    greedy = g2p.translate([tuple("knight")], n=1, beam=1)[0][0]
+    assert greedy.tokens == ("N", "AY", "T")
+
+
+def test_unknown_symbols_are_a_clear_error(trained):
+    g2p = load_transliterator("g2p", trained[1])
+    with pytest.raises(ValueError, match=r"unknown symbol\(s\) \['7'\]"):
+        g2p.translate([tuple("r7d")])
+    with pytest.raises(ValueError, match="empty"):
+        g2p.translate([()])
+    with pytest.raises(ValueError, match="unknown symbol"):
+        Vocab(["a", "b"]).encode(["a", "c"])
+
+
+def test_cli_g2p_and_p2g(trained, monkeypatch, capsys):
+    monkeypatch.setenv("ZEROE_ARTIFACTS", str(trained[1]))
+    assert main(["g2p", "Knight", "cat", "-n", "2", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["input"] for r in lines] == ["Knight", "cat"] and len(lines[0]["nbest"]) == 2
+    assert lines[0]["nbest"][0]["output"] == "N AY T"
+    assert main(["p2g", "K AE T", "-n", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "K AE T" and len(out) == 4
+    assert main(["p2g", "K AE1 T", "-n", "1"]) == 0  # CMUdict stress digits, stress-free model
+    assert capsys.readouterr().out.splitlines()[0] == "K AE1 T"
+    assert main(["p2g", "K QQ T"]) == 2
+    assert "unknown symbol" in capsys.readouterr().err
+
+
+def test_cli_registration_does_not_import_torch():
+    code = ("import sys; from zeroe_assets.cli import build_parser; build_parser(); "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_error_counts_any_reference_and_silent_marks():
+    refs = [[("R", "IY", "D"), ("R", "EH", "D")], [("K", "AE", "T")], [tuple("ri5+")]]
+    items, wrong, edits, length = error_counts([("R", "EH", "D"), ("K", "AE"), tuple("ri5")], refs,
+                                               frozenset("+"))
+    assert (items, wrong, edits, length) == (3, 1, 1, 9)
+
+
+def test_bucket_sampler_covers_once_and_reshuffles_per_epoch():
+    lengths = np.random.default_rng(0).integers(1, 20, 1000)
+    sampler = BucketBatchSampler(lengths, 32, shuffle=True, seed=3, bucket=4)
+    first = list(sampler)
+    assert sorted(i for b in first for i in b) == list(range(1000)) and len(first) == len(sampler)
+    assert first == list(sampler)
+    sampler.set_epoch(1)
+    assert list(sampler) != first
+    spread = np.mean([np.ptp(lengths[b]) for b in first])
+    assert spread < np.ptp(lengths) / 2  # batches are length-homogeneous
+
+
+@pytest.mark.slow
+def test_resume_from_last_checkpoint(tiny_path, tmp_path):
+    out = tmp_path / "run"
+    extra = ["export_artifacts=false", "trainer.check_val_every_n_epoch=1"]
+    train(smoke_cfg(tiny_path, out, extra=[*extra, "trainer.max_epochs=10"]))
+    last = out / "checkpoints" / "last.ckpt"
+    before = torch.load(last, weights_only=True)
+    train(smoke_cfg(tiny_path, out, extra=[*extra, "trainer.max_epochs=20", f"ckpt_path={last}"]))
+    after = torch.load(last, weights_only=True)
+    assert after["epoch"] == before["epoch"] + 10
+    assert after["global_step"] == 2 * before["global_step"] > 0

@@ -1,0 +1,83 @@
+"""Glyph-set rules (paper §3.3): which code points count, which font renders them, the cache."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from train.visual import glyphs as G
+from train.visual.glyphs import GlyphSpec, build_glyphs
+
+from .visual_fixtures import SHAPES, build_font, tiny_font  # noqa: F401
+
+
+def spec(font, tmp_path, **kw):
+    return GlyphSpec(fonts=(str(font),), cache_dir=str(tmp_path / "cache"), **kw)
+
+
+def chars(glyphs) -> str:
+    return "".join(map(chr, glyphs.codepoints.tolist()))
+
+
+def test_invisible_blank_and_combining_are_excluded(tiny_font, tmp_path):
+    g = build_glyphs(spec(tiny_font, tmp_path))
+    assert set(chars(g)) == set("aáàAÁoOlI.")  # no space, control, blank 'x' or combining acute
+    assert g.images.shape == (len(g), 24, 24) and g.images.dtype == np.uint8
+    assert (g.images.reshape(len(g), -1).max(1) >= 64).all()
+
+
+def test_combining_marks_are_a_config_choice(tiny_font, tmp_path):
+    g = build_glyphs(spec(tiny_font, tmp_path, include_marks=True))
+    assert "\u0301" in chars(g) and "\u0001" not in chars(g)
+
+
+def test_glyphs_are_centred_on_a_common_baseline(tiny_font, tmp_path):
+    g = build_glyphs(spec(tiny_font, tmp_path))
+    img = {ch: g.images[i] for i, ch in enumerate(chars(g))}
+    cols = np.flatnonzero(img["o"].max(0))
+    assert abs((cols[0] + cols[-1]) / 2 - 11.5) <= 1
+    bottom = lambda im: np.flatnonzero(im.max(1))[-1]  # noqa: E731
+    assert bottom(img["a"]) == bottom(img["A"]) == bottom(img["."]) == 17  # baseline row 18
+
+
+def test_first_font_in_the_chain_renders(tiny_font, tmp_path):
+    other = build_font(tmp_path / "other.ttf", {"a": [[(0, 0), (500, 0), (250, 700)]],
+                                                 "b": [[(0, 0), (500, 0), (250, 700)]]})
+    g = build_glyphs(GlyphSpec(fonts=(str(tiny_font), str(other)), cache_dir=str(tmp_path)))
+    owner = dict(zip(chars(g), g.font_index.tolist()))
+    assert owner["a"] == 0 and owner["b"] == 1
+    assert g.coverage["by_font"] == {"tiny.ttf": len(g) - 1, "other.ttf": 1}
+    assert [f.glyphs for f in g.fonts] == [len(g) - 1, 1] and len(g.fonts[0].sha256) == 64
+
+
+class Rendered(Exception):
+    pass
+
+
+def test_cache_hit_skips_rendering_and_a_changed_spec_renders_again(tiny_font, tmp_path, monkeypatch):
+    first = build_glyphs(spec(tiny_font, tmp_path))
+
+    def render_font(*args):
+        raise Rendered
+
+    monkeypatch.setattr(G, "render_font", render_font)
+    again = build_glyphs(spec(tiny_font, tmp_path))
+    assert again.fingerprint == first.fingerprint and np.array_equal(again.images, first.images)
+    with pytest.raises(Rendered):
+        build_glyphs(spec(tiny_font, tmp_path, font_px=16))
+
+
+def test_missing_or_bad_font_files_are_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nofont.ttf"):
+        build_glyphs(GlyphSpec(fonts=(str(tmp_path / "nofont.ttf"),)))
+    bogus = tmp_path / "bogus.ttf"
+    bogus.write_text("not a font")
+    with pytest.raises(ValueError, match="bogus.ttf"):
+        build_glyphs(GlyphSpec(fonts=(str(bogus),), cache_dir=str(tmp_path)))
+
+
+def test_aliases_that_are_not_installed_are_skipped(tiny_font, tmp_path):
+    g = build_glyphs(GlyphSpec(fonts=("unifont", str(tiny_font)), font_dirs=(str(tmp_path),),
+                               cache_dir=str(tmp_path)))
+    assert [f.path for f in g.fonts] == [str(tiny_font.resolve())]
+    with pytest.raises(ValueError, match="no font installed"):
+        build_glyphs(GlyphSpec(fonts=("unifont",), font_dirs=(str(tmp_path),)))

@@ -1,0 +1,213 @@
+"""The visual pipeline end to end on a tiny font: configs compose, one smoke epoch trains and
+exports, the runtime loads the assets and attacks with them; plus the failure modes users meet."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from zeroe_assets.assets import ArtifactError, load_component, write_component
+from zeroe_assets.assets.index import NeighbourTable, VectorIndex, normalise
+from zeroe_assets.perturbers.visual import VisualPerturber, is_candidate, neighbours
+
+from .visual_fixtures import CONF, compose_vaegan, smoke_run, tiny_font  # noqa: F401
+
+LETTERS = "abcdefgh"
+
+
+@pytest.fixture
+def space(tmp_path):
+    """A hand-made visual component: each letter's neighbours are the next letters, cyclically."""
+    keys = np.array([ord(c) for c in LETTERS], np.uint16)
+    nb = np.stack([np.roll(keys, -j)[:len(keys)] for j in range(1, 4)], 1)
+    scores = np.tile(np.array([0.9, 0.5, 0.1], np.float16), (len(keys), 1))
+    vectors = normalise(np.random.default_rng(0).normal(size=(len(keys), 4)))
+    files = {**VectorIndex.build(vectors, keys).files("index"),
+             **NeighbourTable(keys, nb, scores).files("table")}
+    write_component("visual", files, {"dims": 4}, root=tmp_path)
+    return tmp_path
+
+
+def test_every_config_composes():
+    from hydra import compose, initialize_config_dir
+
+    experiments = [p.stem for p in (Path(CONF) / "experiment").glob("visual_*.yaml")]
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        for overrides in [[], *[[f"experiment={e}"] for e in experiments],
+                          ["trainer=gpu"], ["trainer=ddp"]]:
+            cfg = compose("vaegan", overrides=[*overrides, "output_dir=/tmp/x"])
+            assert cfg.model.latent > 0 and cfg.data.glyphs.fonts
+        assert compose("export_visual", overrides=["ckpt=x.ckpt"]).export.top_k == 20
+
+
+def test_configs_instantiate(tmp_path, tiny_font):
+    from hydra.utils import instantiate
+
+    cfg = compose_vaegan(tmp_path, tiny_font)
+    model, data = instantiate(cfg.model), instantiate(cfg.data)
+    assert model.hparams.latent == cfg.model.latent and data.spec.fonts == (str(tiny_font),)
+
+
+def test_smoke_run_trains_draws_and_exports(smoke_run):
+    tmp, cfg, result = smoke_run
+    assert Path(result["best"]).is_file() and Path(result["last"]).name == "last.ckpt"
+    assert all(Path(f).stat().st_size > 0 for f in result["figures"])
+    assert (tmp / "run" / "csv" / "metrics.csv").is_file()
+    comp = load_component("visual", tmp / "artifacts")
+    meta = comp.meta
+    assert meta["glyphs"] == 10 and meta["dims"] == cfg.model.latent
+    assert meta["glyph_set"]["fonts"][0]["sha256"] and meta["glyph_set"]["coverage"]["glyphs"] == 10
+    assert set(meta["quality"]["nfkd_recall"]) == {"learned", "raw_pixels"}
+    table = NeighbourTable.from_component(comp, "table")
+    assert table.k == cfg.export.top_k and table.scores.dtype == np.float16
+    assert not (table.neighbours == table.keys[:, None]).any()  # nobody is its own neighbour
+
+
+def test_exported_assets_attack(smoke_run):
+    tmp, _, _ = smoke_run
+    perturber = VisualPerturber(top_n=3, root=tmp / "artifacts")
+    out = perturber.perturb_word("aAol", 1.0, random.Random(0))
+    assert len(out) == 4 and all(o != c for o, c in zip(out, "aAol"))
+    assert neighbours("a", 2, root=tmp / "artifacts")[0][0] in "áàAÁoOlI."
+
+
+def test_export_entry_point_rebuilds_from_a_checkpoint(smoke_run, tmp_path):
+    """``python -m train.export visual ckpt=...``: the Hydra entry point users run."""
+    _, _, result = smoke_run
+    cmd = [sys.executable, "-m", "train.export", "visual", f"ckpt={result['last']}",
+           f"export.root={tmp_path}", "export.top_k=2", f"hydra.run.dir={tmp_path / 'run'}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(CONF).parent)
+    assert out.returncode == 0, out.stderr[-2000:]
+    meta = load_component("visual", tmp_path).meta
+    assert meta["checkpoint"]["file"] == "last.ckpt" and meta["top_k"] == 2
+    tried, chosen = meta["index_tried"], meta["index_factory"]
+    assert tried[0]["factory"] == "SQ8" and chosen == tried[-1]["factory"]
+    assert tried[-1]["agreement"] >= 0.95 or chosen == "Flat"  # quantised only when it agrees
+
+
+def test_perturber_replaces_by_neighbours_only(space):
+    p = VisualPerturber(top_n=2, root=space)
+    rng = random.Random(1)
+    for _ in range(200):
+        out = p.perturb_word("abz!", 0.5, rng)
+        assert out[0] in "abc" and out[1] in "bcd" and out[2:] == "z!"
+    assert p.perturb_word("abc", 0.0, rng) == "abc"
+    assert p.attackable("xyzb") and not p.attackable("xyz")
+
+
+def test_perturber_samples_in_proportion_to_similarity(space):
+    p = VisualPerturber(top_n=3, root=space)
+    rng = random.Random(2)
+    counts = {c: 0 for c in "bcd"}
+    for _ in range(3000):
+        counts[p.perturb_word("a", 1.0, rng)] += 1
+    assert counts["b"] > counts["c"] > counts["d"] > 0
+    assert abs(counts["b"] / 3000 - 0.9 / 1.5) < 0.05
+
+
+def test_perturber_is_deterministic_and_validates_top_n(space):
+    a = [VisualPerturber(root=space, top_n=3).perturb_word("abcabc", 0.7, random.Random(5))
+         for _ in range(2)]
+    assert a[0] == a[1]
+    with pytest.raises(ValueError, match="top_n"):
+        VisualPerturber(top_n=4, root=space)
+
+
+def test_neighbours_beyond_the_table_use_the_index(space):
+    assert [c for c, _ in neighbours("a", 2, root=space)] == ["b", "c"]
+    far = neighbours("a", 7, root=space)
+    assert len(far) == 7 and "a" not in [c for c, _ in far]
+    with pytest.raises(ValueError, match="U\\+0078"):
+        neighbours("x", root=space)
+
+
+def test_candidates_exclude_invisible_and_combining():
+    assert is_candidate("a") and is_candidate("∂")
+    assert not any(map(is_candidate, [" ", "\u00a0", "\u200b", "\u0301", "\n", "\ue000"]))
+
+
+def test_cli_neighbours(space, monkeypatch, capsys):
+    from zeroe_assets.cli import main
+
+    monkeypatch.setenv("ZEROE_ARTIFACTS", str(space))
+    assert main(["neighbours", "a", "-k", "2"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["1\tb\tU+0062\t0.8999", "2\tc\tU+0063\t0.5000"]
+    assert main(["neighbours", "--all", "-k", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(LETTERS) and lines[0].split("\t") == ["a", "b", "c", "d"]
+    assert main(["neighbours", "x"]) == 2 and "U+0078" in capsys.readouterr().err
+    assert main(["neighbours", "a", "--space", "phonetic"]) == 1  # no phonetic assets here
+    assert "phonetic" in capsys.readouterr().err
+    assert main(["neighbours"]) == 2
+
+
+def test_missing_and_corrupt_assets_say_how_to_rebuild(space, tmp_path_factory):
+    empty = tmp_path_factory.mktemp("empty")
+    with pytest.raises(ArtifactError, match="train.vaegan"):
+        VisualPerturber(root=empty)
+    scores = space / "visual" / "table.scores.npy"
+    scores.write_bytes(scores.read_bytes()[:-2] + b"\0\0")
+    with pytest.raises(ArtifactError, match="table.scores.npy.*sha256.*train.vaegan"):
+        VisualPerturber(root=space)
+    (space / "manifest.json").write_text("{not json")
+    with pytest.raises(ArtifactError, match="manifest.json is corrupt"):
+        VisualPerturber(root=space)
+
+
+def test_runtime_does_not_import_torch(space):
+    code = ("import sys, zeroe_assets, zeroe_assets.perturbers.visual as v; "
+            f"v.VisualPerturber(top_n=3, root={str(space)!r}); v.neighbours('a', 5, root={str(space)!r}); "
+            "print(sorted(m for m in ('torch', 'pytorch_lightning', 'hydra') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.replace("'", '"')) == []
+
+
+@pytest.mark.slow
+def test_resume_from_last_checkpoint(smoke_run, tmp_path):
+    from train.vaegan import train
+
+    _, _, result = smoke_run
+    cfg = compose_vaegan(tmp_path, Path(smoke_run[1].data.glyphs.fonts[0]),
+                         "trainer.max_epochs=2", f"ckpt_path={result['last']}")
+    resumed = train(cfg)
+    import torch
+
+    state = torch.load(resumed["last"], map_location="cpu", weights_only=True)
+    assert state["epoch"] == 1 and state["global_step"] > 0
+
+
+def test_split_is_seeded_and_disjoint():
+    from train.visual.datamodule import split
+
+    train_a, val_a = split(100, 0.1, seed=3)
+    train_b, val_b = split(100, 0.1, seed=3)
+    assert val_a.tolist() == val_b.tolist() and len(val_a) == 10
+    assert sorted(train_a.tolist() + val_a.tolist()) == list(range(100))
+    assert split(100, 0.1, seed=4)[1].tolist() != val_a.tolist()
+
+
+def test_balanced_sampling_weights_fonts():
+    from train.visual.datamodule import balanced_weights
+
+    assert balanced_weights(np.array([0, 0, 0, 1]), 1.0).tolist() == [1 / 3, 1 / 3, 1 / 3, 1.0]
+    assert balanced_weights(np.array([0, 0, 1]), 0.0).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_augment_keeps_range_and_is_reproducible():
+    import torch
+
+    from train.visual.augment import GlyphAugment
+
+    x = torch.zeros(16, 1, 24, 24)
+    x[:, :, 6:18, 10:14] = 1
+    aug = GlyphAugment(prob=1.0)
+    a = aug(x, torch.Generator().manual_seed(0))
+    assert a.shape == x.shape and 0 <= a.min() and a.max() <= 1 and not torch.equal(a, x)
+    assert torch.equal(a, aug(x, torch.Generator().manual_seed(0)))
+    assert torch.equal(GlyphAugment(prob=0.0)(x), x)

@@ -1,0 +1,83 @@
+"""Fixtures for the visual pipeline tests: tiny fonts built with fontTools' FontBuilder (no system
+fonts needed), a seconds-long smoke config, and a trained-and-exported smoke run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+CONF = str(Path(__file__).resolve().parents[1] / "conf")
+
+ACCENT = [(200, 620), (400, 620), (400, 760), (200, 760)]
+
+
+def _box(x0, y0, x1, y1):
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+def _ring(x0, y0, x1, y1, t=80):
+    return [_box(x0, y0, x1, y1), _box(x0 + t, y0 + t, x1 - t, y1 - t)[::-1]]
+
+
+# character -> contours (font units, 1000 per em); an empty list is a glyph that renders blank
+SHAPES = {
+    "a": _ring(100, 0, 500, 450), "\u00e1": _ring(100, 0, 500, 450) + [ACCENT],
+    "\u00e0": _ring(100, 0, 500, 450) + [[(x + 60, y) for x, y in ACCENT]],
+    "A": [[(50, 0), (300, 700), (550, 0)]], "\u00c1": [[(50, 0), (300, 700), (550, 0)], ACCENT],
+    "o": [[(100, 200), (200, 0), (400, 0), (500, 200), (400, 450), (200, 450)]],
+    "O": [[(50, 300), (150, 0), (450, 0), (550, 300), (450, 700), (150, 700)]],
+    "l": [_box(250, 0, 330, 750)], "I": [_box(250, 0, 330, 700)], ".": [_box(250, 0, 350, 100)],
+    "x": [], " ": [], "\u0301": [ACCENT], "\u0001": [_box(0, 0, 500, 500)],
+}
+
+
+def build_font(path: Path, shapes: dict[str, list]) -> Path:
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    names = {ch: f"u{ord(ch):04X}" for ch in shapes}
+    fb = FontBuilder(1000, isTTF=True)
+    fb.setupGlyphOrder([".notdef", *names.values()])
+    fb.setupCharacterMap({ord(ch): name for ch, name in names.items()})
+    glyphs = {}
+    for name, contours in [(".notdef", [])] + [(names[c], s) for c, s in shapes.items()]:
+        pen = TTGlyphPen(None)
+        for contour in contours:
+            pen.moveTo(contour[0])
+            for point in contour[1:]:
+                pen.lineTo(point)
+            pen.closePath()
+        glyphs[name] = pen.glyph()
+    fb.setupGlyf(glyphs)
+    fb.setupHorizontalMetrics({name: (600, 0) for name in glyphs})
+    fb.setupHorizontalHeader(ascent=800, descent=-200)
+    fb.setupNameTable({"familyName": "ZeroeTest", "styleName": "Regular"})
+    fb.setupOS2(sTypoAscender=800, sTypoDescender=-200, usWinAscent=800, usWinDescent=200)
+    fb.setupPost()
+    fb.save(str(path))
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_font(tmp_path_factory) -> Path:
+    return build_font(tmp_path_factory.mktemp("fonts") / "tiny.ttf", SHAPES)
+
+
+def compose_vaegan(tmp: Path, font: Path, *overrides: str):
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        return compose("vaegan", overrides=[
+            "experiment=visual_smoke", f"data.glyphs.fonts=[{font}]",
+            f"data.glyphs.cache_dir={tmp / 'cache'}", f"output_dir={tmp / 'run'}",
+            f"export.root={tmp / 'artifacts'}", *overrides])
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory, tiny_font):
+    """One smoke epoch on the tiny font, exported to a temporary artifact root."""
+    from train.vaegan import train
+
+    tmp = tmp_path_factory.mktemp("smoke")
+    cfg = compose_vaegan(tmp, tiny_font)
+    return tmp, cfg, train(cfg)

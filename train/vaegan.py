@@ -1,0 +1,57 @@
+"""``python -m train.vaegan [key=value ...]``: train the visual VAE-GAN (paper §3.3), draw the
+quality figures, export the neighbour assets. ``train(cfg)`` does the work; tests call it."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import hydra
+import pytorch_lightning as pl
+import torch
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+log = logging.getLogger(__name__)
+CONF = str(Path(__file__).resolve().parents[1] / "conf")
+
+
+def train(cfg: DictConfig) -> dict:
+    from train.visual.embed import encode, load_checkpoint
+    from train.visual.export import export_visual
+    from train.visual.figures import TSNE_LETTERS, distorted_views, reconstruction_grid, tsne_plot
+
+    torch.set_num_threads(cfg.threads)
+    pl.seed_everything(cfg.seed, workers=True)
+    datamodule = instantiate(cfg.data)
+    model = instantiate(cfg.model)
+    callbacks = [instantiate(c) for c in cfg.callbacks.values()]
+    trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=instantiate(cfg.logger))
+    trainer.fit(model, datamodule=datamodule, ckpt_path=cfg.ckpt_path)
+
+    checkpoint = next(c for c in callbacks if isinstance(c, pl.callbacks.ModelCheckpoint))
+    best = checkpoint.best_model_path or checkpoint.last_model_path
+    result = {"best": best, "last": checkpoint.last_model_path,
+              "metrics": {k: float(v) for k, v in trainer.callback_metrics.items()}}
+    if not trainer.is_global_zero or not best:
+        return result
+    out = Path(cfg.output_dir)
+    glyphs = datamodule.glyph_set
+    best_model, _, _ = load_checkpoint(best)
+    augment = datamodule.augment
+    extra = distorted_views(best_model, glyphs, augment, TSNE_LETTERS) if augment else None
+    result["figures"] = [
+        reconstruction_grid(best_model, glyphs, out / "reconstructions.png", augment),
+        tsne_plot(encode(best_model, glyphs.images), glyphs, out / "tsne.png", extra=extra)]
+    if cfg.export_after:
+        result["export"] = export_visual(best, cfg.export, glyphs=glyphs)
+    log.info("best checkpoint %s; figures in %s", best, out)
+    return result
+
+
+@hydra.main(config_path=CONF, config_name="vaegan", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    train(cfg)
+
+
+if __name__ == "__main__":
+    main()

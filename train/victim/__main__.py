@@ -1,0 +1,92 @@
+"""``python -m train.victim [data.train_path=FILE] [key=value ...]``: the neural POS victim.
+
+Trains the character-aware BiLSTM tagger on UD English-EWT (or on a perturbed CoNLL-U file for
+adversarial training), keeps the best checkpoint by ``val/acc`` plus ``last.ckpt`` (resume with
+``ckpt_path=``), tests the best one, and exports it to ``model_dir`` for ``train.victim.tagger:load``.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import hydra
+import pytorch_lightning as pl
+import torch
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+from pytorch_lightning.callbacks import LearningRateMonitor, ModelCheckpoint
+from pytorch_lightning.loggers import CSVLogger
+
+from zeroe_assets.assets.store import library_versions
+
+from .tagger import load
+
+
+def _check_export(path, sentences) -> dict:
+    """Reload the exported model as the benchmark will and score it on the test sentences, so a
+    broken export fails here rather than in an evaluation; also times ``predict``."""
+    tagger = load(path)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    predicted = tagger.predict([forms for forms, _ in sentences])
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    right = sum(p == g for pred, (_, gold) in zip(predicted, sentences) for p, g in zip(pred, gold))
+    return {"test_acc": round(right / sum(len(gold) for _, gold in sentences), 5),
+            "predict_sentences_per_s": round(len(sentences) / max(seconds, 1e-9)),
+            "predict_sentences_per_cpu_s": round(len(sentences) / max(cpu, 1e-9))}
+
+
+def train(cfg: DictConfig) -> dict:
+    """Fit, test the best checkpoint, export it; returns the metrics (also in ``metrics.json``)."""
+    torch.set_num_threads(cfg.threads)
+    pl.seed_everything(cfg.seed, workers=True)
+    data = instantiate(cfg.data, seed=cfg.seed)
+    data.setup()
+    # a partial: instantiate would read vocabulary entries such as "???" or "${x}" as OmegaConf syntax
+    module = instantiate(cfg.model, _partial_=True, _convert_="all")(vocab=data.vocab.to_dict())
+    ckpt_dir = f"{cfg.out_dir}/checkpoints"
+    best = ModelCheckpoint(dirpath=ckpt_dir, filename="best-epoch{epoch:03d}", monitor="val/acc",
+                           mode="max", auto_insert_metric_name=False)
+    # save_last alone only refreshes last.ckpt when val/acc improves; resume wants every epoch
+    last = ModelCheckpoint(dirpath=ckpt_dir, filename="last", enable_version_counter=False)
+    trainer = instantiate(cfg.trainer, default_root_dir=cfg.out_dir,
+                          callbacks=[best, last, LearningRateMonitor("step")],
+                          # a new logs/version_N per run: a fixed version would wipe the CSV on resume
+                          logger=CSVLogger(cfg.out_dir, name="logs"))
+    started, cpu_started = time.perf_counter(), time.process_time()
+    trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
+    # CPU seconds too: on a shared machine they, not wall time, say what one thread needs
+    fit_seconds, fit_cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    chosen = best.best_model_path or last.best_model_path
+    if not chosen:
+        raise RuntimeError("training wrote no checkpoint: validation never ran (is "
+                           "trainer.check_val_every_n_epoch larger than trainer.max_epochs?)")
+    state = torch.load(chosen, map_location="cpu", weights_only=True)
+    module.load_state_dict(state["state_dict"])
+    val = trainer.validate(module, data, verbose=False)[0]
+    test = trainer.test(module, data, verbose=False)[0]
+    metrics = {
+        "checkpoint": chosen, "epoch": state.get("epoch"), "global_step": state.get("global_step"),
+        "threads": cfg.threads,
+        "fit_seconds": round(fit_seconds, 1), "fit_cpu_seconds": round(fit_cpu, 1),
+        "val": {k.split("/", 1)[1]: round(v, 5) for k, v in val.items()},
+        "test": {k.split("/", 1)[1]: round(v, 5) for k, v in test.items()},
+        "data": data.summary(),
+    }
+    info = {"metrics": metrics, "config": OmegaConf.to_container(cfg, resolve=True),
+            "libraries": library_versions("torch", "pytorch-lightning")}
+    path = module.tagger().save(cfg.model_dir, info)
+    metrics["exported"] = {"path": str(path), **_check_export(path, data.data["test"])}
+    with open(f"{cfg.out_dir}/metrics.json", "w") as f:
+        json.dump(metrics, f, indent=1)
+    print(f"exported the tagger to {path}")
+    return metrics
+
+
+@hydra.main(version_base="1.3", config_path="../../conf", config_name="victim")
+def main(cfg: DictConfig) -> None:
+    metrics = train(cfg)
+    print(json.dumps({"val": metrics["val"], "test": metrics["test"]}))
+
+
+if __name__ == "__main__":
+    main()

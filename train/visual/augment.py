@@ -1,0 +1,41 @@
+"""Batch augmentations that model how readers see letters: any size, position or stroke weight.
+
+The encoder sees an augmented view while the decoder must redraw the canonical glyph, so μ has to
+ignore these nuisances (raw-pixel similarity cannot): shifted, scaled, bold or thin look-alikes
+land next to each other.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class GlyphAugment(nn.Module):
+    """Random scale, shift, small rotation and stroke weight, applied per sample to a (B,1,H,W) batch."""
+
+    def __init__(self, prob: float = 0.5, scale: tuple[float, float] = (0.7, 1.1),
+                 shift: float = 0.15, rotate: float = 5.0, stroke: float = 0.4):
+        super().__init__()
+        self.prob, self.scale, self.shift, self.rotate, self.stroke = prob, tuple(scale), shift, rotate, stroke
+
+    def forward(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        """Distort ``x``; ``generator`` makes figures reproducible (training uses the seeded global one)."""
+        b = x.shape[0]
+        rand = lambda lo, hi: torch.empty(b, device=x.device).uniform_(lo, hi, generator=generator)  # noqa: E731
+        scale = torch.exp(rand(math.log(self.scale[0]), math.log(self.scale[1])))
+        angle = rand(-self.rotate, self.rotate) * math.pi / 180
+        cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+        theta = torch.stack([torch.stack([cos, -sin, rand(-self.shift, self.shift)], 1),
+                             torch.stack([sin, cos, rand(-self.shift, self.shift)], 1)], 1)
+        grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+        out = F.grid_sample(x, grid, align_corners=False, padding_mode="zeros")
+        # stroke weight: blend towards a 3×3 dilation (bolder) or erosion (thinner)
+        amount = rand(-self.stroke, self.stroke).view(b, 1, 1, 1)
+        bold = F.max_pool2d(out, 3, 1, 1)
+        thin = -F.max_pool2d(-out, 3, 1, 1)
+        out = torch.where(amount > 0, out + amount * (bold - out), out + amount * (out - thin))
+        keep = (rand(0, 1) >= self.prob).view(b, 1, 1, 1)
+        return torch.where(keep, x, out.clamp(0, 1))

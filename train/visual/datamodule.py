@@ -1,0 +1,89 @@
+"""Glyph images for the VAE-GAN, with a seeded train/val split (paper §3.3, appendix A.1)."""
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+
+import numpy as np
+import pytorch_lightning as pl
+import torch
+from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
+
+from .augment import GlyphAugment
+from .glyphs import GlyphSet, GlyphSpec, build_glyphs
+
+log = logging.getLogger(__name__)
+
+
+def balanced_weights(groups: np.ndarray, balance: float) -> np.ndarray:
+    """Sampling weight n_g^-balance per glyph, n_g the size of its group (the font that rendered it).
+
+    Unifont's 41k glyphs, mostly CJK and Hangul, would otherwise take most of the model's capacity
+    from the outline fonts' letters and symbols, where readers meet look-alikes.
+    """
+    _, inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
+    return counts[inverse].astype(np.float64) ** -balance
+
+
+def split(n: int, val_fraction: float, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Seeded (train, val) row indices; the export recomputes the held-out rows from the seed."""
+    n_val = max(1, round(n * val_fraction))
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
+    return order[n_val:].sort().values, order[:n_val].sort().values
+
+
+class GlyphDataModule(pl.LightningDataModule):
+    """Batches of (view, target): the target is the canonical glyph in [0, 1]; the view is an
+    augmented copy while training and the glyph itself otherwise."""
+
+    def __init__(self, glyphs: GlyphSpec, augment: GlyphAugment | None = None,
+                 val_fraction: float = 0.02, batch_size: int = 256, num_workers: int = 0,
+                 balance: float = 0.0, seed: int = 0):
+        super().__init__()
+        if not 0 < val_fraction < 1:
+            raise ValueError(f"val_fraction must be in (0, 1), got {val_fraction}")
+        self.spec, self.augment = glyphs, augment
+        self.val_fraction, self.batch_size, self.num_workers, self.balance, self.seed = (
+            val_fraction, batch_size, num_workers, balance, seed)
+        # the checkpoint carries what is needed to rebuild the same glyph set at export
+        self.save_hyperparameters({"glyphs": asdict(glyphs), "val_fraction": val_fraction,
+                                   "seed": seed})
+        self.glyph_set: GlyphSet | None = None
+
+    def prepare_data(self) -> None:
+        build_glyphs(self.spec)  # render once per machine; workers then hit the cache
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.glyph_set is not None:
+            return
+        self.glyph_set = build_glyphs(self.spec)
+        self.train_idx, self.val_idx = split(len(self.glyph_set), self.val_fraction, self.seed)
+        images = torch.from_numpy(self.glyph_set.images).unsqueeze(1)
+        self.train_set = TensorDataset(images[self.train_idx])
+        self.val_set = TensorDataset(images[self.val_idx])
+        log.info("glyphs: %d train, %d val", len(self.train_set), len(self.val_set))
+
+    def state_dict(self) -> dict:
+        """Saved in checkpoints so that an export can tell whether the fonts changed since."""
+        if self.glyph_set is None:
+            return {}
+        return {"fingerprint": self.glyph_set.fingerprint, "count": len(self.glyph_set)}
+
+    def train_dataloader(self) -> DataLoader:
+        generator = torch.Generator().manual_seed(self.seed)
+        sampler = None
+        if self.balance:
+            weights = balanced_weights(self.glyph_set.font_index[self.train_idx.numpy()],
+                                       self.balance)
+            sampler = WeightedRandomSampler(weights.tolist(), len(weights), generator=generator)
+        return DataLoader(self.train_set, self.batch_size, shuffle=sampler is None, sampler=sampler,
+                          drop_last=True, num_workers=self.num_workers, generator=generator)
+
+    def val_dataloader(self) -> DataLoader:
+        return DataLoader(self.val_set, self.batch_size * 4, num_workers=self.num_workers)
+
+    def on_after_batch_transfer(self, batch, dataloader_idx: int):
+        x = batch[0].float().div_(255)
+        training = self.trainer is not None and self.trainer.training
+        view = self.augment(x) if training and self.augment is not None else x
+        return view, x

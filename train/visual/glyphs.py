@@ -1,0 +1,282 @@
+"""The glyph set (paper §3.3): visible BMP code points covered by a font chain, rendered 24×24.
+
+The first font in the chain whose cmap covers a code point renders it. Rendering the whole plane
+takes seconds, but the result is still cached as one array keyed by a fingerprint of everything
+that changes the pixels (font files, sizes, category rules, library versions).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import tempfile
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from zeroe_assets.assets import sha256_file
+
+log = logging.getLogger(__name__)
+
+RENDER_VERSION = 1  # bump when the rendering code changes the pixels
+INVISIBLE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp")
+MARKS = ("Mn", "Me")
+BMP = range(0x10000)
+
+# Faces tried first inside the Noto family: Latin/Greek/Cyrillic, then the blocks where most
+# look-alikes of Latin letters live (math alphanumerics, letterlike symbols, IPA-like symbols).
+NOTO_FIRST = ("NotoSans-Regular", "NotoSansMath-Regular", "NotoSansSymbols-Regular",
+              "NotoSansSymbols2-Regular")
+
+
+@dataclass(frozen=True)
+class GlyphSpec:
+    """Everything that decides which glyphs exist and how they look; hashed into the cache key."""
+
+    fonts: tuple[str, ...] = ("noto", "dejavu", "unifont")  # aliases or paths, in priority order
+    extra_fonts: tuple[str, ...] = ()  # paths appended to the chain; must exist
+    font_dirs: tuple[str, ...] = ("/usr/share/fonts", "/usr/local/share/fonts",
+                                  "~/.local/share/fonts")
+    size: int = 24
+    font_px: int = 18  # pixels per em
+    baseline: int = 18  # row of the baseline, so that commas sit low and apostrophes high
+    include_marks: bool = False
+    min_ink: int = 64  # glyphs whose darkest pixel is fainter than this count as blank
+    cache_dir: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "fonts", tuple(self.fonts))
+        object.__setattr__(self, "extra_fonts", tuple(self.extra_fonts))
+        object.__setattr__(self, "font_dirs", tuple(self.font_dirs))
+        if not 0 < self.baseline <= self.size:
+            raise ValueError(f"baseline must lie inside the {self.size}px canvas, got {self.baseline}")
+
+    def excluded_categories(self) -> tuple[str, ...]:
+        return INVISIBLE if self.include_marks else INVISIBLE + MARKS
+
+
+@dataclass
+class FontInfo:
+    path: str
+    sha256: str
+    glyphs: int = 0
+
+
+@dataclass
+class GlyphSet:
+    """Rendered glyphs: ``images[i]`` (uint8, ink = 255) shows ``chr(codepoints[i])``."""
+
+    images: np.ndarray
+    codepoints: np.ndarray
+    font_index: np.ndarray
+    fonts: list[FontInfo]
+    spec: GlyphSpec
+    fingerprint: str
+    coverage: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.codepoints)
+
+    def index_of(self, chars: str) -> list[int]:
+        """Row of each character that has a glyph (others are skipped)."""
+        pos = {int(c): i for i, c in enumerate(self.codepoints)}
+        return [pos[ord(ch)] for ch in chars if ord(ch) in pos]
+
+    def meta(self) -> dict:
+        return {"fingerprint": self.fingerprint, "count": len(self), "spec": spec_dict(self.spec),
+                "fonts": [asdict(f) for f in self.fonts], "coverage": self.coverage}
+
+
+def spec_dict(spec: GlyphSpec) -> dict:
+    d = asdict(spec)
+    d.pop("cache_dir")
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+def visible(ch: str, spec: GlyphSpec) -> bool:
+    return unicodedata.category(ch) not in spec.excluded_categories()
+
+
+def _font_files(dirs: tuple[str, ...], pattern: str) -> list[Path]:
+    found = []
+    for d in dirs:
+        root = Path(d).expanduser()
+        if root.is_dir():
+            found.extend(root.rglob(pattern))
+    return sorted(set(found), key=lambda p: (p.name, str(p)))
+
+
+ALIASES = ("noto", "dejavu", "unifont")
+
+
+def _alias(name: str, dirs: tuple[str, ...]) -> list[Path]:
+    """The installed files of a font alias, in chain order (empty when not installed)."""
+    if name == "noto":
+        rank = {stem: i for i, stem in enumerate(NOTO_FIRST)}
+        return sorted(_font_files(dirs, "Noto*-Regular.[ot]tf"),
+                      key=lambda p: (rank.get(p.stem, len(rank)), p.name))
+    if name == "dejavu":
+        system = _font_files(dirs, "DejaVuSans.ttf")
+        spec = importlib.util.find_spec("matplotlib")  # ships a copy: always there with [train]
+        bundled = ([Path(spec.origin).parent / "mpl-data/fonts/ttf/DejaVuSans.ttf"]
+                   if spec and spec.origin else [])
+        return [p for p in system + bundled if p.is_file()][:1]
+    return (_font_files(dirs, "unifont.otf") or _font_files(dirs, "unifont.ttf"))[:1]
+
+
+def resolve_chain(spec: GlyphSpec) -> list[Path]:
+    """Expand aliases (skipped with a warning when not installed) and check the listed paths."""
+    chain: list[Path] = []
+    entries = [(e, e in ALIASES) for e in spec.fonts] + [(e, False) for e in spec.extra_fonts]
+    for entry, is_alias in entries:
+        if is_alias:
+            paths = _alias(entry, spec.font_dirs)
+            if not paths:
+                log.warning("font alias %r: not installed here, skipped", entry)
+        else:
+            path = Path(entry).expanduser()
+            if not path.is_file():
+                raise FileNotFoundError(f"font file {path} does not exist")
+            paths = [path]
+        chain.extend(p.resolve() for p in paths if p.resolve() not in chain)
+    if not chain:
+        raise ValueError(f"the font chain {list(spec.fonts + spec.extra_fonts)} has no font "
+                         "installed here; install fonts-noto-core/fonts-unifont or list font paths")
+    return chain
+
+
+def _cmap(path: Path) -> set[int]:
+    from fontTools.ttLib import TTFont, TTLibError
+
+    try:
+        with TTFont(path, lazy=True, fontNumber=0) as font:
+            cmap = font.getBestCmap() or {}
+    except (TTLibError, OSError, ValueError, AssertionError) as e:
+        raise ValueError(f"{path} is not a font fontTools can read ({e})") from e
+    return {cp for cp in cmap if cp in BMP}
+
+
+def fingerprint(spec: GlyphSpec, fonts: list[FontInfo]) -> str:
+    import PIL
+    from PIL import features
+
+    key = {"spec": spec_dict(spec), "fonts": [f.sha256 for f in fonts], "render": RENDER_VERSION,
+           "unicode": unicodedata.unidata_version, "pillow": PIL.__version__,
+           "freetype": features.version("freetype2")}
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _place(ink: np.ndarray, top: int, size: int) -> np.ndarray:
+    """Centre ``ink`` horizontally on the canvas, keep its row ``top`` where it fits, else shrink."""
+    from PIL import Image
+
+    h, w = ink.shape
+    out = np.zeros((size, size), np.uint8)
+    if w > size or h > size:
+        scale = size / max(h, w)
+        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+        ink = np.asarray(Image.fromarray(ink).resize((nw, nh), Image.Resampling.LANCZOS))
+        h, w = ink.shape
+        top = (size - h) // 2
+    top = min(max(top, 0), size - h)
+    left = (size - w) // 2
+    out[top:top + h, left:left + w] = ink
+    return out
+
+
+def render_font(path: Path, codepoints: list[int], spec: GlyphSpec) -> tuple[np.ndarray, list[int]]:
+    """Render ``codepoints`` with one font; returns the images and the code points not blank."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    px = spec.font_px
+    font = ImageFont.truetype(str(path), px)
+    width, height, origin, base = 8 * px, 4 * px, 2 * px, 3 * px
+    canvas = Image.new("L", (width, height))
+    draw = ImageDraw.Draw(canvas)
+    images, kept = [], []
+    for cp in codepoints:
+        draw.rectangle((0, 0, width, height), fill=0)
+        draw.text((origin, base), chr(cp), font=font, fill=255, anchor="ls")
+        pixels = np.asarray(canvas)
+        rows, cols = np.flatnonzero(pixels.max(1)), np.flatnonzero(pixels.max(0))
+        if not len(rows) or pixels.max() < spec.min_ink:
+            continue
+        ink = pixels[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
+        images.append(_place(ink, spec.baseline - (base - rows[0]), spec.size))
+        kept.append(cp)
+    return np.stack(images) if images else np.zeros((0, spec.size, spec.size), np.uint8), kept
+
+
+def _cache_dir(spec: GlyphSpec) -> Path:
+    if spec.cache_dir:
+        return Path(spec.cache_dir).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "~/.cache")
+    return Path(base).expanduser() / "zeroe" / "glyphs"
+
+
+def coverage(codepoints: np.ndarray, fonts: list[FontInfo], spec: GlyphSpec) -> dict:
+    """Glyph count, its share of the assigned and of the visible BMP code points, and per font."""
+    cats = [unicodedata.category(chr(cp)) for cp in BMP]
+    assigned = sum(c != "Cn" for c in cats)
+    seen = sum(c not in spec.excluded_categories() for c in cats)
+    return {"glyphs": len(codepoints), "assigned_bmp": assigned, "visible_bmp": seen,
+            "share_of_assigned": round(len(codepoints) / assigned, 4),
+            "share_of_visible": round(len(codepoints) / seen, 4),
+            "by_font": {Path(f.path).name: f.glyphs for f in fonts if f.glyphs}}
+
+
+def build_glyphs(spec: GlyphSpec) -> GlyphSet:
+    """Resolve the chain, then load the cached rendering for its fingerprint or render it."""
+    chain = resolve_chain(spec)
+    fonts = [FontInfo(str(p), sha256_file(p)) for p in chain]
+    fp = fingerprint(spec, fonts)
+    cache = _cache_dir(spec) / f"glyphs-{fp}"
+    if cache.with_suffix(".npz").is_file() and cache.with_suffix(".json").is_file():
+        meta = json.loads(cache.with_suffix(".json").read_text())
+        with np.load(cache.with_suffix(".npz"), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in ("images", "codepoints", "font_index")}
+        fonts = [FontInfo(**f) for f in meta["fonts"]]
+        glyphs = GlyphSet(**arrays, fonts=fonts, spec=spec, fingerprint=fp,
+                          coverage=coverage(arrays["codepoints"], fonts, spec))
+        log.info("glyph cache hit %s", cache.with_suffix(".npz"))
+    else:
+        glyphs = _render(spec, chain, fonts, fp)
+        _save_cache(glyphs, cache)
+    log.info("glyph coverage: %s", json.dumps(glyphs.coverage))
+    return glyphs
+
+
+def _render(spec: GlyphSpec, chain: list[Path], fonts: list[FontInfo], fp: str) -> GlyphSet:
+    done: set[int] = set()
+    parts, cps, owner = [], [], []
+    for i, path in enumerate(chain):
+        todo = sorted(cp for cp in _cmap(path) - done if visible(chr(cp), spec))
+        images, kept = render_font(path, todo, spec)
+        done.update(todo)  # a blank rendering in the first covering font is final: it is that font's glyph
+        parts.append(images)
+        cps.extend(kept)
+        owner.extend([i] * len(kept))
+        fonts[i].glyphs = len(kept)
+    order = np.argsort(cps, kind="stable")
+    images = np.concatenate(parts)[order]
+    codepoints = np.asarray(cps, np.uint32)[order]
+    font_index = np.asarray(owner, np.uint16)[order]
+    return GlyphSet(images, codepoints, font_index, fonts, spec, fp,
+                    coverage(codepoints, fonts, spec))
+
+
+def _save_cache(glyphs: GlyphSet, cache: Path) -> None:
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"fonts": [asdict(f) for f in glyphs.fonts], "spec": spec_dict(glyphs.spec)}
+    for suffix, write in ((".npz", lambda f: np.savez(f, images=glyphs.images,
+                                                       codepoints=glyphs.codepoints,
+                                                       font_index=glyphs.font_index)),
+                          (".json", lambda f: f.write(json.dumps(meta, indent=1).encode()))):
+        fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=f".{cache.name}")
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(tmp, cache.with_suffix(suffix))

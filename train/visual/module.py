@@ -1,0 +1,123 @@
+"""The VAE-GAN of Larsen et al. (2016) as used for Zéroe's visual embeddings (paper §3.3, A.1).
+
+Three losses, three optimisers, updated in turn each step (manual optimisation):
+  encoder:        L_prior + L_llike                     (KL to N(0, I), Dis_l feature reconstruction)
+  decoder:        γ·L_llike − L_GAN                     (shared by x̃ = Dec(Enc(x)) and x_p = Dec(z_p))
+  discriminator:  L_GAN on x, x̃ and x_p
+A pixel reconstruction term (weight ``pixel_weight``) keeps early training stable before the
+discriminator's features mean anything, and the KL weight ramps up over ``kl_warmup`` steps so
+that the encoder learns to carry shape information before the prior squeezes it (otherwise the
+posterior collapses to a few nats: ink density and width); the encoder sees augmented views and both reconstruction
+terms compare against the canonical glyph, which is what makes μ robust to size, shift and weight.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import pytorch_lightning as pl
+import torch
+import torch.nn.functional as F
+
+from .nets import Decoder, Discriminator, Encoder
+
+
+def kl_prior(mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:
+    """KL(q(z|x) ‖ N(0, I)) summed over dims, averaged over the batch."""
+    return 0.5 * (mu.pow(2) + logvar.exp() - 1 - logvar).sum(1).mean()
+
+
+def per_sample_sum(loss: torch.Tensor) -> torch.Tensor:
+    return loss.flatten(1).sum(1).mean()
+
+
+class VAEGANModule(pl.LightningModule):
+    def __init__(self, latent: int = 256, channels: tuple[int, ...] = (32, 64, 128),
+                 disc_channels: tuple[int, ...] = (16, 32, 64), lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.5, 0.999), kl_weight: float = 0.1,
+                 kl_warmup: int = 2000, gamma: float = 1.0, llike_weight: float = 1.0,
+                 pixel_weight: float = 1.0, gan_weight: float = 0.1):
+        super().__init__()
+        self.save_hyperparameters()
+        self.automatic_optimization = False
+        self.encoder = Encoder(latent, tuple(channels))
+        self.decoder = Decoder(latent, tuple(channels))
+        self.discriminator = Discriminator(tuple(disc_channels))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The embedding μ of a batch of glyphs in [0, 1]."""
+        return self.encoder(x)[0]
+
+    def reconstruct(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.decoder(self.encoder(x)[0]))
+
+    def configure_optimizers(self):
+        adam = partial(torch.optim.Adam, lr=self.hparams.lr, betas=tuple(self.hparams.betas))
+        return (adam(self.encoder.parameters()), adam(self.decoder.parameters()),
+                adam(self.discriminator.parameters()))
+
+    def _step(self, opt, loss: torch.Tensor) -> None:
+        opt.zero_grad(set_to_none=True)
+        self.manual_backward(loss)
+        opt.step()
+
+    def _llike(self, x_rec: torch.Tensor, feats_real: torch.Tensor) -> torch.Tensor:
+        """L_llike^Dis_l: Gaussian log-likelihood in the discriminator's feature layer."""
+        return per_sample_sum(F.mse_loss(self.discriminator(x_rec)[1], feats_real, reduction="none"))
+
+    def training_step(self, batch, batch_idx: int) -> None:
+        view, x = batch
+        h = self.hparams
+        opt_enc, opt_dec, opt_dis = self.optimizers()
+        with torch.no_grad():
+            feats_real = self.discriminator(x)[1]
+
+        # encoder: L_prior + L_llike (+ pixels), gradients through the decoder into Enc only
+        self.toggle_optimizer(opt_enc)
+        mu, logvar = self.encoder(view)
+        z = mu + torch.randn_like(mu) * (0.5 * logvar).exp()
+        logits = self.decoder(z)
+        kl = kl_prior(mu, logvar)
+        llike = self._llike(torch.sigmoid(logits), feats_real)
+        pixel = per_sample_sum(F.binary_cross_entropy_with_logits(logits, x, reduction="none"))
+        beta = h.kl_weight * min(1.0, (self.global_step + 1) / max(h.kl_warmup, 1))
+        self._step(opt_enc, beta * kl + h.llike_weight * llike + h.pixel_weight * pixel)
+        self.untoggle_optimizer(opt_enc)
+
+        # decoder: γ·L_llike − L_GAN (non-saturating form) on x̃ and x_p, one discriminator pass
+        self.toggle_optimizer(opt_dec)
+        x_rec = torch.sigmoid(self.decoder(z.detach()))
+        x_p = torch.sigmoid(self.decoder(torch.randn_like(mu)))
+        logit_fake, feats = self.discriminator(torch.cat([x_rec, x_p]))
+        fool = F.binary_cross_entropy_with_logits(logit_fake, torch.ones_like(logit_fake)) * 2
+        llike_dec = per_sample_sum(F.mse_loss(feats[:len(x)], feats_real, reduction="none"))
+        pixel_dec = per_sample_sum(F.binary_cross_entropy(x_rec.clamp(1e-6, 1 - 1e-6), x,
+                                                          reduction="none"))
+        self._step(opt_dec, h.gamma * h.llike_weight * llike_dec + h.pixel_weight * pixel_dec
+                   + h.gan_weight * fool)
+        self.untoggle_optimizer(opt_dec)
+
+        # discriminator: L_GAN, telling x from x̃ and x_p
+        self.toggle_optimizer(opt_dis)
+        logits = self.discriminator(torch.cat([x, x_rec.detach(), x_p.detach()]))[0]
+        real = torch.zeros_like(logits)
+        real[:len(x)] = 1
+        gan = F.binary_cross_entropy_with_logits(logits, real) * 3
+        self._step(opt_dis, gan)
+        self.untoggle_optimizer(opt_dis)
+
+        self.log_dict({"train/kl": kl, "train/llike": llike, "train/pixel_bce": pixel,
+                       "train/gan": gan, "train/fool": fool}, prog_bar=False, on_step=True,
+                      on_epoch=True, batch_size=len(x))
+        self.log("train/recon_mse", F.mse_loss(x_rec.detach(), x), prog_bar=True,
+                 on_step=True, on_epoch=True, batch_size=len(x))
+
+    def validation_step(self, batch, batch_idx: int) -> None:
+        _, x = batch
+        mu, logvar = self.encoder(x)
+        logits = self.decoder(mu)
+        self.log_dict({
+            "val/recon_mse": F.mse_loss(torch.sigmoid(logits), x),
+            "val/pixel_bce": per_sample_sum(F.binary_cross_entropy_with_logits(logits, x,
+                                                                               reduction="none")),
+            "val/kl": kl_prior(mu, logvar),
+        }, prog_bar=True, batch_size=len(x))

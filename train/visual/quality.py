@@ -1,0 +1,52 @@
+"""Quality of a visual space without human labels: the NFKD yardstick.
+
+For each ASCII letter, the BMP letters whose compatibility decomposition starts with it
+(à á â ä ą ǎ ª ａ …) are look-alikes by construction; a good space ranks them among the letter's
+top k. The same measure on raw pixels is the baseline the learned space must beat.
+"""
+from __future__ import annotations
+
+import string
+import unicodedata
+
+import numpy as np
+
+from zeroe_assets.assets.index import exact_top_k, normalise
+
+
+def nfkd_groups(codepoints: np.ndarray) -> dict[str, list[int]]:
+    """ASCII letter → code points (in the glyph set) of the other letters decomposing to it."""
+    present = set(codepoints.tolist())
+    groups: dict[str, list[int]] = {c: [] for c in string.ascii_letters if ord(c) in present}
+    for cp in codepoints.tolist():
+        ch = chr(cp)
+        if unicodedata.category(ch).startswith("L") and ch not in groups:
+            head = unicodedata.normalize("NFKD", ch)[:1]
+            if head in groups:
+                groups[head].append(cp)
+    return {c: g for c, g in groups.items() if g}
+
+
+def nfkd_recall(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> dict:
+    """Recall of the NFKD group in each letter's top ``k`` (self excluded), normalised by
+    min(|group|, k); macro over letters, plus micro (all hits / all reachable)."""
+    groups = nfkd_groups(codepoints)
+    rows = {int(cp): i for i, cp in enumerate(codepoints)}
+    vectors = normalise(vectors)
+    letters = list(groups)
+    queries = vectors[[rows[ord(c)] for c in letters]]
+    _, ids = exact_top_k(vectors, queries, k + 1)
+    per_letter, hits_all, reach_all = {}, 0, 0
+    for letter, found in zip(letters, ids):
+        top = [int(codepoints[i]) for i in found if i >= 0 and codepoints[i] != ord(letter)][:k]
+        target = set(groups[letter])
+        hits, reach = len(target.intersection(top)), min(len(target), k)
+        per_letter[letter] = round(hits / reach, 4)
+        hits_all, reach_all = hits_all + hits, reach_all + reach
+    return {"k": k, "letters": len(letters), "macro": round(float(np.mean(list(per_letter.values()))), 4),
+            "micro": round(hits_all / reach_all, 4), "per_letter": per_letter}
+
+
+def raw_pixels(images: np.ndarray) -> np.ndarray:
+    """The baseline space: each glyph's pixels as one vector."""
+    return images.reshape(len(images), -1).astype(np.float32)

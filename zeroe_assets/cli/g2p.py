@@ -1,0 +1,47 @@
+"""``zeroe g2p WORD…`` and ``zeroe p2g "PH ON E M Z"…``: n-best output of the exported seq2seq models.
+
+torch is imported only when one of these commands runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(subparsers) -> None:
+    for name, what, outputs, example in (
+            ("g2p", "word", "pronunciations of words", "phonetic"),
+            ("p2g", "pronunciation", "spellings of pronunciations", "'F AH0 N EH1 T IH0 K'")):
+        p = subparsers.add_parser(
+            name, help=f"n-best {outputs}",
+            description=f"The n-best {outputs} from the exported {name.upper()} model "
+                        f"(artifacts/phonetic/seq2seq; $ZEROE_ARTIFACTS overrides). "
+                        f"Example: zeroe {name} {example}")
+        p.add_argument("inputs", nargs="+", metavar=what.upper(),
+                       help="a word" if name == "g2p" else
+                       "phones separated by spaces, one quoted argument per pronunciation "
+                       "(ARPAbet stress digits are ignored by a stress-free model)")
+        p.add_argument("-n", type=int, default=3, help="how many outputs per input (default 3)")
+        p.add_argument("--beam", type=int, default=5, help="beam width, at least n (default 5)")
+        p.add_argument("--json", action="store_true", help="one JSON object per input")
+        p.set_defaults(run=run, direction=name)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..g2p import load_transliterator
+
+    if args.n < 1:
+        raise ValueError("-n must be at least 1")
+    model = load_transliterator(args.direction)
+    joiner = "" if args.direction == "p2g" else " "
+    results = model.translate([model.tokens(text) for text in args.inputs], n=args.n,
+                              beam=max(args.beam, args.n))
+    for text, hyps in zip(args.inputs, results):
+        outputs = [{"output": joiner.join(h.tokens), "score": round(h.score, 4)} for h in hyps]
+        if args.json:
+            print(json.dumps({"input": text, "nbest": outputs}, ensure_ascii=False))
+        else:
+            print(text)
+            for o in outputs:
+                print(f"  {o['score']:9.4f}  {o['output']}")
+    return 0

@@ -1,0 +1,69 @@
+"""``zeroe neighbours CHAR [-k K]`` and ``zeroe neighbours --all [-k K] > table.tsv``: inspect
+the visual space, or dump its neighbour table for use without Python; ``--space phonetic`` does
+the same for words in the phonetic space."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..assets import ArtifactError
+
+SPACES = ("visual", "phonetic")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "neighbours", help="nearest look-alikes of a character (the visual attack's candidates)",
+        description="Print the k nearest neighbours of CHAR in the visual space with their cosine "
+                    "similarity, or with --all the whole table: one line per character, the "
+                    "character then its k neighbours, tab-separated. Assets: artifacts/visual "
+                    "($ZEROE_ARTIFACTS overrides).")
+    p.add_argument("char", nargs="?", metavar="CHAR",
+                   help="one character, e.g. a (with --space phonetic: a word, e.g. night)")
+    p.add_argument("--all", action="store_true",
+                   help="dump the table for every character (or every word of the phonetic space)")
+    p.add_argument("-k", type=int, default=20, help="how many neighbours (default 20)")
+    p.add_argument("--space", choices=SPACES, default="visual", help="which space (default visual)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..perturbers.visual import load_visual
+
+    if args.all == (args.char is not None):
+        raise ValueError("give either one CHAR or --all")
+    if args.space == "phonetic":
+        return run_phonetic(args)
+    try:
+        space = load_visual()
+        if args.all:
+            if not 1 <= args.k <= space.k:
+                raise ValueError(f"--all reads the prebuilt table: -k must be between 1 and {space.k}")
+            sys.stdout.writelines(
+                ch + "\t" + "\t".join(n for n, _ in space.neighbours(ch, args.k)) + "\n"
+                for ch in space.chars)
+        else:
+            for rank, (ch, score) in enumerate(space.neighbours(args.char, args.k), 1):
+                print(f"{rank}\t{ch}\tU+{ord(ch):04X}\t{score:.4f}")
+    except ArtifactError as e:
+        print(f"zeroe neighbours: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_phonetic(args: argparse.Namespace) -> int:
+    """Nearest words in the phonetic space (artifacts/phonetic); ``--all`` searches exactly."""
+    from ..perturbers.phonetic import load_phonetic
+
+    try:
+        space = load_phonetic()
+        if args.all:
+            sys.stdout.writelines(word + "\t" + "\t".join(near) + "\n"
+                                  for word, near in space.all_neighbours(args.k))
+        else:
+            for rank, (word, score) in enumerate(space.neighbours(args.char, args.k), 1):
+                print(f"{rank}\t{word}\t{score:.4f}")
+    except ArtifactError as e:
+        print(f"zeroe neighbours: {e}", file=sys.stderr)
+        return 1
+    return 0

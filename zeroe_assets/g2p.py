@@ -1,0 +1,245 @@
+"""Grapheme↔phoneme seq2seq models (paper §3.3): the network, batched beam search, exported models.
+
+The phonetic attack back-transliterates a word (G2P, then P2G n-best). This module needs torch;
+``zeroe_assets`` never imports it at package import, callers import it where they decode.
+Training lives in ``train.phonetic.seq2seq``; the exported weights are ``.npz`` arrays plus a JSON
+of vocabularies and hyper-parameters (no pickle anywhere).
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from .assets.store import ArtifactError, load_component
+
+PAD, BOS, EOS = 0, 1, 2
+SPECIALS = ("<pad>", "<s>", "</s>")
+COMPONENT = "phonetic/seq2seq"
+DIRECTIONS = ("g2p", "p2g")
+
+
+class Vocab:
+    """Symbol ↔ id table; ids 0–2 are padding, start and end."""
+
+    def __init__(self, symbols: Sequence[str]):
+        self.symbols = tuple(symbols)
+        if len(set(self.symbols)) != len(self.symbols) or set(self.symbols) & set(SPECIALS):
+            raise ValueError("vocabulary symbols must be distinct and not special tokens")
+        self.index = {s: i + len(SPECIALS) for i, s in enumerate(self.symbols)}
+
+    def __len__(self) -> int:
+        return len(self.symbols) + len(SPECIALS)
+
+    def encode(self, tokens: Sequence[str]) -> list[int]:
+        try:
+            return [self.index[t] for t in tokens]
+        except KeyError:
+            unknown = sorted({t for t in tokens if t not in self.index})
+            raise ValueError(f"unknown symbol(s) {unknown} in {' '.join(tokens)!r}; this model knows "
+                             f"{' '.join(self.symbols)}") from None
+
+    def decode(self, ids: Sequence[int]) -> tuple[str, ...]:
+        return tuple(self.symbols[i - len(SPECIALS)] for i in ids if i >= len(SPECIALS))
+
+
+class Seq2SeqNet(nn.Module):
+    """Bi-GRU encoder, GRU decoder with Luong attention and input feeding.
+
+    Input feeding (the previous attentional state is part of the next input) lets the decoder
+    track which letters it has already pronounced, which is what G2P alignment needs.
+    """
+
+    def __init__(self, src_size: int, tgt_size: int, emb_dim: int = 128, hidden: int = 256,
+                 enc_layers: int = 2, dropout: float = 0.2):
+        super().__init__()
+        self.hidden = hidden
+        self.src_emb = nn.Embedding(src_size, emb_dim, padding_idx=PAD)
+        self.encoder = nn.GRU(emb_dim, hidden // 2, enc_layers, batch_first=True,
+                              bidirectional=True, dropout=dropout if enc_layers > 1 else 0.0)
+        self.bridge = nn.Linear(hidden, hidden)
+        self.tgt_emb = nn.Embedding(tgt_size, emb_dim, padding_idx=PAD)
+        self.cell = nn.GRUCell(emb_dim + hidden, hidden)
+        self.attn = nn.Linear(hidden, hidden, bias=False)
+        self.combine = nn.Linear(2 * hidden, hidden)
+        self.out = nn.Linear(hidden, tgt_size)
+        self.drop = nn.Dropout(dropout)
+
+    def encode(self, src: torch.Tensor, lengths: torch.Tensor):
+        """Memory, attention keys, source mask and the initial decoder state."""
+        packed = nn.utils.rnn.pack_padded_sequence(self.drop(self.src_emb(src)), lengths.cpu(),
+                                                   batch_first=True, enforce_sorted=False)
+        memory, _ = self.encoder(packed)
+        memory, _ = nn.utils.rnn.pad_packed_sequence(memory, batch_first=True,
+                                                     total_length=src.size(1))
+        mask = src != PAD
+        mean = (memory * mask.unsqueeze(-1)).sum(1) / lengths.to(memory.dtype).unsqueeze(-1)
+        h = torch.tanh(self.bridge(mean))
+        return memory, self.attn(memory), mask, h, torch.zeros_like(h)
+
+    def step(self, y: torch.Tensor, h, feed, memory, keys, mask):
+        """One decoder step: previous symbol ids → logits, new state, new attentional state."""
+        h = self.cell(torch.cat([self.drop(self.tgt_emb(y)), feed], -1), h)
+        scores = torch.bmm(keys, h.unsqueeze(-1)).squeeze(-1).masked_fill(~mask, float("-inf"))
+        ctx = torch.bmm(torch.softmax(scores, -1).unsqueeze(1), memory).squeeze(1)
+        feed = torch.tanh(self.combine(torch.cat([h, ctx], -1)))
+        return self.out(self.drop(feed)), h, feed
+
+    def forward(self, src, lengths, tgt_in):
+        """Teacher-forced logits, shape (batch, target length, target vocabulary)."""
+        memory, keys, mask, h, feed = self.encode(src, lengths)
+        logits = []
+        for t in range(tgt_in.size(1)):
+            out, h, feed = self.step(tgt_in[:, t], h, feed, memory, keys, mask)
+            logits.append(out)
+        return torch.stack(logits, 1)
+
+
+class Hypothesis(NamedTuple):
+    tokens: tuple[str, ...]
+    score: float  # total log-probability
+
+
+@torch.no_grad()
+def beam_search(net: Seq2SeqNet, src: torch.Tensor, lengths: torch.Tensor, beam: int = 5,
+                n: int = 1, max_len: int = 40) -> list[list[tuple[list[int], float]]]:
+    """Batched beam search; per input, the ``n`` best distinct outputs (ids, log-prob), best first.
+
+    Every hypothesis is a distinct path of the search tree, so n-best lists have no duplicates.
+    ``beam=1`` is greedy decoding.
+    """
+    beam = max(beam, n)
+    batch = src.size(0)
+    memory, keys, mask, h, feed = (x.repeat_interleave(beam, 0) for x in net.encode(src, lengths))
+    dev = src.device
+    scores = torch.full((batch, beam), float("-inf"), device=dev)
+    scores[:, 0] = 0.0
+    y = torch.full((batch * beam,), BOS, dtype=torch.long, device=dev)
+    done = torch.zeros(batch * beam, dtype=torch.bool, device=dev)
+    history = torch.zeros((batch * beam, 0), dtype=torch.long, device=dev)
+    steps = min(max_len, 2 * src.size(1) + 5)
+    for _ in range(steps):
+        logits, h, feed = net.step(y, h, feed, memory, keys, mask)
+        logp = torch.log_softmax(logits, -1)
+        # a finished hypothesis only extends by padding, at no cost, so it keeps its score
+        logp[done] = float("-inf")
+        logp[done, PAD] = 0.0
+        logp[~done, PAD] = float("-inf")
+        logp[:, BOS] = float("-inf")
+        vocab = logp.size(-1)
+        total = (scores.view(-1, 1) + logp).view(batch, beam * vocab)
+        scores, flat = total.topk(beam, -1)
+        origin = (flat // vocab + torch.arange(batch, device=dev).unsqueeze(1) * beam).view(-1)
+        y = (flat % vocab).view(-1)
+        h, feed, history = h[origin], feed[origin], torch.cat([history[origin], y[:, None]], 1)
+        done = done[origin] | (y == EOS) | (y == PAD)
+        if done.all():
+            break
+    scores, history, out = scores.cpu(), history.cpu(), []
+    for b in range(batch):
+        hyps = []
+        for k in range(n):
+            score = scores[b, k].item()
+            if score == float("-inf"):
+                break
+            ids = history[b * beam + k].tolist()
+            ids = ids[:ids.index(EOS)] if EOS in ids else ids
+            hyps.append(([i for i in ids if i != PAD], score))
+        out.append(hyps)
+    return out
+
+
+def pad_batch(seqs: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    lengths = torch.tensor([len(s) for s in seqs], dtype=torch.long)
+    src = torch.full((len(seqs), int(lengths.max())), PAD, dtype=torch.long)
+    for i, s in enumerate(seqs):
+        src[i, :len(s)] = torch.tensor(s, dtype=torch.long)
+    return src, lengths
+
+
+@dataclass
+class Transliterator:
+    """A trained G2P or P2G model with its vocabularies, ready for batched n-best decoding."""
+
+    direction: str
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    net: Seq2SeqNet
+    meta: dict
+
+    @property
+    def silent(self) -> frozenset[str]:
+        """Phone symbols that mark silent letters (Combilex ``+``/``0``): not sounds."""
+        return frozenset(self.meta.get("silent", ()))
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """Split user input: a word into letters (G2P); phones on whitespace (P2G), or into
+        characters when the model's phone symbols are single characters (Combilex)."""
+        if self.direction == "g2p":
+            return tuple(text.lower())
+        if text.split() == [text] and all(len(s) == 1 for s in self.src_vocab.symbols):
+            return tuple(text)
+        # a stress-free model reads ARPAbet with stress digits (CMUdict's AY1) as AY
+        return tuple(p if p in self.src_vocab.index or len(p) < 2 else p.rstrip("012")
+                     for p in text.split())
+
+    def translate(self, inputs: Sequence[Sequence[str]], n: int = 1, beam: int = 5,
+                  batch_size: int = 512) -> list[list[Hypothesis]]:
+        """n-best outputs for each token sequence, best first; unknown symbols are a ValueError."""
+        if n < 1 or beam < 1:
+            raise ValueError("n and beam must be at least 1")
+        encoded = []
+        for seq in inputs:
+            if not seq:
+                raise ValueError("cannot transliterate an empty input")
+            encoded.append(self.src_vocab.encode(seq))
+        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+        results: list[list[Hypothesis]] = [[] for _ in encoded]
+        self.net.eval()
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            src, lengths = pad_batch([encoded[i] for i in idx])
+            for i, hyps in zip(idx, beam_search(self.net, src, lengths, beam, n,
+                                                self.meta.get("max_len", 40))):
+                results[i] = [Hypothesis(self.tgt_vocab.decode(ids), s) for ids, s in hyps]
+        return results
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        return {k: v.detach().cpu().numpy() for k, v in self.net.state_dict().items()}
+
+    def to_files(self) -> dict[str, bytes]:
+        """The exported form: ``<direction>.npz`` (weights) and ``<direction>.json`` (the rest)."""
+        from .assets.store import json_bytes
+
+        buf = io.BytesIO()
+        np.savez(buf, **self.state_arrays())
+        spec = {"direction": self.direction, "src_vocab": list(self.src_vocab.symbols),
+                "tgt_vocab": list(self.tgt_vocab.symbols), **self.meta}
+        return {f"{self.direction}.npz": buf.getvalue(), f"{self.direction}.json": json_bytes(spec)}
+
+    @classmethod
+    def from_files(cls, weights: Path, spec: dict) -> "Transliterator":
+        src, tgt = Vocab(spec["src_vocab"]), Vocab(spec["tgt_vocab"])
+        net = Seq2SeqNet(len(src), len(tgt), **spec["net"])
+        with np.load(weights, allow_pickle=False) as arrays:
+            state = {k: torch.from_numpy(arrays[k]) for k in arrays.files}
+        net.load_state_dict(state)
+        meta = {k: v for k, v in spec.items() if k not in ("direction", "src_vocab", "tgt_vocab")}
+        return cls(spec["direction"], src, tgt, net.eval(), meta)
+
+
+def load_transliterator(direction: str, root: Path | None = None) -> Transliterator:
+    """The exported G2P or P2G model from the artifacts (checksums verified)."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    component = load_component(COMPONENT, root)
+    if f"{direction}.npz" not in component.files:
+        raise ArtifactError(f"no {direction} model in {component.path}; train and export it with "
+                            f"`python -m train.seq2seq direction={direction}`")
+    return Transliterator.from_files(component.file(f"{direction}.npz"),
+                                     component.load_json(f"{direction}.json"))

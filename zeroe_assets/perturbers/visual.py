@@ -1,0 +1,141 @@
+"""Visual attack (paper §3.2 "Visual", §3.3): each character of an attacked word is replaced,
+i.i.d. with probability φ, by one of its top-n visual nearest neighbours in the VAE-GAN space,
+sampled in proportion to similarity. The neighbour table is prebuilt (``artifacts/visual``);
+FAISS is loaded only for queries beyond the table's k.
+"""
+from __future__ import annotations
+
+import bisect
+import random
+import unicodedata
+from pathlib import Path
+
+from ..assets import default_root, load_component, read_manifest
+from ..assets.index import NeighbourTable, VectorIndex
+from .base import Perturber
+
+COMPONENT = "visual"
+
+
+def is_candidate(ch: str) -> bool:
+    """Whether ``ch`` may replace a letter: not whitespace-like, invisible or combining."""
+    return unicodedata.category(ch)[0] not in "CZM"
+
+
+class VisualSpace:
+    """The loaded visual assets: the neighbour table, and the FAISS index on demand."""
+
+    def __init__(self, root: Path | None = None):
+        self.component = load_component(COMPONENT, root)
+        self.table = NeighbourTable.from_component(self.component, "table")
+        self.chars = [chr(k) for k in self.table.keys.tolist()]
+        self.rows = dict(zip(self.chars, range(len(self.chars))))
+        self._index: VectorIndex | None = None
+
+    @property
+    def k(self) -> int:
+        return self.table.k
+
+    @property
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            self._index = VectorIndex.from_component(self.component, "index")
+        return self._index
+
+    def row(self, char: str) -> int:
+        if len(char) != 1:
+            raise ValueError(f"expected one character, got {char!r}")
+        try:
+            return self.rows[char]
+        except KeyError:
+            raise ValueError(f"{char!r} (U+{ord(char):04X}) has no glyph in the visual space "
+                             f"({len(self.rows)} glyphs from the fonts in "
+                             f"{self.component.path.parent / 'manifest.json'})") from None
+
+    def neighbours(self, char: str, k: int = 20) -> list[tuple[str, float]]:
+        """The ``k`` nearest look-alikes of ``char`` with their cosine similarity, nearest first."""
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        i = self.row(char)
+        if k <= self.k:
+            return [(chr(c), float(s)) for c, s in
+                    zip(self.table.neighbours[i, :k].tolist(), self.table.scores[i, :k].tolist())]
+        index = self.index
+        keys, scores = index.search(index.vector(int(self.table.keys[i])), 2 * k + 1)
+        found = [(chr(c), float(s)) for c, s in zip(keys.tolist(), scores.tolist())
+                 if chr(c) != char and is_candidate(chr(c))]
+        return found[:k]
+
+
+_SPACES: dict[tuple[Path, str], VisualSpace] = {}
+
+
+def load_visual(root: Path | str | None = None) -> VisualSpace:
+    """The visual assets under ``root``, loaded and verified once per process (and again only
+    when a new export replaces them)."""
+    root = Path(root) if root else default_root()
+    entry = read_manifest(root)["components"].get(COMPONENT)
+    if entry is None:  # load_component words the error and says how to rebuild
+        load_component(COMPONENT, root)
+    key = (root.resolve(), entry.get("created", "") + str(entry["files"].get("table.neighbours.npy")))
+    if key not in _SPACES:
+        _SPACES[key] = VisualSpace(root)
+    return _SPACES[key]
+
+
+def neighbours(char: str, k: int = 20, root: Path | str | None = None) -> list[tuple[str, float]]:
+    """Module-level shortcut: the ``k`` visual neighbours of ``char`` with similarities."""
+    return load_visual(root).neighbours(char, k)
+
+
+class VisualPerturber(Perturber):
+    name = "visual"
+    description = "replace characters by visually similar ones (VAE-GAN glyph embeddings)"
+
+    def __init__(self, top_n: int = 20, root: Path | str | None = None):
+        self.space = load_visual(root)
+        if not 1 <= top_n <= self.space.k:
+            raise ValueError(f"top_n must be between 1 and {self.space.k} (the table's k), "
+                             f"got {top_n}")
+        self.top_n = top_n
+        self._options: dict[str, tuple[list[str], list[float], float] | None] = {}
+
+    def _choices(self, ch: str) -> tuple[list[str], list[float], float] | None:
+        """Candidates and cumulative weights (∝ similarity) for ``ch``, built on first use."""
+        i = self.space.rows.get(ch)
+        if i is None:
+            found = None
+        else:
+            cands = [chr(c) for c in self.space.table.neighbours[i, :self.top_n].tolist()]
+            weights = [max(s, 1e-6) for s in self.space.table.scores[i, :self.top_n].tolist()]
+            cum, total = [], 0.0
+            for w in weights:
+                total += w
+                cum.append(total)
+            cum[-1] = float("inf")  # rand() * total can round up to total; never index past the end
+            found = (cands, cum, total)
+        self._options[ch] = found
+        return found
+
+    def attackable(self, word: str) -> bool:
+        rows = self.space.rows
+        return any(ch in rows for ch in word)
+
+    def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
+        rand, options = rng.random, self._options
+        out = []
+        for ch in word:
+            if rand() < phi:
+                found = options[ch] if ch in options else self._choices(ch)
+                if found is not None:
+                    cands, cum, total = found
+                    ch = cands[bisect.bisect_right(cum, rand() * total)]
+            out.append(ch)
+        return "".join(out)
+
+    def __repr__(self) -> str:
+        return f"VisualPerturber(top_n={self.top_n})"
+
+
+__all__ = ["COMPONENT", "VisualPerturber", "VisualSpace", "is_candidate",
+           "load_visual", "neighbours"]
