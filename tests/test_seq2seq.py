@@ -10,7 +10,7 @@ from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from train.phonetic.datamodule import BucketBatchSampler
+from train.batching import BucketBatchSampler
 from train.phonetic.lexicon import read_phones_tsv, split_lexicon
 from train.phonetic.seq2seq import error_counts
 from train.seq2seq import train

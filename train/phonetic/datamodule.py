@@ -3,52 +3,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
 import pytorch_lightning as pl
-from torch.utils.data import DataLoader, Sampler
+from torch.utils.data import DataLoader
 
+from train.batching import BucketBatchSampler, SplitLoaders
 from zeroe_assets.g2p import BOS, EOS, Vocab, pad_batch
 
 from .lexicon import DEFAULT_RATIOS, DEFAULT_SALT, Lexicon, split_lexicon, split_summary
-
-
-class BucketBatchSampler(Sampler[list[int]]):
-    """Batches of similar length, so padding (and CPU time) stays small.
-
-    Each epoch shuffles the items with ``seed + epoch``, sorts runs of ``bucket`` batches by
-    length, cuts them into batches and shuffles the batches; evaluation just sorts.
-    """
-
-    def __init__(self, lengths: Sequence[int], batch_size: int, shuffle: bool, seed: int = 0,
-                 bucket: int = 32):
-        self.lengths = np.asarray(lengths)
-        self.batch_size, self.shuffle, self.seed, self.bucket = batch_size, shuffle, seed, bucket
-        self.epoch = 0
-
-    def set_epoch(self, epoch: int) -> None:
-        """Called by Lightning each epoch, so a resumed run sees the same batches."""
-        self.epoch = epoch
-
-    def __len__(self) -> int:
-        return -(-len(self.lengths) // self.batch_size)
-
-    def __iter__(self):
-        if not self.shuffle:
-            order = np.argsort(self.lengths, kind="stable")
-            yield from (order[i:i + self.batch_size].tolist()
-                        for i in range(0, len(order), self.batch_size))
-            return
-        rng = np.random.default_rng([self.seed, self.epoch])
-        order = rng.permutation(len(self.lengths))
-        run = self.batch_size * self.bucket
-        batches = []
-        for i in range(0, len(order), run):
-            chunk = order[i:i + run]
-            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
-            batches += [chunk[j:j + self.batch_size].tolist()
-                        for j in range(0, len(chunk), self.batch_size)]
-        for k in rng.permutation(len(batches)):
-            yield batches[k]
 
 
 def collate_train(items):
@@ -63,7 +24,7 @@ def collate_eval(items):
     return {"src": src, "lengths": lengths, "refs": [r for _, r in items]}
 
 
-class Seq2SeqDataModule(pl.LightningDataModule):
+class Seq2SeqDataModule(SplitLoaders, pl.LightningDataModule):
     """Word↔pronunciation pairs in one direction over the shared word split.
 
     Training sees every (source, target) pair; evaluation sees each distinct source once with
@@ -119,12 +80,3 @@ class Seq2SeqDataModule(pl.LightningDataModule):
         return DataLoader(items, batch_sampler=sampler, num_workers=self.num_workers,
                           collate_fn=collate_train if shuffle else collate_eval,
                           persistent_workers=self.num_workers > 0)
-
-    def train_dataloader(self) -> DataLoader:
-        return self._loader("train", True)
-
-    def val_dataloader(self) -> DataLoader:
-        return self._loader("val", False)
-
-    def test_dataloader(self) -> DataLoader:
-        return self._loader("test", False)

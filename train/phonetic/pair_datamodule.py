@@ -9,6 +9,7 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader
 
+from train.batching import SplitLoaders
 from zeroe_assets.embedder import CLASSES, CharVocab, pad
 
 from .lexicon import DEFAULT_RATIOS, DEFAULT_SALT, SPLITS, Lexicon
@@ -22,7 +23,7 @@ def collate(items):
             "label": torch.tensor([x[2] for x in items], dtype=torch.long)}
 
 
-class PairDataModule(pl.LightningDataModule):
+class PairDataModule(SplitLoaders, pl.LightningDataModule):
     """Builds the pair set (``pairs.build_pairs``) once and serves it by split.
 
     Training sees every pair in both orders, so the classifier cannot learn which side is
@@ -89,12 +90,3 @@ class PairDataModule(pl.LightningDataModule):
         return DataLoader(self.data[split], self.batch_size if shuffle else self.eval_batch_size,
                           shuffle=shuffle, generator=generator, collate_fn=collate,
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
-
-    def train_dataloader(self) -> DataLoader:
-        return self._loader("train", True)
-
-    def val_dataloader(self) -> DataLoader:
-        return self._loader("val", False)
-
-    def test_dataloader(self) -> DataLoader:
-        return self._loader("test", False)

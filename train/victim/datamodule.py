@@ -8,7 +8,7 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader
 
-from train.phonetic.datamodule import BucketBatchSampler
+from train.batching import BucketBatchSampler, SplitLoaders
 from zeroe_assets.assets.store import sha256_file
 
 from .conllu import Sentence, read_conllu
@@ -26,7 +26,7 @@ def collate(vocab: TaggerVocab, items: list[Sentence]) -> dict[str, torch.Tensor
     return batch
 
 
-class TaggerDataModule(pl.LightningDataModule):
+class TaggerDataModule(SplitLoaders, pl.LightningDataModule):
     """Train / dev / test CoNLL-U files; the vocabulary comes from the training file only.
 
     ``train_path`` may be a perturbed file from ``zeroe bench generate`` (same format): that is
@@ -66,12 +66,3 @@ class TaggerDataModule(pl.LightningDataModule):
                                      shuffle, self.seed, self.bucket)
         return DataLoader(items, batch_sampler=sampler, collate_fn=partial(collate, self.vocab),
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
-
-    def train_dataloader(self) -> DataLoader:
-        return self._loader("train", True)
-
-    def val_dataloader(self) -> DataLoader:
-        return self._loader("val", False)
-
-    def test_dataloader(self) -> DataLoader:
-        return self._loader("test", False)
