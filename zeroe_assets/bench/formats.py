@@ -60,31 +60,32 @@ class ConlluFormat(Format):
 
     name = "conllu"
     token_aligned = True
-    form_column, tag_column = 1, 3
+    form_column, tag_column, columns = 1, 3, 10
 
     def read(self, path):
         block: list[str] = []
-        for line in _open_lines(path):
+        first = 1  # line number of the block's first line, for errors
+        for number, line in enumerate(_open_lines(path), 1):
             block.append(line)
             if not line.strip():
-                yield self._record(block, path)
-                block = []
+                yield self._record(block, path, first)
+                block, first = [], number + 1
         if block:
-            yield self._record(block, path)
+            yield self._record(block, path, first)
 
     def _is_token(self, cols: list[str]) -> bool:
         return cols[0].isdigit()
 
-    def _record(self, block: list[str], path: Path) -> Record:
+    def _record(self, block: list[str], path: Path, first: int) -> Record:
         rows = []  # (line index, columns, ending) of word lines
         for i, line in enumerate(block):
             body, ending = _split_ending(line)
             if not body.strip() or body.startswith("#"):
                 continue
             cols = body.split("\t")
-            if len(cols) <= max(self.form_column, self.tag_column):
-                raise ValueError(f"{path}: malformed line {line!r} (expected tab-separated "
-                                 f"columns)")
+            if len(cols) != self.columns:
+                raise ValueError(f"{path}:{first + i}: expected {self.columns} "
+                                 f"tab-separated {self.name} columns, got {len(cols)}")
             if self._is_token(cols):
                 rows.append((i, cols, ending))
         texts = [TOKEN_SEP.join(cols[self.form_column] for _, cols, _ in rows)] if rows else []
@@ -115,7 +116,7 @@ class TagsFormat(ConlluFormat):
     """Two columns ``token<TAB>tag``, sentences separated by blank lines."""
 
     name = "tags"
-    form_column, tag_column = 0, 1
+    form_column, tag_column, columns = 0, 1, 2
 
     def _is_token(self, cols):
         return True
