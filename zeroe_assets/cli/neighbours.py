@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..assets import ArtifactError
 
 SPACES = ("visual", "phonetic")
 
@@ -34,20 +33,16 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give either one CHAR or --all")
     if args.space == "phonetic":
         return run_phonetic(args)
-    try:
-        space = load_visual()
-        if args.all:
-            if not 1 <= args.k <= space.k:
-                raise ValueError(f"--all reads the prebuilt table: -k must be between 1 and {space.k}")
-            sys.stdout.writelines(
-                ch + "\t" + "\t".join(n for n, _ in space.neighbours(ch, args.k)) + "\n"
-                for ch in space.chars)
-        else:
-            for rank, (ch, score) in enumerate(space.neighbours(args.char, args.k), 1):
-                print(f"{rank}\t{ch}\tU+{ord(ch):04X}\t{score:.4f}")
-    except ArtifactError as e:
-        print(f"zeroe neighbours: {e}", file=sys.stderr)
-        return 1
+    space = load_visual()  # missing assets: ArtifactError, reported by `zeroe` with exit 1
+    if args.all:
+        if not 1 <= args.k <= space.k:
+            raise ValueError(f"--all reads the prebuilt table: -k must be between 1 and {space.k}")
+        sys.stdout.writelines(
+            ch + "\t" + "\t".join(n for n, _ in space.neighbours(ch, args.k)) + "\n"
+            for ch in space.chars)
+    else:
+        for rank, (ch, score) in enumerate(space.neighbours(args.char, args.k), 1):
+            print(f"{rank}\t{ch}\tU+{ord(ch):04X}\t{score:.4f}")
     return 0
 
 
@@ -55,15 +50,11 @@ def run_phonetic(args: argparse.Namespace) -> int:
     """Nearest words in the phonetic space (artifacts/phonetic); ``--all`` searches exactly."""
     from ..perturbers.phonetic import load_phonetic
 
-    try:
-        space = load_phonetic()
-        if args.all:
-            sys.stdout.writelines(word + "\t" + "\t".join(near) + "\n"
-                                  for word, near in space.all_neighbours(args.k))
-        else:
-            for rank, (word, score) in enumerate(space.neighbours(args.char, args.k), 1):
-                print(f"{rank}\t{word}\t{score:.4f}")
-    except ArtifactError as e:
-        print(f"zeroe neighbours: {e}", file=sys.stderr)
-        return 1
+    space = load_phonetic()
+    if args.all:
+        sys.stdout.writelines(word + "\t" + "\t".join(near) + "\n"
+                              for word, near in space.all_neighbours(args.k))
+    else:
+        for rank, (word, score) in enumerate(space.neighbours(args.char, args.k), 1):
+            print(f"{rank}\t{word}\t{score:.4f}")
     return 0
