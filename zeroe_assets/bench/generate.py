@@ -12,6 +12,7 @@ one perturbation per word type).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import multiprocessing as mp
@@ -209,13 +210,12 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
     outcomes = []
-    if processes == 1 or len(jobs) <= 1:
-        results = map(run_job, jobs)
-    else:
-        ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-        pool = ctx.Pool(processes)
-        results = pool.imap_unordered(run_job, jobs)
-    try:
+    with contextlib.ExitStack() as stack:
+        if processes == 1 or len(jobs) <= 1:
+            results = map(run_job, jobs)
+        else:
+            ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+            results = stack.enter_context(ctx.Pool(processes)).imap_unordered(run_job, jobs)
         for done, outcome in enumerate(results, 1):
             outcomes.append(outcome)
             if progress is not None:
@@ -224,8 +224,4 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
                         f"changed, {outcome.seconds:.1f}s")
                 print(f"[{done}/{len(jobs)}] {Path(outcome.output).name}: {what}", file=progress,
                       flush=True)
-    finally:
-        if processes > 1 and len(jobs) > 1:
-            pool.close()
-            pool.join()
     return outcomes

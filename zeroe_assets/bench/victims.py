@@ -24,8 +24,6 @@ BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf", "
                      "nli-minilm", "generic-minilm")
 BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
            "pos-bilstm": "train.victim.tagger:load"}
-TASK_OF = {"pos-features": "pos", "nli-tfidf": "nli", "tc-tfidf": "tc", "generic-tfidf": "generic",
-           "pos-bilstm": "pos", "tc-minilm": "tc", "nli-minilm": "nli", "generic-minilm": "generic"}
 
 
 def load_victim(spec: str, path: str | Path | None = None):
@@ -68,7 +66,8 @@ def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
         raise ValueError(f"trainable built-in victims: {', '.join(BUILTIN_TRAINABLE)} "
                          "(pos-bilstm trains with `python -m train.victim`)")
     if name.endswith("-minilm"):
-        return EncoderClassifier(TASK_OF[name], encoder, seed).fit(inputs, gold)
+        task = name.split("-", 1)[0]  # built-in names are TASK-MODEL
+        return EncoderClassifier(task, encoder, seed).fit(inputs, gold)
     cls = {"pos-features": FeatureTagger, "nli-tfidf": PairClassifier,
            "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier}[name]
     return cls(seed).fit(inputs, gold)
