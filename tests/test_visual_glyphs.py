@@ -39,6 +39,17 @@ def test_glyphs_are_centred_on_a_common_baseline(tiny_font, tmp_path):
     assert bottom(img["a"]) == bottom(img["A"]) == bottom(img["."]) == 17  # baseline row 18
 
 
+def test_letters_sit_where_text_sets_them_not_where_their_ink_is(tmp_path):
+    # ĺ's accent overhangs to the left; centring the ink would move its stem off l's stem
+    stem = [(250, 0), (330, 0), (330, 750), (250, 750)]
+    font = build_font(tmp_path / "stems.ttf", {"l": [stem], "\u013a": [stem, [(-150, 800), (0, 800),
+                                                                               (0, 900), (-150, 900)]]})
+    g = build_glyphs(spec(font, tmp_path))
+    l, l_acute = (g.images[i] for i in g.index_of("l\u013a"))
+    assert np.array_equal(l[12:].max(0), l_acute[12:].max(0))  # the stems cover the same columns
+    assert l_acute[:4].max() > 0 and l[:4].max() == 0
+
+
 def test_first_font_in_the_chain_renders(tiny_font, tmp_path):
     other = build_font(tmp_path / "other.ttf", {"a": [[(0, 0), (500, 0), (250, 700)]],
                                                  "b": [[(0, 0), (500, 0), (250, 700)]]})

@@ -211,3 +211,28 @@ def test_augment_keeps_range_and_is_reproducible():
     assert a.shape == x.shape and 0 <= a.min() and a.max() <= 1 and not torch.equal(a, x)
     assert torch.equal(a, aug(x, torch.Generator().manual_seed(0)))
     assert torch.equal(GlyphAugment(prob=0.0)(x), x)
+
+
+def test_stray_marks_add_a_few_pixels_of_ink():
+    import torch
+
+    from train.visual.augment import GlyphAugment
+
+    x = torch.zeros(64, 1, 24, 24)
+    x[:, :, 6:18, 10:14] = 1
+    still = dict(scale=(1.0, 1.0), shift=0.0, rotate=0.0, stroke=0.0)
+    added = GlyphAugment(prob=1.0, marks=1.0, **still)(x, torch.Generator().manual_seed(0)) - x
+    assert added.min() > -1e-4 and (added.flatten(1).sum(1) <= 4 + 1e-3).all() and added.sum() > 64
+    assert torch.allclose(GlyphAugment(prob=1.0, marks=0.0, **still)(x), x, atol=1e-4)
+
+
+def test_nt_xent_rewards_matching_views():
+    import torch
+
+    from train.visual.module import nt_xent
+
+    a = torch.randn(32, 64, generator=torch.Generator().manual_seed(0))
+    same = nt_xent(a, a + 0.01 * torch.randn_like(a), 0.1)
+    shuffled = nt_xent(a, a[torch.randperm(32)], 0.1)
+    assert same < 0.5 < shuffled
+    assert torch.allclose(nt_xent(a, a.flip(0), 0.1), nt_xent(a.flip(0), a, 0.1))

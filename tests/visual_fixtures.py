@@ -49,7 +49,9 @@ def build_font(path: Path, shapes: dict[str, list]) -> Path:
             pen.closePath()
         glyphs[name] = pen.glyph()
     fb.setupGlyf(glyphs)
-    fb.setupHorizontalMetrics({name: (600, 0) for name in glyphs})
+    # advance 600; left side bearing = xMin, as real fonts have it (FreeType places ink by it)
+    lsb = {names[c]: min((x for contour in s for x, _ in contour), default=0) for c, s in shapes.items()}
+    fb.setupHorizontalMetrics({name: (600, lsb.get(name, 0)) for name in glyphs})
     fb.setupHorizontalHeader(ascent=800, descent=-200)
     fb.setupNameTable({"familyName": "ZeroeTest", "styleName": "Regular"})
     fb.setupOS2(sTypoAscender=800, sTypoDescender=-200, usWinAscent=800, usWinDescent=200)

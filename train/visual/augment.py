@@ -14,12 +14,23 @@ from torch import nn
 
 
 class GlyphAugment(nn.Module):
-    """Random scale, shift, small rotation and stroke weight, applied per sample to a (B,1,H,W) batch."""
+    """Random scale, shift, small rotation, stroke weight and a stray mark, applied per sample to a
+    (B,1,H,W) batch. A reader still reads a letter with a speck of dirt next to it; the model
+    should too."""
 
-    def __init__(self, prob: float = 0.5, scale: tuple[float, float] = (0.7, 1.1),
-                 shift: float = 0.15, rotate: float = 5.0, stroke: float = 0.4):
+    def __init__(self, prob: float = 0.5, scale: tuple[float, float] = (0.55, 1.15),
+                 shift: float = 0.3, rotate: float = 5.0, stroke: float = 0.4, marks: float = 0.5):
         super().__init__()
         self.prob, self.scale, self.shift, self.rotate, self.stroke = prob, tuple(scale), shift, rotate, stroke
+        self.marks = marks
+        # stray marks: a dot, short bars and diagonals (3×3), stamped at random places
+        k = torch.zeros(5, 1, 3, 3)
+        k[0, 0, 1, 1] = k[0, 0, 1, 2] = k[0, 0, 2, 1] = k[0, 0, 2, 2] = 1
+        k[1, 0, 1, :] = 1
+        k[2, 0, :, 1] = 1
+        k[3, 0, [0, 1, 2], [0, 1, 2]] = 1
+        k[4, 0, [0, 1, 2], [2, 1, 0]] = 1
+        self.register_buffer("mark_kernels", k, persistent=False)
 
     def forward(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         """Distort ``x``; ``generator`` makes figures reproducible (training uses the seeded global one)."""
@@ -37,5 +48,17 @@ class GlyphAugment(nn.Module):
         bold = F.max_pool2d(out, 3, 1, 1)
         thin = -F.max_pool2d(-out, 3, 1, 1)
         out = torch.where(amount > 0, out + amount * (bold - out), out + amount * (out - thin))
+        if self.marks:
+            out = torch.maximum(out, self._marks(x, rand))
         keep = (rand(0, 1) >= self.prob).view(b, 1, 1, 1)
         return torch.where(keep, x, out.clamp(0, 1))
+
+    def _marks(self, x: torch.Tensor, rand) -> torch.Tensor:
+        """With probability ``marks`` per sample, one small stroke or dot somewhere on the canvas."""
+        b, _, h, w = x.shape
+        where = (rand(0, h * w).long().clamp_(max=h * w - 1))
+        spot = torch.zeros(b, h * w, device=x.device).scatter_(1, where[:, None], 1.0).view(b, 1, h, w)
+        stamps = F.conv2d(spot, self.mark_kernels.to(x.dtype), padding=1)  # (B, 5, H, W)
+        shape = rand(0, len(self.mark_kernels)).long().clamp_(max=len(self.mark_kernels) - 1)
+        mark = stamps.gather(1, shape.view(b, 1, 1, 1).expand(b, 1, h, w))
+        return mark * (rand(0, 1) < self.marks).view(b, 1, 1, 1).to(x.dtype)

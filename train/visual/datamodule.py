@@ -33,8 +33,8 @@ def split(n: int, val_fraction: float, seed: int) -> tuple[torch.Tensor, torch.T
 
 
 class GlyphDataModule(pl.LightningDataModule):
-    """Batches of (view, target): the target is the canonical glyph in [0, 1]; the view is an
-    augmented copy while training and the glyph itself otherwise."""
+    """Batches of (view, second view, target): the target is the canonical glyph in [0, 1]; the
+    views are two independently augmented copies while training and the glyph itself otherwise."""
 
     def __init__(self, glyphs: GlyphSpec, augment: GlyphAugment | None = None,
                  val_fraction: float = 0.02, batch_size: int = 256, num_workers: int = 0,
@@ -85,5 +85,6 @@ class GlyphDataModule(pl.LightningDataModule):
     def on_after_batch_transfer(self, batch, dataloader_idx: int):
         x = batch[0].float().div_(255)
         training = self.trainer is not None and self.trainer.training
-        view = self.augment(x) if training and self.augment is not None else x
-        return view, x
+        if training and self.augment is not None:
+            return self.augment(x), self.augment(x), x
+        return x, x, x

@@ -22,7 +22,7 @@ from zeroe_assets.assets import sha256_file
 
 log = logging.getLogger(__name__)
 
-RENDER_VERSION = 1  # bump when the rendering code changes the pixels
+RENDER_VERSION = 2  # bump when the rendering code changes the pixels
 INVISIBLE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp")
 MARKS = ("Mn", "Me")
 BMP = range(0x10000)
@@ -170,8 +170,9 @@ def fingerprint(spec: GlyphSpec, fonts: list[FontInfo]) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _place(ink: np.ndarray, top: int, size: int) -> np.ndarray:
-    """Centre ``ink`` horizontally on the canvas, keep its row ``top`` where it fits, else shrink."""
+def _place(ink: np.ndarray, top: int, size: int, left: float | None = None) -> np.ndarray:
+    """Put ``ink`` at row ``top`` and column ``left`` (centred when None) where it fits, else shrink
+    it to fit and centre it."""
     from PIL import Image
 
     h, w = ink.shape
@@ -181,9 +182,9 @@ def _place(ink: np.ndarray, top: int, size: int) -> np.ndarray:
         nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
         ink = np.asarray(Image.fromarray(ink).resize((nw, nh), Image.Resampling.LANCZOS))
         h, w = ink.shape
-        top = (size - h) // 2
+        top, left = (size - h) // 2, None
     top = min(max(top, 0), size - h)
-    left = (size - w) // 2
+    left = (size - w) // 2 if left is None else min(max(round(left), 0), size - w)
     out[top:top + h, left:left + w] = ink
     return out
 
@@ -206,7 +207,11 @@ def render_font(path: Path, codepoints: list[int], spec: GlyphSpec) -> tuple[np.
         if not len(rows) or pixels.max() < spec.min_ink:
             continue
         ink = pixels[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-        images.append(_place(ink, spec.baseline - (base - rows[0]), spec.size))
+        # centre the advance box, not the ink, as text sets letters: the stem of ì stays where
+        # the stem of i is, although the grave widens the ink to the left
+        advance = font.getlength(chr(cp))
+        left = (spec.size - advance) / 2 + cols[0] - origin if advance > 0 else None
+        images.append(_place(ink, spec.baseline - (base - rows[0]), spec.size, left))
         kept.append(cp)
     return np.stack(images) if images else np.zeros((0, spec.size, spec.size), np.uint8), kept
 

@@ -8,7 +8,13 @@ A pixel reconstruction term (weight ``pixel_weight``) keeps early training stabl
 discriminator's features mean anything, and the KL weight ramps up over ``kl_warmup`` steps so
 that the encoder learns to carry shape information before the prior squeezes it (otherwise the
 posterior collapses to a few nats: ink density and width); the encoder sees augmented views and both reconstruction
-terms compare against the canonical glyph, which is what makes μ robust to size, shift and weight.
+terms compare against the canonical glyph.
+
+Reconstruction alone makes μ a compressed picture: its cosine neighbours were no better than raw
+pixels' on the NFKD yardstick. The encoder therefore also gets a contrastive term
+(``contrast_weight``, NT-Xent of Chen et al. 2020 on μ itself, which is what gets exported): two
+distorted views of a glyph must be nearer each other than any other glyph in the batch, so size,
+position and stroke weight stop mattering to μ's cosine geometry.
 """
 from __future__ import annotations
 
@@ -30,18 +36,32 @@ def per_sample_sum(loss: torch.Tensor) -> torch.Tensor:
     return loss.flatten(1).sum(1).mean()
 
 
+def nt_xent(a: torch.Tensor, b: torch.Tensor, temperature: float) -> torch.Tensor:
+    """SimCLR's loss: row i of ``a`` must pick row i of ``b`` (and vice versa) by cosine out of
+    the 2B − 1 other rows of both."""
+    z = F.normalize(torch.cat([a, b]), dim=1)
+    sim = (z @ z.T / temperature).fill_diagonal_(float("-inf"))
+    n = len(a)
+    target = torch.cat([torch.arange(n, 2 * n), torch.arange(n)]).to(a.device)
+    return F.cross_entropy(sim, target)
+
+
 class VAEGANModule(pl.LightningModule):
     def __init__(self, latent: int = 256, channels: tuple[int, ...] = (32, 64, 128),
                  disc_channels: tuple[int, ...] = (16, 32, 64), lr: float = 1e-3,
                  betas: tuple[float, float] = (0.5, 0.999), kl_weight: float = 0.1,
                  kl_warmup: int = 2000, gamma: float = 1.0, llike_weight: float = 1.0,
-                 pixel_weight: float = 1.0, gan_weight: float = 0.1):
+                 pixel_weight: float = 1.0, gan_weight: float = 0.1, contrast_weight: float = 0.0,
+                 temperature: float = 0.1, projection: int = 0):
         super().__init__()
         self.save_hyperparameters()
         self.automatic_optimization = False
         self.encoder = Encoder(latent, tuple(channels))
         self.decoder = Decoder(latent, tuple(channels))
         self.discriminator = Discriminator(tuple(disc_channels))
+        self.projection = (torch.nn.Sequential(torch.nn.Linear(latent, latent), torch.nn.ReLU(),
+                                               torch.nn.Linear(latent, projection))
+                           if projection else torch.nn.Identity())
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The embedding μ of a batch of glyphs in [0, 1]."""
@@ -52,7 +72,8 @@ class VAEGANModule(pl.LightningModule):
 
     def configure_optimizers(self):
         adam = partial(torch.optim.Adam, lr=self.hparams.lr, betas=tuple(self.hparams.betas))
-        return (adam(self.encoder.parameters()), adam(self.decoder.parameters()),
+        return (adam([*self.encoder.parameters(), *self.projection.parameters()]),
+                adam(self.decoder.parameters()),
                 adam(self.discriminator.parameters()))
 
     def _step(self, opt, loss: torch.Tensor) -> None:
@@ -65,7 +86,7 @@ class VAEGANModule(pl.LightningModule):
         return per_sample_sum(F.mse_loss(self.discriminator(x_rec)[1], feats_real, reduction="none"))
 
     def training_step(self, batch, batch_idx: int) -> None:
-        view, x = batch
+        view, view2, x = batch
         h = self.hparams
         opt_enc, opt_dec, opt_dis = self.optimizers()
         with torch.no_grad():
@@ -80,7 +101,14 @@ class VAEGANModule(pl.LightningModule):
         llike = self._llike(torch.sigmoid(logits), feats_real)
         pixel = per_sample_sum(F.binary_cross_entropy_with_logits(logits, x, reduction="none"))
         beta = h.kl_weight * min(1.0, (self.global_step + 1) / max(h.kl_warmup, 1))
-        self._step(opt_enc, beta * kl + h.llike_weight * llike + h.pixel_weight * pixel)
+        loss = beta * kl + h.llike_weight * llike + h.pixel_weight * pixel
+        contrast = (nt_xent(self.projection(mu), self.projection(self.encoder(view2)[0]),
+                            h.temperature) if h.contrast_weight else None)
+        if contrast is not None:
+            loss = loss + h.contrast_weight * contrast
+            self.log("train/contrast", contrast, prog_bar=True, on_step=True, on_epoch=True,
+                     batch_size=len(x))
+        self._step(opt_enc, loss)
         self.untoggle_optimizer(opt_enc)
 
         # decoder: γ·L_llike − L_GAN (non-saturating form) on x̃ and x_p, one discriminator pass
@@ -112,7 +140,7 @@ class VAEGANModule(pl.LightningModule):
                  on_step=True, on_epoch=True, batch_size=len(x))
 
     def validation_step(self, batch, batch_idx: int) -> None:
-        _, x = batch
+        x = batch[-1]
         mu, logvar = self.encoder(x)
         logits = self.decoder(mu)
         self.log_dict({
