@@ -19,9 +19,11 @@ class GlyphAugment(nn.Module):
     should too."""
 
     def __init__(self, prob: float = 0.5, scale: tuple[float, float] = (0.55, 1.15),
-                 shift: float = 0.3, rotate: float = 5.0, stroke: float = 0.4, marks: float = 0.5):
+                 shift: float | tuple[float, float] = (0.3, 0.6), rotate: float = 5.0,
+                 stroke: float = 0.4, marks: float = 0.5):
         super().__init__()
-        self.prob, self.scale, self.shift, self.rotate, self.stroke = prob, tuple(scale), shift, rotate, stroke
+        self.prob, self.scale, self.rotate, self.stroke = prob, tuple(scale), rotate, stroke
+        self.shift = (shift, shift) if isinstance(shift, (int, float)) else tuple(shift)  # (x, y)
         self.marks = marks
         # stray marks: a dot, short bars and diagonals (3×3), stamped at random places
         k = torch.zeros(5, 1, 3, 3)
@@ -39,8 +41,9 @@ class GlyphAugment(nn.Module):
         scale = torch.exp(rand(math.log(self.scale[0]), math.log(self.scale[1])))
         angle = rand(-self.rotate, self.rotate) * math.pi / 180
         cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
-        theta = torch.stack([torch.stack([cos, -sin, rand(-self.shift, self.shift)], 1),
-                             torch.stack([sin, cos, rand(-self.shift, self.shift)], 1)], 1)
+        sx, sy = self.shift
+        theta = torch.stack([torch.stack([cos, -sin, rand(-sx, sx)], 1),
+                             torch.stack([sin, cos, rand(-sy, sy)], 1)], 1)
         grid = F.affine_grid(theta, list(x.shape), align_corners=False)
         out = F.grid_sample(x, grid, align_corners=False, padding_mode="zeros")
         # stroke weight: blend towards a 3×3 dilation (bolder) or erosion (thinner)
