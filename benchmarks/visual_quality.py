@@ -1,6 +1,6 @@
 """Quality of the visual space (JSON on stdout) and the figures for the README (docs/):
-held-out reconstruction error, the NFKD yardstick for the learned space vs raw pixels side by
-side, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
+held-out reconstruction error, the NFKD and UTS #39 confusables yardsticks for the learned space
+vs raw pixels side by side, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
 
     python benchmarks/visual_quality.py --ckpt PATH [--docs docs] [--out FILE]
 
@@ -22,7 +22,7 @@ from train.visual.export import heldout_mse, neighbour_table
 from train.visual.figures import (TSNE_LETTERS, distorted_views, neighbour_sheet,
                                   reconstruction_grid, tsne_plot)
 from train.visual.glyphs import build_glyphs
-from train.visual.quality import nfkd_recall, raw_pixels
+from train.visual.quality import YARDSTICKS, raw_pixels, recall
 from zeroe_assets.assets import load_component
 from zeroe_assets.assets.index import NeighbourTable, normalise
 from zeroe_assets.perturbers.visual import is_candidate
@@ -44,7 +44,8 @@ def main() -> None:
     glyphs = build_glyphs(spec)
     keys = glyphs.codepoints.astype(np.int64)
     learned, raw = normalise(encode(model, glyphs.images)), normalise(raw_pixels(glyphs.images))
-    recall = {"learned": nfkd_recall(learned, keys, args.k), "raw_pixels": nfkd_recall(raw, keys, args.k)}
+    scores = {name: {"learned": recall(learned, keys, name, args.k),
+                     "raw_pixels": recall(raw, keys, name, args.k)} for name in YARDSTICKS}
     table = NeighbourTable.from_component(load_component("visual"), "table")
     candidates = np.array([is_candidate(chr(c)) for c in keys.tolist()])
     raw_table = neighbour_table(raw, keys, candidates, args.k)
@@ -60,10 +61,11 @@ def main() -> None:
     result = {
         "glyphs": len(glyphs), "checkpoint": str(args.ckpt),
         "heldout_recon_mse": round(heldout_mse(model, glyphs, data), 5),
-        "nfkd_recall_at_k": {"k": args.k, **{name: {m: r[m] for m in ("macro", "micro")}
-                                               for name, r in recall.items()}},
-        "per_letter": {c: [recall["learned"]["per_letter"][c], recall["raw_pixels"]["per_letter"][c]]
-                       for c in recall["learned"]["per_letter"]},
+        **{f"{name}_recall_at_k": {
+            "k": args.k, **{space: {m: r[m] for m in ("macro", "micro")} for space, r in s.items()},
+            "per_letter": {c: [s["learned"]["per_letter"][c], s["raw_pixels"]["per_letter"][c]]
+                           for c in s["learned"]["per_letter"]}}
+           for name, s in scores.items()},
         "figures": [str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f) for f in figures],
     }
     text = json.dumps(result, indent=1, ensure_ascii=False)

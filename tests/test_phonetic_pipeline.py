@@ -93,7 +93,7 @@ def test_export_writes_index_table_and_embedder(built):
                 assert word_distance(prons, word, cand) <= 0.1
     meta = component.meta
     assert meta["table"]["candidates"] == len(space.table.candidates)
-    assert meta["seq2seq"]["g2p"]["lexicon_sha256"] and meta["export_seconds"] > 0
+    assert meta["seq2seq"]["g2p"]["lexicon_sha256"] and meta["export_seconds"] >= 0  # rounded: a tiny export can take 0.0 s
     assert meta["embedder"]["heldout"]["acc"] >= 0
     vectors = load_embedder(root).embed(["night", "knight"])
     assert vectors.shape == (2, 16)

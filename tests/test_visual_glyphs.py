@@ -60,6 +60,22 @@ def test_first_font_in_the_chain_renders(tiny_font, tmp_path):
     assert [f.glyphs for f in g.fonts] == [len(g) - 1, 1] and len(g.fonts[0].sha256) == 64
 
 
+def test_later_fonts_render_alternates_without_changing_the_glyph_set(tiny_font, tmp_path):
+    other = build_font(tmp_path / "other.ttf", {"a": [[(0, 0), (500, 0), (250, 700)]],
+                                                 "b": [[(0, 0), (500, 0), (250, 700)]]})
+    both = (str(tiny_font), str(other))
+    g = build_glyphs(GlyphSpec(fonts=both, cache_dir=str(tmp_path / "with")))
+    # 'a' is tiny.ttf's glyph, drawn again by other.ttf; 'b' has no other font
+    assert g.alt_rows.tolist() == g.index_of("a") and g.alt_images.shape == (1, 24, 24)
+    assert not np.array_equal(g.alt_images[0], g.images[g.index_of("a")[0]])
+    assert g.coverage["alternates"] == {"renderings": 1, "glyphs": 1}
+    cached = build_glyphs(GlyphSpec(fonts=both, cache_dir=str(tmp_path / "with")))
+    assert np.array_equal(cached.alt_images, g.alt_images)
+    plain = build_glyphs(GlyphSpec(fonts=both, alternates=False, cache_dir=str(tmp_path / "without")))
+    assert len(plain.alt_rows) == 0 and plain.fingerprint == g.fingerprint
+    assert np.array_equal(plain.images, g.images)
+
+
 class Rendered(Exception):
     pass
 

@@ -63,6 +63,7 @@ def test_smoke_run_trains_draws_and_exports(smoke_run):
     assert meta["glyphs"] == 10 and meta["dims"] == cfg.model.latent
     assert meta["glyph_set"]["fonts"][0]["sha256"] and meta["glyph_set"]["coverage"]["glyphs"] == 10
     assert set(meta["quality"]["nfkd_recall"]) == {"learned", "raw_pixels"}
+    assert set(meta["quality"]["confusables_recall"]) == {"learned", "raw_pixels"}
     table = NeighbourTable.from_component(comp, "table")
     assert table.k == cfg.export.top_k and table.scores.dtype == np.float16
     assert not (table.neighbours == table.keys[:, None]).any()  # nobody is its own neighbour
@@ -213,6 +214,39 @@ def test_augment_keeps_range_and_is_reproducible():
     assert torch.equal(GlyphAugment(prob=0.0)(x), x)
 
 
+def test_stretch_changes_widths_only():
+    import torch
+
+    from train.visual.augment import GlyphAugment
+
+    x = torch.zeros(64, 1, 24, 24)
+    x[:, :, 6:18, 10:14] = 1
+    still = dict(scale=(1.0, 1.0), shift=0.0, rotate=0.0, stroke=0.0, marks=0.0)
+    out = GlyphAugment(prob=1.0, stretch=1.7, **still)(x, torch.Generator().manual_seed(0))
+    widths = (out[:, 0, 12] > 0.5).sum(1)
+    assert widths.min() < 4 < widths.max() <= 7
+    assert ((out[:, 0, :, 12] > 0.5).sum(1) == 12).all()  # heights stay
+    with pytest.raises(ValueError, match="stretch"):
+        GlyphAugment(stretch=0.5)
+
+
+def test_second_views_come_from_other_fonts_of_train_glyphs_only():
+    import torch
+
+    from train.visual.datamodule import Alternates
+
+    images = np.arange(4, dtype=np.uint8)[:, None, None].repeat(24, 1).repeat(24, 2)
+    alt = Alternates(images, rows=np.array([2, 0, 2, 3]), n=5, allowed=np.array([0, 1, 2]))
+    assert alt.count.tolist() == [1, 0, 2, 0, 0]  # row 3 is held out: its rendering is unused
+    rows = torch.tensor([0, 1, 2, 2, 2, 2, 3, 4] * 8)
+    mask, picked = alt.pick(rows, 1.0)
+    assert mask.tolist() == [r in (0, 2) for r in rows.tolist()]
+    values = picked[:, 0, 0, 0].tolist()
+    assert {v for v, r in zip(values, rows[mask].tolist()) if r == 0} == {1}
+    assert {v for v, r in zip(values, rows[mask].tolist()) if r == 2} == {0, 2}
+    assert not alt.pick(rows, 0.0)[0].any()
+
+
 def test_stray_marks_add_a_few_pixels_of_ink():
     import torch
 
@@ -224,6 +258,32 @@ def test_stray_marks_add_a_few_pixels_of_ink():
     added = GlyphAugment(prob=1.0, marks=1.0, **still)(x, torch.Generator().manual_seed(0)) - x
     assert added.min() > -1e-4 and (added.flatten(1).sum(1) <= 4 + 1e-3).all() and added.sum() > 64
     assert torch.allclose(GlyphAugment(prob=1.0, marks=0.0, **still)(x), x, atol=1e-4)
+
+
+def test_yardsticks_group_look_alikes_of_each_letter():
+    from train.visual.quality import confusable_groups, group_recall, nfkd_groups
+
+    cps = np.array([ord(c) for c in "aäɑаａbo"])  # Latin, Cyrillic а, fullwidth ａ
+    assert nfkd_groups(cps) == {"a": [ord("ä"), ord("ａ")]}
+    groups = confusable_groups(cps)
+    assert {ord("а"), ord("ａ"), ord("ɑ")} <= set(groups["a"]) and ord("ä") not in groups["a"]
+    vectors = np.eye(len(cps), dtype=np.float32)
+    vectors[1:5] += vectors[0]  # a's four look-alikes share its direction
+    scores = group_recall(vectors, cps, {"a": [ord("а"), ord("b")]}, k=4)
+    assert scores["per_letter"] == {"a": 0.5} and scores["micro"] == 0.5
+
+
+def test_ink_box_tells_the_decoder_where_the_glyph_sits():
+    import torch
+
+    from train.visual.nets import Decoder, ink_box
+
+    x = torch.zeros(2, 1, 24, 24)
+    x[0, 0, 0:12, 23] = 1  # a bar in the top half of the last column; x[1] is blank
+    assert torch.allclose(ink_box(x), torch.tensor([[-1, 11 / 23 * 2 - 1, 1, 1], [0, 0, 0, 0.]]))
+    with pytest.raises(ValueError, match="ink box"):
+        Decoder(8, pose=True)(torch.zeros(2, 8))
+    assert Decoder(8, pose=True)(torch.zeros(2, 8), ink_box(x)).shape == (2, 1, 24, 24)
 
 
 def test_nt_xent_rewards_matching_views():

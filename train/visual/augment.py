@@ -14,15 +14,18 @@ from torch import nn
 
 
 class GlyphAugment(nn.Module):
-    """Random scale, shift, small rotation, stroke weight and a stray mark, applied per sample to a
-    (B,1,H,W) batch. A reader still reads a letter with a speck of dirt next to it; the model
-    should too."""
+    """Random scale, width, shift, small rotation, stroke weight and a stray mark, applied per
+    sample to a (B,1,H,W) batch. A reader still reads a letter drawn wide (fullwidth ａ) or with a
+    speck of dirt next to it; the model should too."""
 
     def __init__(self, prob: float = 0.5, scale: tuple[float, float] = (0.55, 1.15),
                  shift: float | tuple[float, float] = (0.3, 0.6), rotate: float = 5.0,
-                 stroke: float = 0.4, marks: float = 0.5):
+                 stroke: float = 0.4, marks: float = 0.5, stretch: float = 1.0):
         super().__init__()
+        if stretch < 1:
+            raise ValueError(f"stretch is a factor ≥ 1 (widths vary within [1/s, s]), got {stretch}")
         self.prob, self.scale, self.rotate, self.stroke = prob, tuple(scale), rotate, stroke
+        self.stretch = stretch
         self.shift = (shift, shift) if isinstance(shift, (int, float)) else tuple(shift)  # (x, y)
         self.marks = marks
         # stray marks: a dot, short bars and diagonals (3×3), stamped at random places
@@ -41,8 +44,10 @@ class GlyphAugment(nn.Module):
         scale = torch.exp(rand(math.log(self.scale[0]), math.log(self.scale[1])))
         angle = rand(-self.rotate, self.rotate) * math.pi / 180
         cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+        # the grid maps output to input coordinates, so dividing its x row by w widens by w
+        width = torch.exp(rand(-math.log(self.stretch), math.log(self.stretch)))
         sx, sy = self.shift
-        theta = torch.stack([torch.stack([cos, -sin, rand(-sx, sx)], 1),
+        theta = torch.stack([torch.stack([cos / width, -sin / width, rand(-sx, sx)], 1),
                              torch.stack([sin, cos, rand(-sy, sy)], 1)], 1)
         grid = F.affine_grid(theta, list(x.shape), align_corners=False)
         out = F.grid_sample(x, grid, align_corners=False, padding_mode="zeros")

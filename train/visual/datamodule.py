@@ -32,19 +32,44 @@ def split(n: int, val_fraction: float, seed: int) -> tuple[torch.Tensor, torch.T
     return order[n_val:].sort().values, order[:n_val].sort().values
 
 
+class Alternates:
+    """For each glyph row, its renderings in other fonts of the chain (a CSR table of images)."""
+
+    def __init__(self, images: np.ndarray, rows: np.ndarray, n: int, allowed: np.ndarray):
+        keep = np.isin(rows, allowed)  # held-out glyphs lend no views to training
+        order = np.argsort(rows[keep], kind="stable")
+        self.images = torch.from_numpy(images[keep][order]).unsqueeze(1)
+        self.count = torch.from_numpy(np.bincount(rows[keep], minlength=n))
+        self.start = torch.cumsum(self.count, 0) - self.count
+
+    def pick(self, rows: torch.Tensor, prob: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """(mask, images): which rows get another font's rendering (with probability ``prob``
+        where one exists) and that rendering, drawn uniformly among the row's alternates."""
+        count = self.count[rows]
+        mask = (torch.rand(len(rows)) < prob) & (count > 0)
+        offset = (torch.rand(len(rows)) * count).long().clamp_(max=(count - 1).clamp(min=0))
+        index = (self.start[rows] + offset).clamp_(max=max(len(self.images) - 1, 0))
+        return mask, self.images[index[mask]]
+
+
 class GlyphDataModule(pl.LightningDataModule):
     """Batches of (view, second view, target): the target is the canonical glyph in [0, 1]; the
-    views are two independently augmented copies while training and the glyph itself otherwise."""
+    views are two independently augmented copies while training and the glyph itself otherwise.
+    With ``alternate_prob`` the second view starts from the same character in another font of
+    the chain, so the contrastive term teaches μ that a letter is the same in any typeface."""
 
     def __init__(self, glyphs: GlyphSpec, augment: GlyphAugment | None = None,
                  val_fraction: float = 0.02, batch_size: int = 256, num_workers: int = 0,
-                 balance: float = 0.0, seed: int = 0):
+                 balance: float = 0.0, alternate_prob: float = 0.0, seed: int = 0):
         super().__init__()
         if not 0 < val_fraction < 1:
             raise ValueError(f"val_fraction must be in (0, 1), got {val_fraction}")
+        if not 0 <= alternate_prob <= 1:
+            raise ValueError(f"alternate_prob must be in [0, 1], got {alternate_prob}")
         self.spec, self.augment = glyphs, augment
         self.val_fraction, self.batch_size, self.num_workers, self.balance, self.seed = (
             val_fraction, batch_size, num_workers, balance, seed)
+        self.alternate_prob = alternate_prob
         # the checkpoint carries what is needed to rebuild the same glyph set at export
         self.save_hyperparameters({"glyphs": asdict(glyphs), "val_fraction": val_fraction,
                                    "seed": seed})
@@ -59,9 +84,13 @@ class GlyphDataModule(pl.LightningDataModule):
         self.glyph_set = build_glyphs(self.spec)
         self.train_idx, self.val_idx = split(len(self.glyph_set), self.val_fraction, self.seed)
         images = torch.from_numpy(self.glyph_set.images).unsqueeze(1)
-        self.train_set = TensorDataset(images[self.train_idx])
-        self.val_set = TensorDataset(images[self.val_idx])
-        log.info("glyphs: %d train, %d val", len(self.train_set), len(self.val_set))
+        self.train_set = TensorDataset(images[self.train_idx], self.train_idx)
+        self.val_set = TensorDataset(images[self.val_idx], self.val_idx)
+        g = self.glyph_set
+        self.alternates = Alternates(g.alt_images.reshape(-1, *g.images.shape[1:]), g.alt_rows,
+                                     len(g), self.train_idx.numpy())
+        log.info("glyphs: %d train, %d val; %d renderings in other fonts", len(self.train_set),
+                 len(self.val_set), len(self.alternates.images))
 
     def state_dict(self) -> dict:
         """Saved in checkpoints so that an export can tell whether the fonts changed since."""
@@ -85,6 +114,11 @@ class GlyphDataModule(pl.LightningDataModule):
     def on_after_batch_transfer(self, batch, dataloader_idx: int):
         x = batch[0].float().div_(255)
         training = self.trainer is not None and self.trainer.training
-        if training and self.augment is not None:
-            return self.augment(x), self.augment(x), x
-        return x, x, x
+        if not training or self.augment is None:
+            return x, x, x
+        other = x
+        if self.alternate_prob:
+            mask, images = self.alternates.pick(batch[1].cpu(), self.alternate_prob)
+            other = x.clone()
+            other[mask.to(x.device)] = images.to(x.device).float().div_(255)
+        return self.augment(x), self.augment(other), x

@@ -19,7 +19,7 @@ from zeroe_assets.perturbers.visual import COMPONENT, is_candidate
 from .datamodule import split
 from .embed import encode, load_checkpoint, reconstruct
 from .glyphs import GlyphSet, build_glyphs
-from .quality import nfkd_recall, raw_pixels
+from .quality import YARDSTICKS, raw_pixels, recall
 
 log = logging.getLogger(__name__)
 CONF = str(Path(__file__).resolve().parents[2] / "conf")
@@ -62,10 +62,10 @@ def export_visual(ckpt: str | Path, cfg: DictConfig, glyphs: GlyphSet | None = N
     table = neighbour_table(vectors, keys, candidates, cfg.top_k)
     index, agreement = choose_index(vectors, keys, list(cfg.factories), cfg.top_k, cfg.min_agreement)
     built = time.perf_counter() - start
+    spaces = {"learned": vectors, "raw_pixels": raw_pixels(glyphs.images)}
     quality = {"heldout_recon_mse": round(heldout_mse(model, glyphs, data), 5),
-               "nfkd_recall": {"learned": nfkd_recall(vectors, keys.astype(np.int64), cfg.top_k),
-                               "raw_pixels": nfkd_recall(raw_pixels(glyphs.images),
-                                                         keys.astype(np.int64), cfg.top_k)}}
+               **{f"{name}_recall": {space: recall(v, keys.astype(np.int64), name, cfg.top_k)
+                                     for space, v in spaces.items()} for name in YARDSTICKS}}
     meta = {"dims": index.dim, "glyphs": len(keys), "key": "code point", "top_k": table.k,
             "index_factory": list(agreement)[-1],  # tried in order, most compact first
             "index_tried": [{"factory": f, "agreement": a} for f, a in agreement.items()],
@@ -78,10 +78,12 @@ def export_visual(ckpt: str | Path, cfg: DictConfig, glyphs: GlyphSet | None = N
             "versions": library_versions("torch", "pytorch-lightning", "pillow", "fonttools")}
     path = write_component(COMPONENT, {**index.files("index"), **table.files("table")}, meta,
                            root=cfg.root)
-    log.info("exported %d glyphs to %s in %.1f s (index %s, agreement %s); NFKD recall@%d "
-             "learned %.3f vs raw pixels %.3f", len(keys), path, built, meta["index_factory"],
-             agreement, table.k, quality["nfkd_recall"]["learned"]["macro"],
-             quality["nfkd_recall"]["raw_pixels"]["macro"])
+    log.info("exported %d glyphs to %s in %.1f s (index %s, agreement %s)", len(keys), path, built,
+             meta["index_factory"], agreement)
+    for name in YARDSTICKS:
+        log.info("%s recall@%d: learned %.3f vs raw pixels %.3f", name, table.k,
+                 quality[f"{name}_recall"]["learned"]["macro"],
+                 quality[f"{name}_recall"]["raw_pixels"]["macro"])
     return meta
 
 

@@ -48,7 +48,7 @@ def reconstruction_grid(model: VAEGANModule, glyphs: GlyphSet, path: Path,
     bands = [x, model.reconstruct(x)]
     if augment is not None:
         view = augment(x, torch.Generator().manual_seed(seed))
-        bands += [view, model.reconstruct(view)]
+        bands += [view, model.reconstruct(view, like=x)]
     rows = []
     for start in range(0, len(idx), per_row):
         rows += [b[start:start + per_row, 0].numpy() * 255 for b in bands]

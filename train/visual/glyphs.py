@@ -1,13 +1,16 @@
 """The glyph set (paper §3.3): visible BMP code points covered by a font chain, rendered 24×24.
 
-The first font in the chain whose cmap covers a code point renders it. Rendering the whole plane
-takes seconds, but the result is still cached as one array keyed by a fingerprint of everything
-that changes the pixels (font files, sizes, category rules, library versions).
+The first font in the chain whose cmap covers a code point renders it. The chain's other fonts
+that cover it render *alternates*: the same letter in another design (serif, bitmap), which
+training uses as views of that glyph, because a reader recognises a letter in any typeface.
+Rendering the whole plane takes seconds, but the result is still cached as arrays keyed by a
+fingerprint of everything that changes the pixels (font files, sizes, category rules, versions).
 """
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import json
 import logging
 import os
@@ -46,6 +49,7 @@ class GlyphSpec:
     baseline: int = 18  # row of the baseline, so that commas sit low and apostrophes high
     include_marks: bool = False
     min_ink: int = 64  # glyphs whose darkest pixel is fainter than this count as blank
+    alternates: bool = True  # also render each glyph in the chain's later fonts that cover it
     cache_dir: str | None = None
 
     def __post_init__(self):
@@ -68,7 +72,8 @@ class FontInfo:
 
 @dataclass
 class GlyphSet:
-    """Rendered glyphs: ``images[i]`` (uint8, ink = 255) shows ``chr(codepoints[i])``."""
+    """Rendered glyphs: ``images[i]`` (uint8, ink = 255) shows ``chr(codepoints[i])``;
+    ``alt_images[j]`` shows the same character as row ``alt_rows[j]`` in another font."""
 
     images: np.ndarray
     codepoints: np.ndarray
@@ -77,6 +82,8 @@ class GlyphSet:
     spec: GlyphSpec
     fingerprint: str
     coverage: dict = field(default_factory=dict)
+    alt_images: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), np.uint8))
+    alt_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def __len__(self) -> int:
         return len(self.codepoints)
@@ -164,7 +171,8 @@ def fingerprint(spec: GlyphSpec, fonts: list[FontInfo]) -> str:
     import PIL
     from PIL import features
 
-    key = {"spec": spec_dict(spec), "fonts": [f.sha256 for f in fonts], "render": RENDER_VERSION,
+    # alternates are training views only: they do not change the glyph set an index is built on
+    key = {"spec": {k: v for k, v in spec_dict(spec).items() if k != "alternates"}, "fonts": [f.sha256 for f in fonts], "render": RENDER_VERSION,
            "unicode": unicodedata.unidata_version, "pillow": PIL.__version__,
            "freetype": features.version("freetype2")}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
@@ -239,18 +247,32 @@ def build_glyphs(spec: GlyphSpec) -> GlyphSet:
     chain = resolve_chain(spec)
     fonts = [FontInfo(str(p), sha256_file(p)) for p in chain]
     fp = fingerprint(spec, fonts)
-    cache = _cache_dir(spec) / f"glyphs-{fp}"
-    if cache.with_suffix(".npz").is_file() and cache.with_suffix(".json").is_file():
+    cache = _cache_dir(spec) / f"glyphs-{fp}.npz"
+    if cache.is_file() and cache.with_suffix(".json").is_file():
         meta = json.loads(cache.with_suffix(".json").read_text())
-        with np.load(cache.with_suffix(".npz"), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in ("images", "codepoints", "font_index")}
+        arrays = _load(cache, ("images", "codepoints", "font_index"))
         fonts = [FontInfo(**f) for f in meta["fonts"]]
         glyphs = GlyphSet(**arrays, fonts=fonts, spec=spec, fingerprint=fp,
                           coverage=coverage(arrays["codepoints"], fonts, spec))
-        log.info("glyph cache hit %s", cache.with_suffix(".npz"))
+        log.info("glyph cache hit %s", cache)
     else:
         glyphs = _render(spec, chain, fonts, fp)
-        _save_cache(glyphs, cache)
+        meta = {"fonts": [asdict(f) for f in glyphs.fonts], "spec": spec_dict(spec)}
+        _save(cache, images=glyphs.images, codepoints=glyphs.codepoints,
+              font_index=glyphs.font_index)
+        _atomic_write(cache.with_suffix(".json"), json.dumps(meta, indent=1).encode())
+    if spec.alternates:
+        # a separate file: the index's glyph set (and its fingerprint) is the same with or without
+        alt = cache.with_name(f"glyphs-{fp}-alternates.npz")
+        if alt.is_file():
+            arrays = _load(alt, ("alt_images", "alt_rows"))
+        else:
+            images, rows = _alternates(spec, chain, glyphs.codepoints, glyphs.font_index)
+            arrays = {"alt_images": images, "alt_rows": rows}
+            _save(alt, **arrays)
+        glyphs.alt_images, glyphs.alt_rows = arrays["alt_images"], arrays["alt_rows"]
+        glyphs.coverage["alternates"] = {"renderings": len(glyphs.alt_rows),
+                                         "glyphs": int(len(np.unique(glyphs.alt_rows)))}
     log.info("glyph coverage: %s", json.dumps(glyphs.coverage))
     return glyphs
 
@@ -274,14 +296,34 @@ def _render(spec: GlyphSpec, chain: list[Path], fonts: list[FontInfo], fp: str) 
                     coverage(codepoints, fonts, spec))
 
 
-def _save_cache(glyphs: GlyphSet, cache: Path) -> None:
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"fonts": [asdict(f) for f in glyphs.fonts], "spec": spec_dict(glyphs.spec)}
-    for suffix, write in ((".npz", lambda f: np.savez(f, images=glyphs.images,
-                                                       codepoints=glyphs.codepoints,
-                                                       font_index=glyphs.font_index)),
-                          (".json", lambda f: f.write(json.dumps(meta, indent=1).encode()))):
-        fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=f".{cache.name}")
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, cache.with_suffix(suffix))
+def _alternates(spec: GlyphSpec, chain: list[Path], codepoints: np.ndarray,
+                font_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each glyph rendered by the chain's later fonts that cover it, with the row it belongs to."""
+    row = {int(cp): i for i, cp in enumerate(codepoints.tolist())}
+    parts, rows = [], []
+    for i, path in enumerate(chain):
+        todo = sorted(cp for cp in _cmap(path) if cp in row and font_index[row[cp]] < i)
+        images, kept = render_font(path, todo, spec)
+        parts.append(images)
+        rows.extend(row[cp] for cp in kept)
+    images = np.concatenate(parts) if parts else np.zeros((0, spec.size, spec.size), np.uint8)
+    return images, np.asarray(rows, np.int64)
+
+
+def _load(path: Path, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in keys}
+
+
+def _save(path: Path, **arrays: np.ndarray) -> None:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    _atomic_write(path, buf.getvalue())
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)

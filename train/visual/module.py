@@ -15,6 +15,10 @@ pixels' on the NFKD yardstick. The encoder therefore also gets a contrastive ter
 (``contrast_weight``, NT-Xent of Chen et al. 2020): two distorted views of a glyph must be nearer
 each other than any other glyph in the batch. It reads μ through a small projection head
 (``projection``); on μ itself it lowered the yardstick in probes, as SimCLR's head ablation predicts.
+
+Redrawing the canonical glyph from a shrunk, raised view of a asks μ to forget size and position,
+while redrawing ᵃ asks it to remember them: from near-identical inputs the two goals conflict.
+With ``pose`` the decoder is told the target's ink box, so μ can describe shape alone.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ import pytorch_lightning as pl
 import torch
 import torch.nn.functional as F
 
-from .nets import Decoder, Discriminator, Encoder
+from .nets import Decoder, Discriminator, Encoder, ink_box
 
 
 def kl_prior(mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:
@@ -52,12 +56,12 @@ class VAEGANModule(pl.LightningModule):
                  betas: tuple[float, float] = (0.5, 0.999), kl_weight: float = 0.1,
                  kl_warmup: int = 2000, gamma: float = 1.0, llike_weight: float = 1.0,
                  pixel_weight: float = 1.0, gan_weight: float = 0.1, contrast_weight: float = 0.0,
-                 temperature: float = 0.1, projection: int = 0):
+                 temperature: float = 0.1, projection: int = 0, pose: bool = False):
         super().__init__()
         self.save_hyperparameters()
         self.automatic_optimization = False
         self.encoder = Encoder(latent, tuple(channels))
-        self.decoder = Decoder(latent, tuple(channels))
+        self.decoder = Decoder(latent, tuple(channels), pose)
         self.discriminator = Discriminator(tuple(disc_channels))
         self.projection = (torch.nn.Sequential(torch.nn.Linear(latent, latent), torch.nn.ReLU(),
                                                torch.nn.Linear(latent, projection))
@@ -67,8 +71,9 @@ class VAEGANModule(pl.LightningModule):
         """The embedding μ of a batch of glyphs in [0, 1]."""
         return self.encoder(x)[0]
 
-    def reconstruct(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(self.decoder(self.encoder(x)[0]))
+    def reconstruct(self, x: torch.Tensor, like: torch.Tensor | None = None) -> torch.Tensor:
+        """Dec(μ(x)), drawn where the ink of ``like`` (default: x itself) sits."""
+        return torch.sigmoid(self.decoder(self.encoder(x)[0], ink_box(x if like is None else like)))
 
     def configure_optimizers(self):
         adam = partial(torch.optim.Adam, lr=self.hparams.lr, betas=tuple(self.hparams.betas))
@@ -91,12 +96,13 @@ class VAEGANModule(pl.LightningModule):
         opt_enc, opt_dec, opt_dis = self.optimizers()
         with torch.no_grad():
             feats_real = self.discriminator(x)[1]
+            box = ink_box(x)
 
         # encoder: L_prior + L_llike (+ pixels), gradients through the decoder into Enc only
         self.toggle_optimizer(opt_enc)
         mu, logvar = self.encoder(view)
         z = mu + torch.randn_like(mu) * (0.5 * logvar).exp()
-        logits = self.decoder(z)
+        logits = self.decoder(z, box)
         kl = kl_prior(mu, logvar)
         llike = self._llike(torch.sigmoid(logits), feats_real)
         pixel = per_sample_sum(F.binary_cross_entropy_with_logits(logits, x, reduction="none"))
@@ -113,8 +119,8 @@ class VAEGANModule(pl.LightningModule):
 
         # decoder: γ·L_llike − L_GAN (non-saturating form) on x̃ and x_p, one discriminator pass
         self.toggle_optimizer(opt_dec)
-        x_rec = torch.sigmoid(self.decoder(z.detach()))
-        x_p = torch.sigmoid(self.decoder(torch.randn_like(mu)))
+        x_rec = torch.sigmoid(self.decoder(z.detach(), box))
+        x_p = torch.sigmoid(self.decoder(torch.randn_like(mu), box))
         logit_fake, feats = self.discriminator(torch.cat([x_rec, x_p]))
         fool = F.binary_cross_entropy_with_logits(logit_fake, torch.ones_like(logit_fake)) * 2
         llike_dec = per_sample_sum(F.mse_loss(feats[:len(x)], feats_real, reduction="none"))
@@ -142,7 +148,7 @@ class VAEGANModule(pl.LightningModule):
     def validation_step(self, batch, batch_idx: int) -> None:
         x = batch[-1]
         mu, logvar = self.encoder(x)
-        logits = self.decoder(mu)
+        logits = self.decoder(mu, ink_box(x))
         self.log_dict({
             "val/recon_mse": F.mse_loss(torch.sigmoid(logits), x),
             "val/pixel_bce": per_sample_sum(F.binary_cross_entropy_with_logits(logits, x,

@@ -27,18 +27,43 @@ class Encoder(nn.Module):
         return mu, logvar
 
 
-class Decoder(nn.Module):
-    """z → pixel logits; the same network decodes Enc(x) and generates from z_p ~ N(0, I)."""
+def ink_box(x: torch.Tensor, threshold: float = 0.25) -> torch.Tensor:
+    """(top, bottom, left, right) of each (B,1,H,W) glyph's ink, scaled to [-1, 1]; 0s if blank."""
+    def ends(profile: torch.Tensor) -> torch.Tensor:  # (B, N) bool → first and last inked index
+        n = profile.shape[1]
+        idx = torch.arange(n, device=profile.device)
+        first = torch.where(profile, idx, n).amin(1)
+        last = torch.where(profile, idx, -1).amax(1)
+        found = profile.any(1)
+        box = torch.stack([first, last], 1).to(torch.float32) / (n - 1) * 2 - 1
+        return torch.where(found[:, None], box, torch.zeros_like(box))
 
-    def __init__(self, latent: int = 256, channels: tuple[int, ...] = (32, 64, 128)):
+    ink = x[:, 0] > threshold
+    return torch.cat([ends(ink.any(2)), ends(ink.any(1))], 1)
+
+
+class Decoder(nn.Module):
+    """z → pixel logits; the same network decodes Enc(x) and generates from z_p ~ N(0, I).
+
+    With ``pose`` the decoder is also told where the target's ink sits (its ``ink_box``), so z
+    need not carry size and position: ᵃ can share a's code and still be redrawn small and high.
+    """
+
+    def __init__(self, latent: int = 256, channels: tuple[int, ...] = (32, 64, 128),
+                 pose: bool = False):
         super().__init__()
         c1, c2, c3 = channels
+        self.pose = pose
         up = lambda cin, cout: [nn.ConvTranspose2d(cin, cout, 4, 2, 1), nn.ReLU(inplace=True)]  # noqa: E731
-        self.net = nn.Sequential(nn.Linear(latent, c3 * 9), nn.ReLU(inplace=True),
+        self.net = nn.Sequential(nn.Linear(latent + 4 * pose, c3 * 9), nn.ReLU(inplace=True),
                                  nn.Unflatten(1, (c3, 3, 3)),
                                  *up(c3, c2), *up(c2, c1), nn.ConvTranspose2d(c1, 1, 4, 2, 1))
 
-    def forward(self, z: torch.Tensor) -> torch.Tensor:
+    def forward(self, z: torch.Tensor, box: torch.Tensor | None = None) -> torch.Tensor:
+        if self.pose:
+            if box is None:
+                raise ValueError("this decoder draws at a given ink box: pass box=ink_box(target)")
+            z = torch.cat([z, box.to(z.dtype)], 1)
         return self.net(z)
 
 

@@ -1,8 +1,11 @@
-"""Quality of a visual space without human labels: the NFKD yardstick.
+"""Quality of a visual space without human labels of our own: two Unicode yardsticks.
 
-For each ASCII letter, the BMP letters whose compatibility decomposition starts with it
-(à á â ä ą ǎ ª ａ …) are look-alikes by construction; a good space ranks them among the letter's
-top k. The same measure on raw pixels is the baseline the learned space must beat.
+NFKD: for each ASCII letter, the BMP letters whose compatibility decomposition starts with it
+(à á â ä ą ǎ ª ａ …) are look-alikes by construction. Confusables: the characters Unicode's
+security report (UTS #39, ``confusables.txt``, read from the ``confusable_homoglyphs`` package)
+lists as confusable with the letter (Cyrillic а, Greek ο, fullwidth ａ …), a human-curated list.
+A good space ranks them among the letter's top k; the same measures on raw pixels are the
+baseline the learned space must beat.
 """
 from __future__ import annotations
 
@@ -27,10 +30,27 @@ def nfkd_groups(codepoints: np.ndarray) -> dict[str, list[int]]:
     return {c: g for c, g in groups.items() if g}
 
 
-def nfkd_recall(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> dict:
-    """Recall of the NFKD group in each letter's top ``k`` (self excluded), normalised by
+def confusable_groups(codepoints: np.ndarray) -> dict[str, list[int]]:
+    """ASCII letter → code points (in the glyph set) that UTS #39 lists as confusable with it."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    present = set(codepoints.tolist())
+    groups = {}
+    for letter in string.ascii_letters:
+        found = sorted({ord(e["c"]) for e in confusables_data.get(letter, ())
+                        if len(e["c"]) == 1 and e["c"] != letter and ord(e["c"]) in present})
+        if found and ord(letter) in present:
+            groups[letter] = found
+    return groups
+
+
+YARDSTICKS = {"nfkd": nfkd_groups, "confusables": confusable_groups}
+
+
+def group_recall(vectors: np.ndarray, codepoints: np.ndarray, groups: dict[str, list[int]],
+                 k: int = 20) -> dict:
+    """Recall of each letter's group in its top ``k`` (self excluded), normalised by
     min(|group|, k); macro over letters, plus micro (all hits / all reachable)."""
-    groups = nfkd_groups(codepoints)
     rows = {int(cp): i for i, cp in enumerate(codepoints)}
     vectors = normalise(vectors)
     letters = list(groups)
@@ -45,6 +65,11 @@ def nfkd_recall(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> dic
         hits_all, reach_all = hits_all + hits, reach_all + reach
     return {"k": k, "letters": len(letters), "macro": round(float(np.mean(list(per_letter.values()))), 4),
             "micro": round(hits_all / reach_all, 4), "per_letter": per_letter}
+
+
+def recall(vectors: np.ndarray, codepoints: np.ndarray, yardstick: str = "nfkd", k: int = 20) -> dict:
+    """``group_recall`` on one of the ``YARDSTICKS``."""
+    return group_recall(vectors, codepoints, YARDSTICKS[yardstick](codepoints), k)
 
 
 def raw_pixels(images: np.ndarray) -> np.ndarray:
