@@ -15,7 +15,7 @@ import pytorch_lightning as pl
 import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
-from pytorch_lightning.callbacks import LearningRateMonitor, ModelCheckpoint
+from pytorch_lightning.callbacks import EMAWeightAveraging, LearningRateMonitor, ModelCheckpoint
 from pytorch_lightning.loggers import CSVLogger
 
 from train.phonetic.lexicon import filter_lexicon
@@ -39,8 +39,13 @@ def train(cfg: DictConfig) -> dict:
                                  monitor="val/wer", mode="min", auto_insert_metric_name=False)
     # Lightning's save_last only refreshes last.ckpt when val/wer improves; resume needs every epoch
     last = ModelCheckpoint(dirpath=out / "checkpoints", filename="last", enable_version_counter=False)
-    trainer = instantiate(cfg.trainer, default_root_dir=str(out),
-                          callbacks=[checkpoint, last, LearningRateMonitor("step")],
+    callbacks = [checkpoint, last, LearningRateMonitor("step")]
+    if cfg.ema_decay:
+        # checkpoints then hold the averaged weights (the raw ones ride along for resuming); the
+        # average starts after the warm-up, so that it does not carry the random initialisation
+        callbacks.append(EMAWeightAveraging(decay=cfg.ema_decay,
+                                            update_starting_at_step=cfg.model.warmup_steps))
+    trainer = instantiate(cfg.trainer, default_root_dir=str(out), callbacks=callbacks,
                           logger=CSVLogger(str(out), name="", version="logs"))
     started = time.time()
     if cfg.export_only:
