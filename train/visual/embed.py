@@ -23,7 +23,9 @@ def load_checkpoint(path: str | Path) -> tuple[VAEGANModule, GlyphSpec, dict]:
     data = ckpt.get("datamodule_hyper_parameters")
     if data is None:
         raise ValueError(f"{path} has no data module settings; was it written by train.vaegan?")
-    return model.eval(), GlyphSpec(**data["glyphs"]), {**data, **ckpt.get(GlyphDataModule.__qualname__, {})}
+    # a trained model only encodes the glyph set: its training views (alternates) need not load
+    spec = GlyphSpec(**{**data["glyphs"], "alternates": False})
+    return model.eval(), spec, {**data, **ckpt.get(GlyphDataModule.__qualname__, {})}
 
 
 @torch.no_grad()

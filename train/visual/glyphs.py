@@ -172,7 +172,8 @@ def fingerprint(spec: GlyphSpec, fonts: list[FontInfo]) -> str:
     from PIL import features
 
     # alternates are training views only: they do not change the glyph set an index is built on
-    key = {"spec": {k: v for k, v in spec_dict(spec).items() if k != "alternates"}, "fonts": [f.sha256 for f in fonts], "render": RENDER_VERSION,
+    pixels = {k: v for k, v in spec_dict(spec).items() if k != "alternates"}
+    key = {"spec": pixels, "fonts": [f.sha256 for f in fonts], "render": RENDER_VERSION,
            "unicode": unicodedata.unidata_version, "pillow": PIL.__version__,
            "freetype": features.version("freetype2")}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
