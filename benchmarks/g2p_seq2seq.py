@@ -4,7 +4,8 @@
 
 The test split is rebuilt from the lexicon and split settings recorded in the manifest, so the
 figures are measured on exactly the words the model never saw. G2P: WER and PER (silent-letter
-marks ignored); P2G: WER and CER. Speed: words decoded per second, batched, n=1.
+marks ignored); P2G: WER and CER. Speed: words decoded per second, batched, n=1 (an ensemble
+runs every member at each step, so it decodes proportionally slower).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def measure(direction: str, beams, batch_size: int, root=None) -> dict:
     inputs = [data.src_vocab.decode(src) for src, _ in items]
     model = load_transliterator(direction, root)
     silent = model.silent if direction == "g2p" else frozenset()
-    out = {"test_inputs": len(inputs), "lexicon": lexicon.source}
+    out = {"test_inputs": len(inputs), "lexicon": lexicon.source, "members": model.members}
     for beam in beams:
         start = time.perf_counter()
         hyps = model.translate(inputs, n=1, beam=beam, batch_size=batch_size)

@@ -164,3 +164,41 @@ def test_resume_from_last_checkpoint(tiny_path, tmp_path):
     after = torch.load(last, weights_only=True)
     assert after["epoch"] == before["epoch"] + 10
     assert after["global_step"] == 2 * before["global_step"] > 0
+
+
+def test_ensemble_of_identical_members_decodes_like_one():
+    from zeroe_assets.g2p import Ensemble, Seq2SeqNet, beam_search
+
+    torch.manual_seed(0)
+    net = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=1, dropout=0.0).eval()
+    src = torch.randint(3, 12, (5, 6))
+    lengths = torch.tensor([6, 5, 4, 3, 2])
+    single = beam_search(net, src, lengths, beam=4, n=3)
+    both = beam_search(Ensemble([net, net]), src, lengths, beam=4, n=3)
+    assert [[ids for ids, _ in h] for h in single] == [[ids for ids, _ in h] for h in both]
+    assert np.allclose([s for h in single for _, s in h], [s for h in both for _, s in h], atol=1e-5)
+    with pytest.raises(ValueError, match="at least two"):
+        Ensemble([net])
+
+
+def test_members_train_in_parallel_and_export_as_an_ensemble(tiny_path, tmp_path):
+    from zeroe_assets.g2p import Ensemble
+
+    out = tmp_path / "ens"
+    metrics = train(smoke_cfg(tiny_path, out, extra=["members=2", "export_artifacts=true"]))
+    assert metrics["members"] == 2 and len(metrics["checkpoint"]) == 2
+    assert [Path(c).parts[-3] for c in metrics["checkpoint"]] == ["member0", "member1"]
+    assert (out / "member1" / "train.log").exists() and (out / "member0" / "logs" / "metrics.csv").exists()
+    g2p = load_transliterator("g2p", tmp_path / "artifacts")
+    assert isinstance(g2p.net, Ensemble) and len(g2p.net.members) == 2
+    train_words = split_lexicon(read_phones_tsv(tiny_path), (0.6, 0.2, 0.2))["train"]
+    hyps = g2p.translate([tuple(w) for w in train_words.entries], n=1, beam=1)
+    assert all(h[0].tokens in prons for h, prons in zip(hyps, train_words.entries.values()))
+    # the same members again, export only; a checkpoint list must match the members
+    again = train(smoke_cfg(tiny_path, tmp_path / "again",
+                            extra=["members=2", "export_only=true",
+                                   f"ckpt_path=[{','.join(metrics['checkpoint'])}]"]))
+    assert again["test"] == metrics["test"] and again["fit_seconds"] is None
+    with pytest.raises(ValueError, match="a list, one per member"):
+        train(smoke_cfg(tiny_path, tmp_path / "bad", extra=["members=2", "export_only=true",
+                                                             f"ckpt_path={metrics['checkpoint'][0]}"]))

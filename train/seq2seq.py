@@ -3,10 +3,20 @@
 Trains one direction, tests the best checkpoint (by ``val/wer``) on the held-out split, writes
 ``metrics.json`` next to the checkpoints and exports the model to ``artifacts/phonetic/seq2seq``.
 ``ckpt_path=.../last.ckpt`` resumes; ``export_only=true ckpt_path=...`` re-tests and re-exports.
+
+``members=N`` trains N models at once, one process each (seeds ``seed``, ``seed+1``, …, runs in
+``member<i>/``), and tests and exports them as one ensemble: a CPU with N cores trains N
+one-thread models in the time of one, while one model on N threads gains far less (the GRU's
+small sequential steps do not parallelise well). With members, ``ckpt_path`` is a list, one
+checkpoint per member, to resume from or to export.
 """
 from __future__ import annotations
 
+import copy
+import csv
 import json
+import multiprocessing
+import os
 import time
 from pathlib import Path
 
@@ -14,19 +24,16 @@ import hydra
 import pytorch_lightning as pl
 import torch
 from hydra.utils import instantiate
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 from pytorch_lightning.callbacks import EMAWeightAveraging, LearningRateMonitor, ModelCheckpoint
 from pytorch_lightning.loggers import CSVLogger
 
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import export_model
+from zeroe_assets.g2p import Ensemble
 
 
-def train(cfg: DictConfig) -> dict:
-    """Fit (unless ``export_only``), test the best checkpoint, export; returns the metrics."""
-    torch.set_num_threads(cfg.threads)
-    pl.seed_everything(cfg.seed, workers=True)
-    out = Path(cfg.out_dir)
+def _data(cfg: DictConfig):
     lexicon = filter_lexicon(instantiate(cfg.lexicon.reader), **cfg.lexicon.filter)
     # a partial: instantiate would turn the Lexicon dataclass into a config node
     data = instantiate(cfg.data, _partial_=True)(lexicon=lexicon, direction=cfg.direction,
@@ -35,6 +42,20 @@ def train(cfg: DictConfig) -> dict:
     module = instantiate(cfg.model, src_vocab=list(data.src_vocab.symbols),
                          tgt_vocab=list(data.tgt_vocab.symbols), direction=cfg.direction,
                          silent=sorted(lexicon.silent), _convert_="all")
+    return lexicon, data, module
+
+
+def _trainer(cfg: DictConfig, out: Path, callbacks=(), log: bool = True) -> pl.Trainer:
+    return instantiate(cfg.trainer, default_root_dir=str(out), callbacks=list(callbacks),
+                       logger=CSVLogger(str(out), name="", version="logs") if log else False)
+
+
+def fit(cfg: DictConfig) -> str:
+    """Train one model into ``cfg.out_dir``; returns its best checkpoint."""
+    torch.set_num_threads(cfg.threads)
+    pl.seed_everything(cfg.seed, workers=True)
+    out = Path(cfg.out_dir)
+    _, data, module = _data(cfg)
     checkpoint = ModelCheckpoint(dirpath=out / "checkpoints", filename="best-epoch{epoch:03d}",
                                  monitor="val/wer", mode="min", auto_insert_metric_name=False)
     # Lightning's save_last only refreshes last.ckpt when val/wer improves; resume needs every epoch
@@ -45,25 +66,88 @@ def train(cfg: DictConfig) -> dict:
         # average starts after the warm-up, so that it does not carry the random initialisation
         callbacks.append(EMAWeightAveraging(decay=cfg.ema_decay,
                                             update_starting_at_step=cfg.model.warmup_steps))
-    trainer = instantiate(cfg.trainer, default_root_dir=str(out), callbacks=callbacks,
-                          logger=CSVLogger(str(out), name="", version="logs"))
-    started = time.time()
-    if cfg.export_only:
-        if not cfg.ckpt_path:
-            raise ValueError("export_only=true needs ckpt_path=PATH to a checkpoint")
-        best = cfg.ckpt_path
-    else:
-        trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
-        best = checkpoint.best_model_path or last.best_model_path
-    fit_seconds = time.time() - started
-    state = torch.load(best, map_location="cpu", weights_only=True)
-    module.load_state_dict(state["state_dict"])
-    tested = trainer.test(module, data, verbose=False)[0]
+    _trainer(cfg, out, callbacks).fit(module, data, ckpt_path=cfg.ckpt_path)
+    return checkpoint.best_model_path or last.best_model_path
+
+
+def _member_cfg(cfg: DictConfig, i: int) -> DictConfig:
+    member = OmegaConf.to_container(cfg, resolve=True)
+    resume = cfg.ckpt_path[i] if cfg.ckpt_path else None
+    member.update(members=1, seed=cfg.seed + i, out_dir=str(Path(cfg.out_dir) / f"member{i}"),
+                  ckpt_path=resume, export_artifacts=False)
+    member["trainer"]["enable_progress_bar"] = False  # N bars on one terminal are unreadable
+    return OmegaConf.create(member)
+
+
+def _fit_member(cfg: dict, result) -> None:
+    """Child process: train one member, its log in its own folder, the best checkpoint on ``result``."""
+    out = Path(cfg["out_dir"])
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "train.log", "a") as log:
+        os.dup2(log.fileno(), 1)  # at the descriptor level: Lightning's handlers hold the old streams
+        os.dup2(log.fileno(), 2)
+        result.put(fit(OmegaConf.create(cfg)))
+
+
+def _latest(out: Path) -> str:
+    """The last validation of a member run, for the progress line."""
+    try:
+        with open(out / "logs" / "metrics.csv") as f:
+            rows = [r for r in csv.DictReader(f) if r.get("val/wer")]
+    except FileNotFoundError:
+        return "starting"
+    return f"epoch {rows[-1]['epoch']} val/wer {float(rows[-1]['val/wer']):.4f}" if rows else "no validation yet"
+
+
+def fit_members(cfg: DictConfig) -> list[str]:
+    """Train ``cfg.members`` models in parallel processes; their best checkpoints, in seed order."""
+    if cfg.ckpt_path and len(cfg.ckpt_path) != cfg.members:
+        raise ValueError(f"members={cfg.members} resumes from one checkpoint each; "
+                         f"ckpt_path lists {len(cfg.ckpt_path)}")
+    spawn = multiprocessing.get_context("spawn")
+    members = [_member_cfg(cfg, i) for i in range(cfg.members)]
+    results = [spawn.SimpleQueue() for _ in members]
+    procs = [spawn.Process(target=_fit_member, args=(OmegaConf.to_container(m), q))
+             for m, q in zip(members, results)]
+    for p in procs:
+        p.start()
+    print(f"training {len(procs)} members in parallel; logs in {cfg.out_dir}/member*/train.log",
+          flush=True)
+    shown = ""
+    while any(p.is_alive() for p in procs):
+        for p in procs:
+            p.join(timeout=10 / len(procs))
+        line = " | ".join(f"member{i}: {_latest(Path(m.out_dir))}" for i, m in enumerate(members))
+        if line != shown:
+            print(line, flush=True)
+            shown = line
+    failed = [i for i, p in enumerate(procs) if p.exitcode != 0]
+    if failed:
+        raise RuntimeError(f"member(s) {failed} failed; see {cfg.out_dir}/member<i>/train.log")
+    return [q.get() for q in results]
+
+
+def evaluate(cfg: DictConfig, checkpoints: list[str], fit_seconds: float | None) -> dict:
+    """Test the checkpoint(s), one model or an ensemble; write metrics.json; export."""
+    out = Path(cfg.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    lexicon, data, module = _data(cfg)
+    states = [torch.load(c, map_location="cpu", weights_only=True) for c in checkpoints]
+    nets = []
+    for state in states:
+        module.load_state_dict(state["state_dict"])
+        nets.append(copy.deepcopy(module.net))
+    module.net = nets[0] if len(nets) == 1 else Ensemble(nets)
+    # no logger: after a fit, a second CSV logger in the same folder would replace its metrics
+    tested = _trainer(cfg, out, log=False).test(module, data, verbose=False)[0]
+    one = len(states) == 1
     metrics = {
         "direction": cfg.direction, "lexicon": lexicon.source, "lexicon_sha256": lexicon.fingerprint(),
-        "stress": lexicon.stress, "checkpoint": str(best), "epoch": state.get("epoch"),
-        "global_step": state.get("global_step"), "threads": cfg.threads,
-        "fit_seconds": None if cfg.export_only else round(fit_seconds, 1),
+        "stress": lexicon.stress, "members": len(states),
+        "checkpoint": str(checkpoints[0]) if one else [str(c) for c in checkpoints],
+        "epoch": states[0].get("epoch") if one else [s.get("epoch") for s in states],
+        "global_step": states[0].get("global_step") if one else [s.get("global_step") for s in states],
+        "threads": cfg.threads, "fit_seconds": None if fit_seconds is None else round(fit_seconds, 1),
         "test": {k.split("/", 1)[1]: round(float(v), 5) for k, v in tested.items()},
         "split": data.summary(),
     }
@@ -74,6 +158,25 @@ def train(cfg: DictConfig) -> dict:
                             cfg.artifacts_root)
         print(f"exported {cfg.direction} to {path}")
     return metrics
+
+
+def train(cfg: DictConfig) -> dict:
+    """Fit (unless ``export_only``), test the best checkpoint(s), export; returns the metrics."""
+    if cfg.members < 1:
+        raise ValueError(f"members must be at least 1, got {cfg.members}")
+    torch.set_num_threads(cfg.threads)
+    listed = isinstance(cfg.ckpt_path, (list, ListConfig))
+    if listed != (cfg.members > 1) and cfg.ckpt_path:
+        raise ValueError(f"with members={cfg.members}, ckpt_path must be "
+                         f"{'a list, one per member' if cfg.members > 1 else 'one path'}")
+    if cfg.export_only:
+        if not cfg.ckpt_path:
+            raise ValueError("export_only=true needs ckpt_path=PATH to a checkpoint "
+                             "(with members: ckpt_path=[PATH,...])")
+        return evaluate(cfg, list(cfg.ckpt_path) if listed else [cfg.ckpt_path], None)
+    started = time.time()
+    best = fit_members(cfg) if cfg.members > 1 else [fit(cfg)]
+    return evaluate(cfg, best, time.time() - started)
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="seq2seq")

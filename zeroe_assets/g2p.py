@@ -8,6 +8,7 @@ of vocabularies and hyper-parameters (no pickle anywhere).
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Sequence
@@ -99,6 +100,47 @@ class Seq2SeqNet(nn.Module):
             logits.append(out)
         return torch.stack(logits, 1)
 
+    # the decoding interface beam search drives (shared with Ensemble): a context that stays fixed
+    # per input, a state that follows the hypotheses, both flat tuples of batch-first tensors
+    def start(self, src: torch.Tensor, lengths: torch.Tensor):
+        memory, keys, mask, h, feed = self.encode(src, lengths)
+        return (memory, keys, mask), (h, feed)
+
+    def advance(self, y: torch.Tensor, state, context):
+        """Log-probabilities of the next symbol after ``y``, and the new state."""
+        logits, h, feed = self.step(y, *state, *context)
+        return torch.log_softmax(logits.float(), -1), (h, feed)
+
+
+class Ensemble(nn.Module):
+    """Several nets over the same vocabularies, decoded together: the next-symbol distribution is
+    the mean of the members' distributions (independently trained members disagree on different
+    words, so the average corrects some of each one's errors)."""
+
+    CONTEXT, STATE = 3, 2  # tensors per member in Seq2SeqNet.start
+
+    def __init__(self, members: Sequence[Seq2SeqNet]):
+        super().__init__()
+        if len(members) < 2:
+            raise ValueError("an ensemble needs at least two members")
+        self.members = nn.ModuleList(members)
+
+    def start(self, src: torch.Tensor, lengths: torch.Tensor):
+        context, state = (), ()
+        for m in self.members:
+            c, s = m.start(src, lengths)
+            context, state = context + c, state + s
+        return context, state
+
+    def advance(self, y: torch.Tensor, state, context):
+        logps, new = [], ()
+        for i, m in enumerate(self.members):
+            logp, s = m.advance(y, state[i * self.STATE:(i + 1) * self.STATE],
+                                context[i * self.CONTEXT:(i + 1) * self.CONTEXT])
+            logps.append(logp)
+            new += s
+        return torch.logsumexp(torch.stack(logps), 0) - math.log(len(logps)), new
+
 
 class Hypothesis(NamedTuple):
     tokens: tuple[str, ...]
@@ -106,8 +148,8 @@ class Hypothesis(NamedTuple):
 
 
 @torch.no_grad()
-def beam_search(net: Seq2SeqNet, src: torch.Tensor, lengths: torch.Tensor, beam: int = 5,
-                n: int = 1, max_len: int = 40) -> list[list[tuple[list[int], float]]]:
+def beam_search(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.Tensor,
+                beam: int = 5, n: int = 1, max_len: int = 40) -> list[list[tuple[list[int], float]]]:
     """Batched beam search; per input, the ``n`` best distinct outputs (ids, log-prob), best first.
 
     Every hypothesis is a distinct path of the search tree, so n-best lists have no duplicates.
@@ -115,7 +157,9 @@ def beam_search(net: Seq2SeqNet, src: torch.Tensor, lengths: torch.Tensor, beam:
     """
     beam = max(beam, n)
     batch = src.size(0)
-    memory, keys, mask, h, feed = (x.repeat_interleave(beam, 0) for x in net.encode(src, lengths))
+    context, state = net.start(src, lengths)
+    context = tuple(x.repeat_interleave(beam, 0) for x in context)
+    state = tuple(x.repeat_interleave(beam, 0) for x in state)
     dev = src.device
     scores = torch.full((batch, beam), float("-inf"), device=dev)
     scores[:, 0] = 0.0
@@ -124,8 +168,7 @@ def beam_search(net: Seq2SeqNet, src: torch.Tensor, lengths: torch.Tensor, beam:
     history = torch.zeros((batch * beam, 0), dtype=torch.long, device=dev)
     steps = min(max_len, 2 * src.size(1) + 5)
     for _ in range(steps):
-        logits, h, feed = net.step(y, h, feed, memory, keys, mask)
-        logp = torch.log_softmax(logits, -1)
+        logp, state = net.advance(y, state, context)
         # a finished hypothesis only extends by padding, at no cost, so it keeps its score
         logp[done] = float("-inf")
         logp[done, PAD] = 0.0
@@ -136,7 +179,8 @@ def beam_search(net: Seq2SeqNet, src: torch.Tensor, lengths: torch.Tensor, beam:
         scores, flat = total.topk(beam, -1)
         origin = (flat // vocab + torch.arange(batch, device=dev).unsqueeze(1) * beam).view(-1)
         y = (flat % vocab).view(-1)
-        h, feed, history = h[origin], feed[origin], torch.cat([history[origin], y[:, None]], 1)
+        state = tuple(x[origin] for x in state)
+        history = torch.cat([history[origin], y[:, None]], 1)
         done = done[origin] | (y == EOS) | (y == PAD)
         if done.all():
             break
@@ -164,13 +208,18 @@ def pad_batch(seqs: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor
 
 @dataclass
 class Transliterator:
-    """A trained G2P or P2G model with its vocabularies, ready for batched n-best decoding."""
+    """A trained G2P or P2G model (one net or an ensemble) with its vocabularies, ready for
+    batched n-best decoding."""
 
     direction: str
     src_vocab: Vocab
     tgt_vocab: Vocab
-    net: Seq2SeqNet
+    net: Seq2SeqNet | Ensemble
     meta: dict
+
+    @property
+    def members(self) -> int:
+        return len(self.net.members) if isinstance(self.net, Ensemble) else 1
 
     @property
     def silent(self) -> frozenset[str]:
@@ -219,17 +268,19 @@ class Transliterator:
         buf = io.BytesIO()
         np.savez(buf, **self.state_arrays())
         spec = {"direction": self.direction, "src_vocab": list(self.src_vocab.symbols),
-                "tgt_vocab": list(self.tgt_vocab.symbols), **self.meta}
+                "tgt_vocab": list(self.tgt_vocab.symbols), **self.meta, "members": self.members}
         return {f"{self.direction}.npz": buf.getvalue(), f"{self.direction}.json": json_bytes(spec)}
 
     @classmethod
     def from_files(cls, weights: Path, spec: dict) -> "Transliterator":
         src, tgt = Vocab(spec["src_vocab"]), Vocab(spec["tgt_vocab"])
-        net = Seq2SeqNet(len(src), len(tgt), **spec["net"])
+        members = [Seq2SeqNet(len(src), len(tgt), **spec["net"]) for _ in range(spec.get("members", 1))]
+        net = members[0] if len(members) == 1 else Ensemble(members)
         with np.load(weights, allow_pickle=False) as arrays:
             state = {k: torch.from_numpy(arrays[k]) for k in arrays.files}
         net.load_state_dict(state)
-        meta = {k: v for k, v in spec.items() if k not in ("direction", "src_vocab", "tgt_vocab")}
+        meta = {k: v for k, v in spec.items()
+                if k not in ("direction", "src_vocab", "tgt_vocab", "members")}
         return cls(spec["direction"], src, tgt, net.eval(), meta)
 
 
