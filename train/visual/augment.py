@@ -12,22 +12,37 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .nets import ink_box
+
+# Diacritics on a 5×5 stamp, rows top to bottom: above the ink (1 px gap) acute, grave,
+# circumflex, caron, macron, diaeresis, dot, ring, tilde, breve; below it cedilla, ogonek, dot.
+# A reader sees á, ä, ç as a, a, c with a small mark; the model should too.
+ACCENTS = ("...../...../...../...#./..#..", "...../...../...../.#.../..#..",
+           "...../...../...../..#../.#.#.", "...../...../...../.#.#./..#..",
+           "...../...../...../...../.###.", "...../...../...../...../.#.#.",
+           "...../...../...../...../..#..", "...../...../..#../.#.#./..#..",
+           "...../...../...../.##.#/#.##.", "...../...../...../#...#/.###.",
+           "..#../...#./..##./...../.....", ".#.../.#.../..##./...../.....",
+           "...../..#../...../...../.....")
+BELOW = 3  # the last three stamps hang below the ink
+
 
 class GlyphAugment(nn.Module):
-    """Random scale, width, shift, small rotation, stroke weight and a stray mark, applied per
-    sample to a (B,1,H,W) batch. A reader still reads a letter drawn wide (fullwidth ａ) or with a
-    speck of dirt next to it; the model should too."""
+    """Random scale, width, shift, small rotation, stroke weight, a stray mark and a diacritic,
+    applied per sample to a (B,1,H,W) batch. A reader still reads a letter drawn wide (fullwidth
+    ａ), with a speck of dirt next to it or with an accent over it; the model should too."""
 
     def __init__(self, prob: float = 0.5, scale: tuple[float, float] = (0.55, 1.15),
                  shift: float | tuple[float, float] = (0.3, 0.6), rotate: float = 5.0,
-                 stroke: float = 0.4, marks: float = 0.5, stretch: float = 1.0):
+                 stroke: float = 0.4, marks: float = 0.5, stretch: float = 1.0,
+                 accents: float = 0.0):
         super().__init__()
         if stretch < 1:
             raise ValueError(f"stretch is a factor ≥ 1 (widths vary within [1/s, s]), got {stretch}")
         self.prob, self.scale, self.rotate, self.stroke = prob, tuple(scale), rotate, stroke
         self.stretch = stretch
         self.shift = (shift, shift) if isinstance(shift, (int, float)) else tuple(shift)  # (x, y)
-        self.marks = marks
+        self.marks, self.accents = marks, accents
         # stray marks: a dot, short bars and diagonals (3×3), stamped at random places
         k = torch.zeros(5, 1, 3, 3)
         k[0, 0, 1, 1] = k[0, 0, 1, 2] = k[0, 0, 2, 1] = k[0, 0, 2, 2] = 1
@@ -36,6 +51,8 @@ class GlyphAugment(nn.Module):
         k[3, 0, [0, 1, 2], [0, 1, 2]] = 1
         k[4, 0, [0, 1, 2], [2, 1, 0]] = 1
         self.register_buffer("mark_kernels", k, persistent=False)
+        stamps = torch.tensor([[c == "#" for c in a.replace("/", "")] for a in ACCENTS])
+        self.register_buffer("accent_kernels", stamps.float().view(-1, 1, 5, 5), persistent=False)
 
     def forward(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         """Distort ``x``; ``generator`` makes figures reproducible (training uses the seeded global one)."""
@@ -58,6 +75,8 @@ class GlyphAugment(nn.Module):
         out = torch.where(amount > 0, out + amount * (bold - out), out + amount * (out - thin))
         if self.marks:
             out = torch.maximum(out, self._marks(x, rand))
+        if self.accents:
+            out = torch.maximum(out, self._accent(out, rand))
         keep = (rand(0, 1) >= self.prob).view(b, 1, 1, 1)
         return torch.where(keep, x, out.clamp(0, 1))
 
@@ -70,3 +89,18 @@ class GlyphAugment(nn.Module):
         shape = rand(0, len(self.mark_kernels)).long().clamp_(max=len(self.mark_kernels) - 1)
         mark = stamps.gather(1, shape.view(b, 1, 1, 1).expand(b, 1, h, w))
         return mark * (rand(0, 1) < self.marks).view(b, 1, 1, 1).to(x.dtype)
+
+    def _accent(self, x: torch.Tensor, rand) -> torch.Tensor:
+        """With probability ``accents`` per sample, one diacritic just above (or below) the ink,
+        centred on it within a pixel."""
+        b, _, h, w = x.shape
+        n = len(self.accent_kernels)
+        shape = rand(0, n).long().clamp_(max=n - 1)
+        box = (ink_box(x) + 1) / 2 * torch.tensor([h - 1, h - 1, w - 1, w - 1], device=x.device)
+        below = shape >= n - BELOW
+        row = torch.where(below, box[:, 1] + 3, box[:, 0] - 4).round().long().clamp(2, h - 3)
+        col = ((box[:, 2] + box[:, 3]) / 2 + rand(-1, 1)).round().long().clamp(2, w - 3)
+        spot = torch.zeros(b, h * w, device=x.device).scatter_(1, (row * w + col)[:, None], 1.0)
+        stamps = F.conv2d(spot.view(b, 1, h, w), self.accent_kernels.flip(-1, -2).to(x.dtype), padding=2)
+        mark = stamps.gather(1, shape.view(b, 1, 1, 1).expand(b, 1, h, w))
+        return mark * (rand(0, 1) < self.accents).view(b, 1, 1, 1).to(x.dtype)
