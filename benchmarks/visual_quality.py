@@ -1,6 +1,7 @@
 """Quality of the visual space (JSON on stdout) and the figures for the README (docs/):
 held-out reconstruction error, the NFKD and UTS #39 confusables yardsticks for the learned space
-vs raw pixels side by side, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
+vs raw pixels side by side, where each kind of NFKD look-alike (accented, superscript,
+fullwidth, …) ranks in both spaces, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
 
     python benchmarks/visual_quality.py --ckpt PATH [--docs docs] [--out FILE]
 
@@ -22,7 +23,7 @@ from train.visual.export import heldout_mse, neighbour_table
 from train.visual.figures import (TSNE_LETTERS, distorted_views, neighbour_sheet,
                                   reconstruction_grid, tsne_plot)
 from train.visual.glyphs import build_glyphs
-from train.visual.quality import YARDSTICKS, raw_pixels, recall
+from train.visual.quality import YARDSTICKS, ranks_by_kind, raw_pixels, recall
 from zeroe_assets.assets import load_component
 from zeroe_assets.assets.index import NeighbourTable, normalise
 from zeroe_assets.perturbers.visual import is_candidate
@@ -66,6 +67,8 @@ def main() -> None:
             "per_letter": {c: [s["learned"]["per_letter"][c], s["raw_pixels"]["per_letter"][c]]
                            for c in s["learned"]["per_letter"]}}
            for name, s in scores.items()},
+        "nfkd_by_kind": {"learned": ranks_by_kind(learned, keys, args.k),
+                         "raw_pixels": ranks_by_kind(raw, keys, args.k)},
         "figures": [str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f) for f in figures],
     }
     text = json.dumps(result, indent=1, ensure_ascii=False)

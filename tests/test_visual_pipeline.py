@@ -318,3 +318,15 @@ def test_accents_sit_just_above_or_below_the_ink():
     assert ((centre - 11.5).abs() <= 2).all()  # over the letter's middle
     assert len({a for a in ACCENTS}) == len(ACCENTS)
     assert torch.allclose(GlyphAugment(prob=1.0, accents=0.0, **still)(x), x, atol=1e-4)
+
+
+def test_ranks_by_kind_tells_accented_from_compatibility_forms():
+    from train.visual.quality import nfkd_kind, ranks_by_kind
+
+    assert [nfkd_kind(c) for c in "áᵃａⓐ"] == ["accented", "super", "wide", "circle"]
+    cps = np.array([ord(c) for c in "aáᵃbx"])
+    # a space where á is a's nearest, ᵃ the farthest
+    vectors = np.array([[1, 0], [0.9, 0.1], [-1, 0.1], [0, 1], [0.5, 0.5]], dtype=np.float32)
+    ranks = ranks_by_kind(vectors, cps, k=2)
+    assert ranks["accented"] == {"members": 1, "median_rank": 1, "in_top_k": 1.0}
+    assert ranks["super"] == {"members": 1, "median_rank": 4, "in_top_k": 0.0}

@@ -19,6 +19,10 @@ each other than any other glyph in the batch. It reads μ through a small projec
 Redrawing the canonical glyph from a shrunk, raised view of a asks μ to forget size and position,
 while redrawing ᵃ asks it to remember them: from near-identical inputs the two goals conflict.
 With ``pose`` the decoder is told the target's ink box, so μ can describe shape alone.
+
+The head lets μ keep what the views differ in, size above all (ᵃ's neighbours were other
+superscripts). ``align_weight`` also pulls μ of the two views together (1 − cosine), with no
+negatives: nothing pushes á away from a, and reconstruction keeps μ from collapsing.
 """
 from __future__ import annotations
 
@@ -56,7 +60,8 @@ class VAEGANModule(pl.LightningModule):
                  betas: tuple[float, float] = (0.5, 0.999), kl_weight: float = 0.1,
                  kl_warmup: int = 2000, gamma: float = 1.0, llike_weight: float = 1.0,
                  pixel_weight: float = 1.0, gan_weight: float = 0.1, contrast_weight: float = 0.0,
-                 temperature: float = 0.1, projection: int = 0, pose: bool = False):
+                 temperature: float = 0.1, projection: int = 0, pose: bool = False,
+                 align_weight: float = 0.0):
         super().__init__()
         self.save_hyperparameters()
         self.automatic_optimization = False
@@ -108,12 +113,17 @@ class VAEGANModule(pl.LightningModule):
         pixel = per_sample_sum(F.binary_cross_entropy_with_logits(logits, x, reduction="none"))
         beta = h.kl_weight * min(1.0, (self.global_step + 1) / max(h.kl_warmup, 1))
         loss = beta * kl + h.llike_weight * llike + h.pixel_weight * pixel
+        if h.contrast_weight or h.align_weight:
+            mu2 = self.encoder(view2)[0]
         if h.contrast_weight:
-            contrast = nt_xent(self.projection(mu), self.projection(self.encoder(view2)[0]),
-                               h.temperature)
+            contrast = nt_xent(self.projection(mu), self.projection(mu2), h.temperature)
             loss = loss + h.contrast_weight * contrast
             self.log("train/contrast", contrast, prog_bar=True, on_step=True, on_epoch=True,
                      batch_size=len(x))
+        if h.align_weight:
+            align = (1 - F.cosine_similarity(mu, mu2)).mean()
+            loss = loss + h.align_weight * align
+            self.log("train/align", align, on_step=True, on_epoch=True, batch_size=len(x))
         self._step(opt_enc, loss)
         self.untoggle_optimizer(opt_enc)
 

@@ -72,6 +72,30 @@ def recall(vectors: np.ndarray, codepoints: np.ndarray, yardstick: str = "nfkd",
     return group_recall(vectors, codepoints, YARDSTICKS[yardstick](codepoints), k)
 
 
+def nfkd_kind(ch: str) -> str:
+    """How a letter decomposes: "accented" (canonically: base + marks) or its compatibility tag
+    ("super", "sub", "wide", "font", "circle", "compat", …)."""
+    tag = unicodedata.decomposition(ch)
+    return tag[1:tag.index(">")] if tag.startswith("<") else "accented"
+
+
+def ranks_by_kind(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> dict:
+    """For each kind of NFKD look-alike, where it ranks among its letter's neighbours: the median
+    rank (1 = nearest) and the share in the top ``k``; shows what a recall figure hides."""
+    rows = {int(cp): i for i, cp in enumerate(codepoints)}
+    vectors = normalise(vectors)
+    ranks: dict[str, list[int]] = {}
+    for letter, members in nfkd_groups(codepoints).items():
+        q = rows[ord(letter)]
+        sims = vectors @ vectors[q]
+        sims[q] = np.inf  # the letter itself comes first, then rank 1, 2, …
+        for cp in members:
+            ranks.setdefault(nfkd_kind(chr(cp)), []).append(int((sims > sims[rows[cp]]).sum()))
+    return {kind: {"members": len(r), "median_rank": int(np.median(r)),
+                   "in_top_k": round(float(np.mean(np.array(r) <= k)), 3)}
+            for kind, r in sorted(ranks.items(), key=lambda kv: -len(kv[1]))}
+
+
 def raw_pixels(images: np.ndarray) -> np.ndarray:
     """The baseline space: each glyph's pixels as one vector."""
     return images.reshape(len(images), -1).astype(np.float32)
