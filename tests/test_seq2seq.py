@@ -202,3 +202,15 @@ def test_members_train_in_parallel_and_export_as_an_ensemble(tiny_path, tmp_path
     with pytest.raises(ValueError, match="a list, one per member"):
         train(smoke_cfg(tiny_path, tmp_path / "bad", extra=["members=2", "export_only=true",
                                                              f"ckpt_path={metrics['checkpoint'][0]}"]))
+
+
+def test_member_progress_line_survives_a_half_written_log(tmp_path):
+    from train.seq2seq import _latest
+
+    assert _latest(tmp_path) == "starting"
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "metrics.csv").write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4\n")
+    assert _latest(tmp_path) == "epoch 1 val/wer 0.4000"
+    (logs / "metrics.csv").write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4x")
+    assert _latest(tmp_path) == "…"

@@ -94,9 +94,11 @@ def _latest(out: Path) -> str:
     try:
         with open(out / "logs" / "metrics.csv") as f:
             rows = [r for r in csv.DictReader(f) if r.get("val/wer")]
+        return f"epoch {rows[-1]['epoch']} val/wer {float(rows[-1]['val/wer']):.4f}" if rows else "no validation yet"
     except FileNotFoundError:
         return "starting"
-    return f"epoch {rows[-1]['epoch']} val/wer {float(rows[-1]['val/wer']):.4f}" if rows else "no validation yet"
+    except (ValueError, csv.Error):  # a line the member is still writing; the next poll reads it whole
+        return "…"
 
 
 def fit_members(cfg: DictConfig) -> list[str]:
