@@ -50,12 +50,14 @@ def _trainer(cfg: DictConfig, out: Path, callbacks=(), log: bool = True) -> pl.T
                        logger=CSVLogger(str(out), name="", version="logs") if log else False)
 
 
-def fit(cfg: DictConfig) -> str:
-    """Train one model into ``cfg.out_dir``; returns its best checkpoint."""
+def fit(cfg: DictConfig):
+    """Train one model into ``cfg.out_dir``; returns its best checkpoint and what ``_data`` built,
+    so that testing it need not read the lexicon again."""
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     out = Path(cfg.out_dir)
-    _, data, module = _data(cfg)
+    built = _data(cfg)
+    _, data, module = built
     checkpoint = ModelCheckpoint(dirpath=out / "checkpoints", filename="best-epoch{epoch:03d}",
                                  monitor="val/wer", mode="min", auto_insert_metric_name=False)
     # Lightning's save_last only refreshes last.ckpt when val/wer improves; resume needs every epoch
@@ -67,16 +69,16 @@ def fit(cfg: DictConfig) -> str:
         callbacks.append(EMAWeightAveraging(decay=cfg.ema_decay,
                                             update_starting_at_step=cfg.model.warmup_steps))
     _trainer(cfg, out, callbacks).fit(module, data, ckpt_path=cfg.ckpt_path)
-    return checkpoint.best_model_path or last.best_model_path
+    return checkpoint.best_model_path or last.best_model_path, built
 
 
-def _member_cfg(cfg: DictConfig, i: int) -> DictConfig:
+def _member_cfg(cfg: DictConfig, i: int) -> dict:
     member = OmegaConf.to_container(cfg, resolve=True)
     resume = cfg.ckpt_path[i] if cfg.ckpt_path else None
     member.update(members=1, seed=cfg.seed + i, out_dir=str(Path(cfg.out_dir) / f"member{i}"),
                   ckpt_path=resume, export_artifacts=False)
     member["trainer"]["enable_progress_bar"] = False  # N bars on one terminal are unreadable
-    return OmegaConf.create(member)
+    return member
 
 
 def _fit_member(cfg: dict, result) -> None:
@@ -86,7 +88,7 @@ def _fit_member(cfg: dict, result) -> None:
     with open(out / "train.log", "a") as log:
         os.dup2(log.fileno(), 1)  # at the descriptor level: Lightning's handlers hold the old streams
         os.dup2(log.fileno(), 2)
-        result.put(fit(OmegaConf.create(cfg)))
+        result.put(fit(OmegaConf.create(cfg))[0])
 
 
 def _latest(out: Path) -> str:
@@ -109,8 +111,7 @@ def fit_members(cfg: DictConfig) -> list[str]:
     spawn = multiprocessing.get_context("spawn")
     members = [_member_cfg(cfg, i) for i in range(cfg.members)]
     results = [spawn.SimpleQueue() for _ in members]
-    procs = [spawn.Process(target=_fit_member, args=(OmegaConf.to_container(m), q))
-             for m, q in zip(members, results)]
+    procs = [spawn.Process(target=_fit_member, args=(m, q)) for m, q in zip(members, results)]
     for p in procs:
         p.start()
     print(f"training {len(procs)} members in parallel; logs in {cfg.out_dir}/member*/train.log",
@@ -119,7 +120,7 @@ def fit_members(cfg: DictConfig) -> list[str]:
     while any(p.is_alive() for p in procs):
         for p in procs:
             p.join(timeout=10 / len(procs))
-        line = " | ".join(f"member{i}: {_latest(Path(m.out_dir))}" for i, m in enumerate(members))
+        line = " | ".join(f"member{i}: {_latest(Path(m['out_dir']))}" for i, m in enumerate(members))
         if line != shown:
             print(line, flush=True)
             shown = line
@@ -129,11 +130,13 @@ def fit_members(cfg: DictConfig) -> list[str]:
     return [q.get() for q in results]
 
 
-def evaluate(cfg: DictConfig, checkpoints: list[str], fit_seconds: float | None) -> dict:
-    """Test the checkpoint(s), one model or an ensemble; write metrics.json; export."""
+def evaluate(cfg: DictConfig, checkpoints: list[str], fit_seconds: float | None,
+             built=None) -> dict:
+    """Test the checkpoint(s), one model or an ensemble; write metrics.json; export.
+    ``built``: the lexicon, data and module a fit in this process already made."""
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    lexicon, data, module = _data(cfg)
+    lexicon, data, module = built or _data(cfg)
     states = [torch.load(c, map_location="cpu", weights_only=True) for c in checkpoints]
     nets = []
     for state in states:
@@ -177,8 +180,10 @@ def train(cfg: DictConfig) -> dict:
                              "(with members: ckpt_path=[PATH,...])")
         return evaluate(cfg, list(cfg.ckpt_path) if listed else [cfg.ckpt_path], None)
     started = time.time()
-    best = fit_members(cfg) if cfg.members > 1 else [fit(cfg)]
-    return evaluate(cfg, best, time.time() - started)
+    if cfg.members > 1:
+        return evaluate(cfg, fit_members(cfg), time.time() - started)
+    best, built = fit(cfg)
+    return evaluate(cfg, [best], time.time() - started, built)
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="seq2seq")

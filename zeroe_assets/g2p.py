@@ -102,6 +102,8 @@ class Seq2SeqNet(nn.Module):
 
     # the decoding interface beam search drives (shared with Ensemble): a context that stays fixed
     # per input, a state that follows the hypotheses, both flat tuples of batch-first tensors
+    CONTEXT, STATE = 3, 2  # their lengths, as ``start`` returns them
+
     def start(self, src: torch.Tensor, lengths: torch.Tensor):
         memory, keys, mask, h, feed = self.encode(src, lengths)
         return (memory, keys, mask), (h, feed)
@@ -116,8 +118,6 @@ class Ensemble(nn.Module):
     """Several nets over the same vocabularies, decoded together: the next-symbol distribution is
     the mean of the members' distributions (independently trained members disagree on different
     words, so the average corrects some of each one's errors)."""
-
-    CONTEXT, STATE = 3, 2  # tensors per member in Seq2SeqNet.start
 
     def __init__(self, members: Sequence[Seq2SeqNet]):
         super().__init__()
@@ -135,8 +135,8 @@ class Ensemble(nn.Module):
     def advance(self, y: torch.Tensor, state, context):
         logps, new = [], ()
         for i, m in enumerate(self.members):
-            logp, s = m.advance(y, state[i * self.STATE:(i + 1) * self.STATE],
-                                context[i * self.CONTEXT:(i + 1) * self.CONTEXT])
+            logp, s = m.advance(y, state[i * m.STATE:(i + 1) * m.STATE],
+                                context[i * m.CONTEXT:(i + 1) * m.CONTEXT])
             logps.append(logp)
             new += s
         return torch.logsumexp(torch.stack(logps), 0) - math.log(len(logps)), new
