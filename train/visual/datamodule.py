@@ -47,9 +47,9 @@ class Alternates:
         where one exists) and that rendering, drawn uniformly among the row's alternates."""
         count = self.count[rows]
         mask = (torch.rand(len(rows)) < prob) & (count > 0)
+        # float rounding can put rand · count on count itself
         offset = (torch.rand(len(rows)) * count).long().clamp_(max=(count - 1).clamp(min=0))
-        index = (self.start[rows] + offset).clamp_(max=max(len(self.images) - 1, 0))
-        return mask, self.images[index[mask]]
+        return mask, self.images[(self.start[rows] + offset)[mask]]
 
 
 class GlyphDataModule(pl.LightningDataModule):
@@ -87,8 +87,7 @@ class GlyphDataModule(pl.LightningDataModule):
         self.train_set = TensorDataset(images[self.train_idx], self.train_idx)
         self.val_set = TensorDataset(images[self.val_idx], self.val_idx)
         g = self.glyph_set
-        self.alternates = Alternates(g.alt_images.reshape(-1, *g.images.shape[1:]), g.alt_rows,
-                                     len(g), self.train_idx.numpy())
+        self.alternates = Alternates(g.alt_images, g.alt_rows, len(g), self.train_idx.numpy())
         log.info("glyphs: %d train, %d val; %d renderings in other fonts", len(self.train_set),
                  len(self.val_set), len(self.alternates.images))
 

@@ -82,8 +82,12 @@ class GlyphSet:
     spec: GlyphSpec
     fingerprint: str
     coverage: dict = field(default_factory=dict)
-    alt_images: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0), np.uint8))
+    alt_images: np.ndarray | None = None  # None: no alternates (an empty stack of glyph-sized images)
     alt_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    def __post_init__(self):
+        if self.alt_images is None:
+            self.alt_images = np.zeros((0, *self.images.shape[1:]), np.uint8)
 
     def __len__(self) -> int:
         return len(self.codepoints)
