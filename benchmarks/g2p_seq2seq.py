@@ -32,7 +32,8 @@ def measure(direction: str, beams, batch_size: int, root=None) -> dict:
     inputs = [data.src_vocab.decode(src) for src, _ in items]
     model = load_transliterator(direction, root)
     silent = model.silent if direction == "g2p" else frozenset()
-    out = {"test_inputs": len(inputs), "lexicon": lexicon.source, "members": model.members}
+    out = {"test_inputs": len(inputs), "lexicon": lexicon.source, "members": len(model.nets),
+           "right_to_left": sum(m.reverse for m in model.nets)}
     for beam in beams:
         start = time.perf_counter()
         hyps = model.translate(inputs, n=1, beam=beam, batch_size=batch_size)

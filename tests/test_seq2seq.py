@@ -190,7 +190,7 @@ def test_members_train_in_parallel_and_export_as_an_ensemble(tiny_path, tmp_path
     assert [Path(c).parts[-3] for c in metrics["checkpoint"]] == ["member0", "member1"]
     assert (out / "member1" / "train.log").exists() and (out / "member0" / "logs" / "metrics.csv").exists()
     g2p = load_transliterator("g2p", tmp_path / "artifacts")
-    assert isinstance(g2p.net, Ensemble) and len(g2p.net.members) == 2
+    assert isinstance(g2p.net, Ensemble) and [m.reverse for m in g2p.nets] == [False, True]
     train_words = split_lexicon(read_phones_tsv(tiny_path), (0.6, 0.2, 0.2))["train"]
     hyps = g2p.translate([tuple(w) for w in train_words.entries], n=1, beam=1)
     assert all(h[0].tokens in prons for h, prons in zip(hyps, train_words.entries.values()))
@@ -214,3 +214,54 @@ def test_member_progress_line_survives_a_half_written_log(tmp_path):
     assert _latest(tmp_path) == "epoch 1 val/wer 0.4000"
     (logs / "metrics.csv").write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4x")
     assert _latest(tmp_path) == "…"
+
+
+def test_reverse_targets_flips_each_row_before_its_end():
+    from train.phonetic.seq2seq import reverse_targets
+
+    tgt_out = torch.tensor([[5, 6, 7, 2, 0], [8, 9, 2, 0, 0], [4, 2, 0, 0, 0]])
+    tgt_in, out = reverse_targets(tgt_out)
+    assert out.tolist() == [[7, 6, 5, 2, 0], [9, 8, 2, 0, 0], [4, 2, 0, 0, 0]]
+    assert tgt_in.tolist() == [[1, 7, 6, 5, 2], [1, 9, 8, 2, 0], [1, 4, 2, 0, 0]]
+
+
+def test_decode_scores_are_sequence_log_probabilities_in_both_orders():
+    from zeroe_assets.g2p import Ensemble, Seq2SeqNet, beam_search, decode, sequence_logprob
+
+    torch.manual_seed(0)
+    l2r = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=1, dropout=0.0).eval()
+    r2l = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=1, dropout=0.0, reverse=True).eval()
+    with torch.no_grad():  # short outputs, so that every hypothesis ends within the search
+        for net in (l2r, r2l):
+            net.out.bias[2] += 2.0
+    src = torch.randint(3, 12, (4, 6))
+    lengths = torch.tensor([6, 5, 3, 2])
+    # a right-to-left net's output comes back in reading order, scored as the net sees it
+    raw = beam_search(r2l, src, lengths, beam=3, n=3)
+    assert decode(r2l, src, lengths, beam=3, n=3) == [[(ids[::-1], s) for ids, s in h] for h in raw]
+    for row, hyps in enumerate(decode(r2l, src, lengths, beam=3, n=3)):
+        scored = sequence_logprob(r2l, src[[row] * len(hyps)], lengths[[row] * len(hyps)],
+                                  [ids for ids, _ in hyps])
+        assert np.allclose(scored.numpy(), [s for _, s in hyps], atol=1e-4)
+    # both orders: every proposal ranked by the members' mean log-probability
+    both = Ensemble([l2r, r2l])
+    with pytest.raises(ValueError, match="both orders"):
+        beam_search(both, src, lengths)
+    for row, hyps in enumerate(decode(both, src, lengths, beam=3, n=4)):
+        ids = [h for h, _ in hyps]
+        assert len(set(map(tuple, ids))) == len(ids) and 3 <= len(ids) <= 4
+        index = [row] * len(ids)
+        mean = (sequence_logprob(l2r, src[index], lengths[index], ids)
+                + sequence_logprob(r2l, src[index], lengths[index], ids)) / 2
+        assert np.allclose(mean.numpy(), [s for _, s in hyps], atol=1e-4)
+        assert [s for _, s in hyps] == sorted((s for _, s in hyps), reverse=True)
+
+
+def test_right_to_left_model_overfits_in_reading_order(tiny_path, tmp_path):
+    out = tmp_path / "r2l"
+    train(smoke_cfg(tiny_path, out, extra=["model.net.reverse=true"]))
+    g2p = load_transliterator("g2p", tmp_path / "artifacts")
+    assert g2p.nets[0].reverse
+    train_words = split_lexicon(read_phones_tsv(tiny_path), (0.6, 0.2, 0.2))["train"]
+    hyps = g2p.translate([tuple(w) for w in train_words.entries], n=1, beam=1)
+    assert all(h[0].tokens in prons for h, prons in zip(hyps, train_words.entries.values()))

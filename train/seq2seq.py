@@ -7,12 +7,13 @@ Trains one direction, tests the best checkpoint (by ``val/wer``) on the held-out
 ``members=N`` trains N models at once, one process each (seeds ``seed``, ``seed+1``, …, runs in
 ``member<i>/``), and tests and exports them as one ensemble: a CPU with N cores trains N
 one-thread models in the time of one, while one model on N threads gains far less (the GRU's
-small sequential steps do not parallelise well). With members, ``ckpt_path`` is a list, one
-checkpoint per member, to resume from or to export.
+small sequential steps do not parallelise well). With ``bidirectional=true`` every second member
+writes its output right to left, and the ensemble ranks both orders' proposals together
+(``zeroe_assets.g2p.decode``). With members, ``ckpt_path`` is a list, one checkpoint per member,
+to resume from or to export.
 """
 from __future__ import annotations
 
-import copy
 import csv
 import json
 import multiprocessing
@@ -30,7 +31,7 @@ from pytorch_lightning.loggers import CSVLogger
 
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import export_model
-from zeroe_assets.g2p import Ensemble
+from zeroe_assets.g2p import Ensemble, Seq2SeqNet
 
 
 def _data(cfg: DictConfig):
@@ -77,6 +78,7 @@ def _member_cfg(cfg: DictConfig, i: int) -> dict:
     resume = cfg.ckpt_path[i] if cfg.ckpt_path else None
     member.update(members=1, seed=cfg.seed + i, out_dir=str(Path(cfg.out_dir) / f"member{i}"),
                   ckpt_path=resume, export_artifacts=False)
+    member["model"]["net"]["reverse"] = bool(cfg.bidirectional and i % 2)
     member["trainer"]["enable_progress_bar"] = False  # N bars on one terminal are unreadable
     return member
 
@@ -139,9 +141,11 @@ def evaluate(cfg: DictConfig, checkpoints: list[str], fit_seconds: float | None,
     lexicon, data, module = built or _data(cfg)
     states = [torch.load(c, map_location="cpu", weights_only=True) for c in checkpoints]
     nets = []
-    for state in states:
+    for state in states:  # each member as its checkpoint describes it (its size, its order)
+        module.net = Seq2SeqNet(len(module.src_vocab), len(module.tgt_vocab),
+                                **state["hyper_parameters"]["net"])
         module.load_state_dict(state["state_dict"])
-        nets.append(copy.deepcopy(module.net))
+        nets.append(module.net)
     module.net = nets[0] if len(nets) == 1 else Ensemble(nets)
     # no logger: after a fit, a second CSV logger in the same folder would replace its metrics
     tested = _trainer(cfg, out, log=False).test(module, data, verbose=False)[0]

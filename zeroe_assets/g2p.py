@@ -54,12 +54,16 @@ class Seq2SeqNet(nn.Module):
 
     Input feeding (the previous attentional state is part of the next input) lets the decoder
     track which letters it has already pronounced, which is what G2P alignment needs.
+    ``reverse``: the decoder writes the target right to left (its ids come out reversed); such a
+    net errs on other words than a left-to-right one, which a bidirectional ensemble exploits.
     """
 
     def __init__(self, src_size: int, tgt_size: int, emb_dim: int = 128, hidden: int = 256,
-                 enc_layers: int = 2, dropout: float = 0.2):
+                 enc_layers: int = 2, dropout: float = 0.2, reverse: bool = False):
         super().__init__()
-        self.hidden = hidden
+        self.config = {"emb_dim": emb_dim, "hidden": hidden, "enc_layers": enc_layers,
+                       "dropout": dropout, "reverse": reverse}
+        self.hidden, self.reverse = hidden, reverse
         self.src_emb = nn.Embedding(src_size, emb_dim, padding_idx=PAD)
         self.encoder = nn.GRU(emb_dim, hidden // 2, enc_layers, batch_first=True,
                               bidirectional=True, dropout=dropout if enc_layers > 1 else 0.0)
@@ -115,17 +119,25 @@ class Seq2SeqNet(nn.Module):
 
 
 class Ensemble(nn.Module):
-    """Several nets over the same vocabularies, decoded together: the next-symbol distribution is
-    the mean of the members' distributions (independently trained members disagree on different
-    words, so the average corrects some of each one's errors)."""
+    """Several nets over the same vocabularies, decoded together (independently trained members
+    disagree on different words, so together they correct some of each one's errors).
+
+    Members that write in the same order are searched as one: the next-symbol distribution is the
+    mean of theirs. With members of both orders, see ``decode``.
+    """
 
     def __init__(self, members: Sequence[Seq2SeqNet]):
         super().__init__()
         if len(members) < 2:
             raise ValueError("an ensemble needs at least two members")
         self.members = nn.ModuleList(members)
+        orders = {m.reverse for m in members}
+        self.reverse = orders.pop() if len(orders) == 1 else None  # None: both orders
 
     def start(self, src: torch.Tensor, lengths: torch.Tensor):
+        if self.reverse is None:
+            raise ValueError("members write in both orders: decode them with decode(), "
+                             "not one step-wise search")
         context, state = (), ()
         for m in self.members:
             c, s = m.start(src, lengths)
@@ -198,6 +210,62 @@ def beam_search(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.
     return out
 
 
+@torch.no_grad()
+def sequence_logprob(net: Seq2SeqNet, src: torch.Tensor, lengths: torch.Tensor,
+                     targets: Sequence[Sequence[int]]) -> torch.Tensor:
+    """log P(target | source) under one net, teacher-forced, for each row (targets in reading
+    order, without start or end; the net's own order is applied here)."""
+    if net.reverse:
+        targets = [t[::-1] for t in targets]
+    tgt, _ = pad_batch([[BOS, *t, EOS] for t in targets])
+    logp = torch.log_softmax(net(src, lengths, tgt[:, :-1]).float(), -1)
+    gold = tgt[:, 1:]
+    picked = logp.gather(-1, gold.unsqueeze(-1)).squeeze(-1)
+    return picked.masked_fill(gold == PAD, 0.0).sum(1)
+
+
+def decode(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.Tensor,
+           beam: int = 5, n: int = 1, max_len: int = 40) -> list[list[tuple[list[int], float]]]:
+    """Per input, the ``n`` best outputs (ids in reading order, log-prob), best first.
+
+    One order: ``beam_search``. Both orders (a bidirectional ensemble): each order's members
+    propose their ``beam`` best, and every proposal is ranked by the mean log-probability all
+    members give it, so a right-to-left member vetoes endings the left-to-right ones got wrong
+    and the other way round.
+    """
+    reverse = net.reverse
+    if reverse is not None:
+        hyps = beam_search(net, src, lengths, beam, n, max_len)
+        return [[(ids[::-1], s) for ids, s in h] for h in hyps] if reverse else hyps
+    beam = max(beam, n)
+    members = list(net.members)
+    # what each member is known to give each (input, output): a lone member's own search scores
+    known: list[dict[tuple[int, tuple[int, ...]], float]] = [{} for _ in members]
+    proposals: list[dict[tuple[int, ...], None]] = [{} for _ in range(src.size(0))]
+    for order in (False, True):
+        group = [j for j, m in enumerate(members) if m.reverse == order]
+        lone = group[0] if len(group) == 1 else None
+        searcher = members[lone] if lone is not None else Ensemble([members[j] for j in group])
+        for i, hyps in enumerate(decode(searcher, src, lengths, beam, beam, max_len)):
+            for ids, score in hyps:
+                proposals[i][tuple(ids)] = None
+                if lone is not None:
+                    known[lone][i, tuple(ids)] = score
+    pairs = [(i, ids) for i, p in enumerate(proposals) for ids in p]
+    total = torch.zeros(len(pairs))
+    for member, scores in zip(members, known):
+        todo = [pair for pair in pairs if pair not in scores]
+        if todo:
+            index = torch.tensor([i for i, _ in todo])
+            found = sequence_logprob(member, src[index], lengths[index], [list(t) for _, t in todo])
+            scores.update(zip(todo, found.tolist()))
+        total += torch.tensor([scores[pair] for pair in pairs])
+    ranked: list[list[tuple[list[int], float]]] = [[] for _ in proposals]
+    for (i, ids), score in zip(pairs, (total / len(members)).tolist()):
+        ranked[i].append((list(ids), score))
+    return [sorted(r, key=lambda h: -h[1])[:n] for r in ranked]
+
+
 def pad_batch(seqs: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:
     lengths = torch.tensor([len(s) for s in seqs], dtype=torch.long)
     src = torch.full((len(seqs), int(lengths.max())), PAD, dtype=torch.long)
@@ -218,8 +286,8 @@ class Transliterator:
     meta: dict
 
     @property
-    def members(self) -> int:
-        return len(self.net.members) if isinstance(self.net, Ensemble) else 1
+    def nets(self) -> list[Seq2SeqNet]:
+        return list(self.net.members) if isinstance(self.net, Ensemble) else [self.net]
 
     @property
     def silent(self) -> frozenset[str]:
@@ -253,8 +321,8 @@ class Transliterator:
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
             src, lengths = pad_batch([encoded[i] for i in idx])
-            for i, hyps in zip(idx, beam_search(self.net, src, lengths, beam, n,
-                                                self.meta.get("max_len", 40))):
+            for i, hyps in zip(idx, decode(self.net, src, lengths, beam, n,
+                                           self.meta.get("max_len", 40))):
                 results[i] = [Hypothesis(self.tgt_vocab.decode(ids), s) for ids, s in hyps]
         return results
 
@@ -268,19 +336,20 @@ class Transliterator:
         buf = io.BytesIO()
         np.savez(buf, **self.state_arrays())
         spec = {"direction": self.direction, "src_vocab": list(self.src_vocab.symbols),
-                "tgt_vocab": list(self.tgt_vocab.symbols), **self.meta, "members": self.members}
+                "tgt_vocab": list(self.tgt_vocab.symbols), **self.meta,
+                "nets": [m.config for m in self.nets]}
         return {f"{self.direction}.npz": buf.getvalue(), f"{self.direction}.json": json_bytes(spec)}
 
     @classmethod
     def from_files(cls, weights: Path, spec: dict) -> "Transliterator":
         src, tgt = Vocab(spec["src_vocab"]), Vocab(spec["tgt_vocab"])
-        members = [Seq2SeqNet(len(src), len(tgt), **spec["net"]) for _ in range(spec.get("members", 1))]
+        members = [Seq2SeqNet(len(src), len(tgt), **config) for config in spec["nets"]]
         net = members[0] if len(members) == 1 else Ensemble(members)
         with np.load(weights, allow_pickle=False) as arrays:
             state = {k: torch.from_numpy(arrays[k]) for k in arrays.files}
         net.load_state_dict(state)
         meta = {k: v for k, v in spec.items()
-                if k not in ("direction", "src_vocab", "tgt_vocab", "members")}
+                if k not in ("direction", "src_vocab", "tgt_vocab", "nets")}
         return cls(spec["direction"], src, tgt, net.eval(), meta)
 
 

@@ -16,8 +16,8 @@ from rapidfuzz.distance import Levenshtein
 
 from zeroe_assets.assets.store import (ArtifactError, library_versions, load_component,
                                        write_component)
-from zeroe_assets.g2p import (COMPONENT, DIRECTIONS, PAD, Seq2SeqNet, Transliterator, Vocab,
-                              beam_search)
+from zeroe_assets.g2p import (BOS, COMPONENT, DIRECTIONS, PAD, Seq2SeqNet, Transliterator, Vocab,
+                              decode)
 
 # what the token error rate is called in each direction
 TOKEN_METRIC = {"g2p": "per", "p2g": "cer"}
@@ -39,6 +39,15 @@ def error_counts(predictions: Iterable[Sequence[str]], references: Iterable[Sequ
     return items, wrong, edits, length
 
 
+def reverse_targets(tgt_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Teacher-forcing input and output for a right-to-left net: each row's symbols before its
+    end token reversed in place (``x y z </s> <pad>`` → ``z y x </s> <pad>``)."""
+    n = (tgt_out != PAD).sum(1, keepdim=True) - 1  # symbols before </s>
+    pos = torch.arange(tgt_out.size(1), device=tgt_out.device).expand_as(tgt_out)
+    out = tgt_out.gather(1, torch.where(pos < n, n - 1 - pos, pos))
+    return F.pad(out[:, :-1], (1, 0), value=BOS), out
+
+
 class Seq2SeqModule(pl.LightningModule):
     """Teacher-forced cross-entropy training; validation decodes greedily and reports WER."""
 
@@ -57,14 +66,17 @@ class Seq2SeqModule(pl.LightningModule):
         self._counts: dict[str, list[int]] = {}
 
     def training_step(self, batch, batch_idx):
-        logits = self.net(batch["src"], batch["lengths"], batch["tgt_in"])
-        loss = F.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(),
+        tgt_in, tgt_out = batch["tgt_in"], batch["tgt_out"]
+        if self.net.reverse:
+            tgt_in, tgt_out = reverse_targets(tgt_out)
+        logits = self.net(batch["src"], batch["lengths"], tgt_in)
+        loss = F.cross_entropy(logits.flatten(0, 1), tgt_out.flatten(),
                                ignore_index=PAD, label_smoothing=self.hparams.label_smoothing)
         self.log("train/loss", loss, prog_bar=True, batch_size=batch["src"].size(0))
         return loss
 
     def _score(self, batch, beam: int, key: str) -> None:
-        hyps = beam_search(self.net, batch["src"], batch["lengths"], beam, 1, self.hparams.max_len)
+        hyps = decode(self.net, batch["src"], batch["lengths"], beam, 1, self.hparams.max_len)
         preds = [self.tgt_vocab.decode(h[0][0]) for h in hyps]
         counts = error_counts(preds, batch["refs"], self.silent)
         acc = self._counts.setdefault(key, [0, 0, 0, 0])
@@ -109,7 +121,7 @@ class Seq2SeqModule(pl.LightningModule):
 
     def transliterator(self, meta: dict | None = None) -> Transliterator:
         """The runtime form of this model (what gets exported)."""
-        spec = {"net": dict(self.hparams.net), "max_len": self.hparams.max_len,
+        spec = {"max_len": self.hparams.max_len,
                 "silent": sorted(self.hparams.silent), **(meta or {})}
         return Transliterator(self.hparams.direction, self.src_vocab, self.tgt_vocab,
                               self.net.eval(), spec)
