@@ -73,6 +73,10 @@ def test_smoke_training_overfits_and_exports(trained, tiny_path):
     g2p = load_transliterator("g2p", root)
     hyps = g2p.translate([tuple(w) for w in train_words.entries], n=1, beam=1)
     assert all(h[0].tokens in prons for h, prons in zip(hyps, train_words.entries.values()))
+    # weights are stored as float16 (half the file) and decoded in float32
+    with np.load(root / "phonetic" / "seq2seq" / "g2p.npz") as arrays:
+        assert {arrays[k].dtype for k in arrays.files} == {np.dtype(np.float16)}
+    assert all(p.dtype == torch.float32 for p in g2p.net.parameters())
     saved = json.loads((base / "g2p" / "metrics.json").read_text())
     assert saved["split"]["train"]["words"] == len(train_words) and 0 <= saved["test"]["wer"] <= 1
     assert {"wer", "per", "wer_beam3", "per_beam3"} <= set(saved["test"])

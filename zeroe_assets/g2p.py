@@ -326,15 +326,14 @@ class Transliterator:
                 results[i] = [Hypothesis(self.tgt_vocab.decode(ids), s) for ids, s in hyps]
         return results
 
-    def state_arrays(self) -> dict[str, np.ndarray]:
-        return {k: v.detach().cpu().numpy() for k, v in self.net.state_dict().items()}
-
     def to_files(self) -> dict[str, bytes]:
-        """The exported form: ``<direction>.npz`` (weights) and ``<direction>.json`` (the rest)."""
+        """The exported form: ``<direction>.npz`` (weights, stored as float16 to halve the file;
+        loading casts them back to the nets' float32) and ``<direction>.json`` (the rest)."""
         from .assets.store import json_bytes
 
         buf = io.BytesIO()
-        np.savez(buf, **self.state_arrays())
+        np.savez(buf, **{k: v.detach().cpu().to(torch.float16 if v.is_floating_point() else v.dtype)
+                         .numpy() for k, v in self.net.state_dict().items()})
         spec = {"direction": self.direction, "src_vocab": list(self.src_vocab.symbols),
                 "tgt_vocab": list(self.tgt_vocab.symbols), **self.meta,
                 "nets": [m.config for m in self.nets]}
