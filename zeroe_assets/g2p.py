@@ -63,7 +63,7 @@ class Seq2SeqNet(nn.Module):
         super().__init__()
         self.config = {"emb_dim": emb_dim, "hidden": hidden, "enc_layers": enc_layers,
                        "dropout": dropout, "reverse": reverse}
-        self.hidden, self.reverse = hidden, reverse
+        self.reverse = reverse
         self.src_emb = nn.Embedding(src_size, emb_dim, padding_idx=PAD)
         self.encoder = nn.GRU(emb_dim, hidden // 2, enc_layers, batch_first=True,
                               bidirectional=True, dropout=dropout if enc_layers > 1 else 0.0)
