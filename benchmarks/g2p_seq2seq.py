@@ -1,6 +1,7 @@
 """Quality and speed of the exported G2P / P2G models on their held-out test split; prints JSON.
 
     python benchmarks/g2p_seq2seq.py [--direction g2p p2g] [--beams 1 5] [--threads 2]
+                                     [--precision auto|bf16|fp32]
 
 The test split is rebuilt from the lexicon and split settings recorded in the manifest, so the
 figures are measured on exactly the words the model never saw. G2P: WER and PER (silent-letter
@@ -20,10 +21,10 @@ from train.phonetic.datamodule import Seq2SeqDataModule
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import TOKEN_METRIC, error_counts
 from zeroe_assets.assets.store import load_component
-from zeroe_assets.g2p import COMPONENT, load_transliterator
+from zeroe_assets.g2p import COMPONENT, PRECISIONS, load_transliterator, native_bf16
 
 
-def measure(direction: str, beams, batch_size: int, root=None) -> dict:
+def measure(direction: str, beams, batch_size: int, precision: str, root=None) -> dict:
     config = load_component(COMPONENT, root).meta[direction]["config"]
     lexicon = filter_lexicon(instantiate(config["lexicon"]["reader"]), **config["lexicon"]["filter"])
     data = Seq2SeqDataModule(lexicon, direction, split_ratios=config["data"]["split_ratios"],
@@ -36,7 +37,7 @@ def measure(direction: str, beams, batch_size: int, root=None) -> dict:
            "right_to_left": sum(m.reverse for m in model.nets)}
     for beam in beams:
         start = time.perf_counter()
-        hyps = model.translate(inputs, n=1, beam=beam, batch_size=batch_size)
+        hyps = model.translate(inputs, n=1, beam=beam, batch_size=batch_size, precision=precision)
         seconds = time.perf_counter() - start
         items_, wrong, edits, length = error_counts([h[0].tokens for h in hyps],
                                                     [refs for _, refs in items], silent)
@@ -52,11 +53,14 @@ def main() -> None:
     parser.add_argument("--beams", nargs="+", type=int, default=[1, 5])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=512)
+    parser.add_argument("--precision", default="auto", choices=PRECISIONS)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    report = {"threads": args.threads, "batch_size": args.batch_size, "torch": torch.__version__}
+    bf16 = args.precision == "bf16" or (args.precision == "auto" and native_bf16())
+    report = {"threads": args.threads, "batch_size": args.batch_size, "torch": torch.__version__,
+              "precision": "bf16" if bf16 else "fp32", "cpu_native_bf16": native_bf16()}
     for direction in args.direction:
-        report[direction] = measure(direction, args.beams, args.batch_size)
+        report[direction] = measure(direction, args.beams, args.batch_size, args.precision)
     print(json.dumps(report, indent=1))
 
 

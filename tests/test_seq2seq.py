@@ -71,8 +71,12 @@ def test_smoke_training_overfits_and_exports(trained, tiny_path):
     base, root, metrics = trained
     train_words = split_lexicon(read_phones_tsv(tiny_path), (0.6, 0.2, 0.2))["train"]
     g2p = load_transliterator("g2p", root)
-    hyps = g2p.translate([tuple(w) for w in train_words.entries], n=1, beam=1)
-    assert all(h[0].tokens in prons for h, prons in zip(hyps, train_words.entries.values()))
+    for precision in ("fp32", "bf16"):
+        hyps = g2p.translate([tuple(w) for w in train_words.entries], n=1, beam=1,
+                             precision=precision)
+        assert all(h[0].tokens in prons for h, prons in zip(hyps, train_words.entries.values()))
+    with pytest.raises(ValueError, match="precision must be one of"):
+        g2p.translate([tuple("bog")], precision="fp16")
     # weights are stored as float16 (half the file) and decoded in float32
     with np.load(root / "phonetic" / "seq2seq" / "g2p.npz") as arrays:
         assert {arrays[k].dtype for k in arrays.files} == {np.dtype(np.float16)}
@@ -105,6 +109,17 @@ def test_beam_search_distinct_nbest_in_score_order(trained):
         assert scores == sorted(scores, reverse=True) and scores[0] <= 0
     greedy = g2p.translate([tuple("knight")], n=1, beam=1)[0][0]
     assert greedy.tokens == ("N", "AY", "T")
+
+
+def test_batched_search_matches_one_word_at_a_time(trained):
+    # inputs leave the batch as they finish; that must not change anyone's n-best
+    g2p = load_transliterator("g2p", trained[1])
+    words = [tuple(w) for w in ("a", "bog", "knight", "tomato", "white", "bookkeeping")]
+    together = g2p.translate(words, n=3, beam=3, precision="fp32")
+    for word, hyps in zip(words, together):
+        alone = g2p.translate([word], n=3, beam=3, precision="fp32")[0]
+        assert [h.tokens for h in hyps] == [h.tokens for h in alone]
+        assert [h.score for h in hyps] == pytest.approx([h.score for h in alone], abs=1e-4)
 
 
 def test_unknown_symbols_are_a_clear_error(trained):
