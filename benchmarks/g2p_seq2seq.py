@@ -36,6 +36,8 @@ def measure(direction: str, beams, batch_size: int, precision: str, root=None) -
     out = {"test_inputs": len(inputs), "lexicon": lexicon.source, "members": len(model.nets),
            "right_to_left": sum(m.reverse for m in model.nets)}
     for beam in beams:
+        model.translate(inputs[:batch_size], n=1, beam=beam, batch_size=batch_size,
+                        precision=precision)  # warm-up: first-call kernel set-up is not decoding
         start = time.perf_counter()
         hyps = model.translate(inputs, n=1, beam=beam, batch_size=batch_size, precision=precision)
         seconds = time.perf_counter() - start
