@@ -173,21 +173,23 @@ def load_embedder(root: Path | None = None) -> Embedder:
 
 def back_transliterate(g2p, p2g, words: Sequence[str], n: int = 8, beam: int = 8,
                        prons: Sequence[Sequence[Sequence[str]]] | None = None,
-                       batch_size: int = 512) -> list[list[str]]:
+                       batch_size: int = 512, precision: str = "auto") -> list[list[str]]:
     """Respellings of each word (paper §3.3): its pronunciations decoded back into letters by
     the P2G n-best, distinct, in model order. ``prons[i]`` gives known pronunciations; where it
     is empty (or ``prons`` is None) the G2P 1-best stands in. Words with letters the G2P model
     never saw, and pronunciations with phones the P2G model never saw, get no respellings.
+    ``precision``: as in ``Transliterator.translate``.
     """
     prons = [list(p) for p in prons] if prons is not None else [[] for _ in words]
     known = set(g2p.src_vocab.symbols)
     guess = [i for i, w in enumerate(words) if not prons[i] and w and set(w.lower()) <= known]
     for i, hyps in zip(guess, g2p.translate([tuple(words[i].lower()) for i in guess], n=1, beam=1,
-                                            batch_size=batch_size)):
+                                            batch_size=batch_size, precision=precision)):
         prons[i] = [h.tokens for h in hyps if h.tokens]
     phones = set(p2g.src_vocab.symbols)
     unique = list(dict.fromkeys(tuple(p) for ps in prons for p in ps if p and set(p) <= phones))
-    spelled = dict(zip(unique, p2g.translate(unique, n=n, beam=beam, batch_size=batch_size)))
+    spelled = dict(zip(unique, p2g.translate(unique, n=n, beam=beam, batch_size=batch_size,
+                                             precision=precision)))
     out = []
     for ps in prons:  # homophones share one decoding
         found = {"".join(h.tokens): None for p in ps for h in spelled.get(tuple(p), ()) if h.tokens}

@@ -66,8 +66,9 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     """Write ``artifacts/phonetic`` (or ``cfg.root``) from embedder checkpoint ``ckpt``."""
     started, times = time.perf_counter(), {}
 
-    def lap(name):
+    def lap(name):  # progress: the export runs for minutes
         times[name] = round(time.perf_counter() - started - sum(times.values()), 1)
+        log.info("%s: %.1f s", name, times[name])
 
     ckpt = Path(ckpt)
     embedder = load_embedder_checkpoint(ckpt, {"lexicon": lexicon.source})
@@ -99,8 +100,10 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
         # known words: their lexicon pronunciations; user words (and pronunciations=g2p): G2P's
         prons = ([list(lexicon.entries.get(w, ())) for w in words]
                  if cfg.pronunciations == "lexicon" else None)
+        log.info("back-transliterating %d words (P2G %d-best, beam %d): the longest stage",
+                 len(words), cfg.n_best, cfg.beam)
         respelled = back_transliterate(g2p, p2g, words, cfg.n_best, cfg.beam, prons,
-                                       batch_size=cfg.batch_size)
+                                       batch_size=cfg.batch_size, precision=cfg.precision)
         for i, found in enumerate(respelled):
             for c in found:
                 flags[i][c] = flags[i].get(c, 0) | SOURCES["p2g"]
