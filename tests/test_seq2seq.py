@@ -185,6 +185,20 @@ def test_resume_from_last_checkpoint(tiny_path, tmp_path):
     assert after["global_step"] == 2 * before["global_step"] > 0
 
 
+def test_padding_does_not_change_an_encoding():
+    # an unpadded batch takes the unpacked GRU, a padded one the packed GRU: same numbers
+    from zeroe_assets.g2p import PAD, Seq2SeqNet
+
+    torch.manual_seed(0)
+    net = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=2, dropout=0.0).eval()
+    word = torch.randint(3, 12, (1, 6))
+    alone = net.encode(word, torch.tensor([6]))
+    padded = torch.cat([word, torch.tensor([[4, 5, 6, PAD, PAD, PAD]])])
+    batched = net.encode(padded, torch.tensor([6, 3]))
+    for a, b in zip(alone, batched):
+        assert torch.allclose(a[0], b[0], atol=1e-6)
+
+
 def test_ensemble_of_identical_members_decodes_like_one():
     from zeroe_assets.g2p import Ensemble, Seq2SeqNet, beam_search
 
