@@ -21,7 +21,7 @@ from train.phonetic.datamodule import Seq2SeqDataModule
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import TOKEN_METRIC, error_counts
 from zeroe_assets.assets.store import load_component
-from zeroe_assets.g2p import COMPONENT, PRECISIONS, load_transliterator, native_bf16
+from zeroe_assets.g2p import COMPONENT, PRECISIONS, load_transliterator, native_bf16, uses_bf16
 
 
 def measure(direction: str, beams, batch_size: int, precision: str, root=None) -> dict:
@@ -58,9 +58,9 @@ def main() -> None:
     parser.add_argument("--precision", default="auto", choices=PRECISIONS)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    bf16 = args.precision == "bf16" or (args.precision == "auto" and native_bf16())
     report = {"threads": args.threads, "batch_size": args.batch_size, "torch": torch.__version__,
-              "precision": "bf16" if bf16 else "fp32", "cpu_native_bf16": native_bf16()}
+              "precision": "bf16" if uses_bf16(args.precision) else "fp32",
+              "cpu_native_bf16": native_bf16()}
     for direction in args.direction:
         report[direction] = measure(direction, args.beams, args.batch_size, args.precision)
     print(json.dumps(report, indent=1))
