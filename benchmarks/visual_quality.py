@@ -1,6 +1,7 @@
 """Quality of the visual space (JSON on stdout) and the figures for the README (docs/):
 held-out reconstruction error, the NFKD and UTS #39 confusables yardsticks for the learned space
-vs raw pixels side by side, where each kind of NFKD look-alike (accented, superscript,
+vs raw pixels side by side (each from the first font that covers a glyph and averaged over every
+font of the chain, as the export does by default), where each kind of NFKD look-alike (accented, superscript,
 fullwidth, …) ranks in both spaces, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
 
     python benchmarks/visual_quality.py --ckpt PATH [--docs docs] [--out FILE]
@@ -12,18 +13,19 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from train.visual.augment import GlyphAugment
-from train.visual.embed import encode, load_checkpoint
+from train.visual.embed import encode, load_checkpoint, over_fonts
 from train.visual.export import heldout_mse, neighbour_table
 from train.visual.figures import (TSNE_LETTERS, distorted_views, neighbour_sheet,
                                   reconstruction_grid, tsne_plot)
 from train.visual.glyphs import build_glyphs
-from train.visual.quality import YARDSTICKS, ranks_by_kind, raw_pixels, recall
+from train.visual.quality import YARDSTICKS, ranks_by_kind, raw_pixels, recall, top_k_shares
 from zeroe_assets.assets import load_component
 from zeroe_assets.assets.index import NeighbourTable, normalise
 from zeroe_assets.perturbers.visual import is_candidate
@@ -42,11 +44,15 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     model, spec, data = load_checkpoint(args.ckpt)
-    glyphs = build_glyphs(spec)
+    glyphs = build_glyphs(replace(spec, alternates=True))
     keys = glyphs.codepoints.astype(np.int64)
-    learned, raw = normalise(encode(model, glyphs.images)), normalise(raw_pixels(glyphs.images))
-    scores = {name: {"learned": recall(learned, keys, name, args.k),
-                     "raw_pixels": recall(raw, keys, name, args.k)} for name in YARDSTICKS}
+    first = {"learned": encode(model, glyphs.images), "raw_pixels": raw_pixels(glyphs.images)}
+    alts = {"learned": encode(model, glyphs.alt_images), "raw_pixels": raw_pixels(glyphs.alt_images)}
+    spaces = {**{f"{s}_first_font": normalise(v) for s, v in first.items()},
+              **{f"{s}_every_font": over_fonts(first[s], alts[s], glyphs.alt_rows) for s in first}}
+    raw = spaces["raw_pixels_first_font"]
+    scores = {name: {space: recall(v, keys, name, args.k) for space, v in spaces.items()}
+              for name in YARDSTICKS}
     table = NeighbourTable.from_component(load_component("visual"), "table")
     candidates = np.array([is_candidate(chr(c)) for c in keys.tolist()])
     raw_table = neighbour_table(raw, keys, candidates, args.k)
@@ -56,7 +62,7 @@ def main() -> None:
         neighbour_sheet(glyphs, raw_table.keys, raw_table.neighbours,
                         args.docs / "visual_neighbours_raw.png"),
         reconstruction_grid(model, glyphs, args.docs / "visual_reconstructions.png", aug),
-        tsne_plot(learned, glyphs, args.docs / "visual_tsne.png",
+        tsne_plot(spaces["learned_first_font"], glyphs, args.docs / "visual_tsne.png",
                   extra=distorted_views(model, glyphs, aug, TSNE_LETTERS)),
     ]
     result = {
@@ -64,11 +70,12 @@ def main() -> None:
         "heldout_recon_mse": round(heldout_mse(model, glyphs, data), 5),
         **{f"{name}_recall_at_k": {
             "k": args.k, **{space: {m: r[m] for m in ("macro", "micro")} for space, r in s.items()},
-            "per_letter": {c: [s["learned"]["per_letter"][c], s["raw_pixels"]["per_letter"][c]]
-                           for c in s["learned"]["per_letter"]}}
+            "per_letter (learned every font, raw pixels first font)": {
+                c: [s["learned_every_font"]["per_letter"][c], s["raw_pixels_first_font"]["per_letter"][c]]
+                for c in s["learned_every_font"]["per_letter"]}}
            for name, s in scores.items()},
-        "nfkd_by_kind": {"learned": ranks_by_kind(learned, keys, args.k),
-                         "raw_pixels": ranks_by_kind(raw, keys, args.k)},
+        "nfkd_by_kind": {space: ranks_by_kind(v, keys, args.k) for space, v in spaces.items()},
+        "top_k_shares": {space: top_k_shares(v, keys, args.k) for space, v in spaces.items()},
         "figures": [str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f) for f in figures],
     }
     text = json.dumps(result, indent=1, ensure_ascii=False)

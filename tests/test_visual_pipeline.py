@@ -62,8 +62,9 @@ def test_smoke_run_trains_draws_and_exports(smoke_run):
     meta = comp.meta
     assert meta["glyphs"] == 10 and meta["dims"] == cfg.model.latent
     assert meta["glyph_set"]["fonts"][0]["sha256"] and meta["glyph_set"]["coverage"]["glyphs"] == 10
-    assert set(meta["quality"]["nfkd_recall"]) == {"learned", "raw_pixels"}
-    assert set(meta["quality"]["confusables_recall"]) == {"learned", "raw_pixels"}
+    spaces = {"learned", "raw_pixels", "raw_pixels_every_font"}  # export.every_font: the default
+    assert set(meta["quality"]["nfkd_recall"]) == set(meta["quality"]["confusables_recall"]) == spaces
+    assert meta["export_config"]["every_font"] is True
     table = NeighbourTable.from_component(comp, "table")
     assert table.k == cfg.export.top_k and table.scores.dtype == np.float16
     assert not (table.neighbours == table.keys[:, None]).any()  # nobody is its own neighbour
@@ -260,8 +261,21 @@ def test_stray_marks_add_a_few_pixels_of_ink():
     assert torch.allclose(GlyphAugment(prob=1.0, marks=0.0, **still)(x), x, atol=1e-4)
 
 
+def test_a_character_is_the_mean_direction_of_its_renderings_in_every_font():
+    from train.visual.embed import over_fonts
+
+    first = np.array([[3.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    alts, rows = np.array([[0.0, 5.0], [0.0, -2.0], [4.0, 0.0]]), np.array([0, 2, 0])
+    out = over_fonts(first, alts, rows)
+    # row 0: (1,0) + (0,1) + (1,0) in unit steps, whatever each rendering's norm; row 1 has no alternate
+    assert np.allclose(out[0], np.array([2.0, 1.0]) / np.sqrt(5)) and np.allclose(out[1], [0, 1])
+    assert np.allclose(out[2], normalise(np.array([[1 / np.sqrt(2), 1 / np.sqrt(2) - 1]]))[0])
+    assert np.allclose(over_fonts(first, alts[:0], rows[:0]), normalise(first))
+    assert np.allclose(first[0], [3.0, 0.0])  # the inputs are left alone
+
+
 def test_yardsticks_group_look_alikes_of_each_letter():
-    from train.visual.quality import confusable_groups, group_recall, nfkd_groups
+    from train.visual.quality import confusable_groups, group_recall, nfkd_groups, top_k_shares
 
     cps = np.array([ord(c) for c in "aäɑаａbo"])  # Latin, Cyrillic а, fullwidth ａ
     assert nfkd_groups(cps) == {"a": [ord("ä"), ord("ａ")]}
@@ -271,6 +285,9 @@ def test_yardsticks_group_look_alikes_of_each_letter():
     vectors[1:5] += vectors[0]  # a's four look-alikes share its direction
     scores = group_recall(vectors, cps, {"a": [ord("а"), ord("b")]}, k=4)
     assert scores["per_letter"] == {"a": 0.5} and scores["micro"] == 0.5
+    # a's top 4: ä and ａ (NFKD), ɑ and а (confusables only)
+    assert top_k_shares(vectors, cps, k=4) == {"nfkd": 2.0, "confusable": 2.0, "other": 0.0}
+    assert top_k_shares(vectors, cps, k=6) == {"nfkd": 2.0, "confusable": 2.0, "other": 2.0}
 
 
 def test_ink_box_tells_the_decoder_where_the_glyph_sits():

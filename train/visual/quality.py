@@ -96,6 +96,23 @@ def ranks_by_kind(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> d
             for kind, r in sorted(ranks.items(), key=lambda kv: -len(kv[1]))}
 
 
+def top_k_shares(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> dict:
+    """What fills a letter's top ``k``, averaged over the letters with an NFKD group: its NFKD
+    look-alikes, its UTS #39 confusables that are not NFKD ones, and the rest (letters with hooks,
+    strokes or bars, which neither list names: ƙ for k, ɋ for q). The rest caps NFKD recall."""
+    rows = {int(cp): i for i, cp in enumerate(codepoints)}
+    nfkd, confusable = nfkd_groups(codepoints), confusable_groups(codepoints)
+    vectors = normalise(vectors)
+    letters = list(nfkd)
+    _, ids = exact_top_k(vectors, vectors[[rows[ord(c)] for c in letters]], k + 1)
+    counts = np.zeros(3)
+    for letter, found in zip(letters, ids):
+        top = {int(codepoints[i]) for i in found if codepoints[i] != ord(letter)}
+        a, b = top & set(nfkd[letter]), top & set(confusable.get(letter, ()))
+        counts += [len(a), len(b - a), min(len(top), k) - len(a | b)]
+    return dict(zip(("nfkd", "confusable", "other"), np.round(counts / len(letters), 2).tolist()))
+
+
 def raw_pixels(images: np.ndarray) -> np.ndarray:
     """The baseline space: each glyph's pixels as one vector."""
-    return images.reshape(len(images), -1).astype(np.float32)
+    return images.reshape(len(images), int(np.prod(images.shape[1:]))).astype(np.float32)
