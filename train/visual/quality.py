@@ -47,18 +47,23 @@ def confusable_groups(codepoints: np.ndarray) -> dict[str, list[int]]:
 YARDSTICKS = {"nfkd": nfkd_groups, "confusables": confusable_groups}
 
 
+def letter_tops(vectors: np.ndarray, codepoints: np.ndarray, letters: list[str],
+                k: int = 20) -> dict[str, list[int]]:
+    """Each letter's ``k`` nearest code points by cosine, nearest first, itself excluded."""
+    rows = {int(cp): i for i, cp in enumerate(codepoints)}
+    vectors = normalise(vectors)
+    _, ids = exact_top_k(vectors, vectors[[rows[ord(c)] for c in letters]], k + 1)
+    return {letter: [int(codepoints[i]) for i in found if i >= 0 and codepoints[i] != ord(letter)][:k]
+            for letter, found in zip(letters, ids)}
+
+
 def group_recall(vectors: np.ndarray, codepoints: np.ndarray, groups: dict[str, list[int]],
                  k: int = 20) -> dict:
     """Recall of each letter's group in its top ``k`` (self excluded), normalised by
     min(|group|, k); macro over letters, plus micro (all hits / all reachable)."""
-    rows = {int(cp): i for i, cp in enumerate(codepoints)}
-    vectors = normalise(vectors)
     letters = list(groups)
-    queries = vectors[[rows[ord(c)] for c in letters]]
-    _, ids = exact_top_k(vectors, queries, k + 1)
     per_letter, hits_all, reach_all = {}, 0, 0
-    for letter, found in zip(letters, ids):
-        top = [int(codepoints[i]) for i in found if i >= 0 and codepoints[i] != ord(letter)][:k]
+    for letter, top in letter_tops(vectors, codepoints, letters, k).items():
         target = set(groups[letter])
         hits, reach = len(target.intersection(top)), min(len(target), k)
         per_letter[letter] = round(hits / reach, 4)
@@ -100,17 +105,12 @@ def top_k_shares(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> di
     """What fills a letter's top ``k``, averaged over the letters with an NFKD group: its NFKD
     look-alikes, its UTS #39 confusables that are not NFKD ones, and the rest (letters with hooks,
     strokes or bars, which neither list names: ƙ for k, ɋ for q). The rest caps NFKD recall."""
-    rows = {int(cp): i for i, cp in enumerate(codepoints)}
     nfkd, confusable = nfkd_groups(codepoints), confusable_groups(codepoints)
-    vectors = normalise(vectors)
-    letters = list(nfkd)
-    _, ids = exact_top_k(vectors, vectors[[rows[ord(c)] for c in letters]], k + 1)
     counts = np.zeros(3)
-    for letter, found in zip(letters, ids):
-        top = {int(codepoints[i]) for i in found if codepoints[i] != ord(letter)}
-        a, b = top & set(nfkd[letter]), top & set(confusable.get(letter, ()))
-        counts += [len(a), len(b - a), min(len(top), k) - len(a | b)]
-    return dict(zip(("nfkd", "confusable", "other"), np.round(counts / len(letters), 2).tolist()))
+    for letter, top in letter_tops(vectors, codepoints, list(nfkd), k).items():
+        a, b = set(top) & set(nfkd[letter]), set(top) & set(confusable.get(letter, ()))
+        counts += [len(a), len(b - a), len(top) - len(a | b)]
+    return dict(zip(("nfkd", "confusable", "other"), np.round(counts / len(nfkd), 2).tolist()))
 
 
 def raw_pixels(images: np.ndarray) -> np.ndarray:
