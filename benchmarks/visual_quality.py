@@ -2,7 +2,8 @@
 held-out reconstruction error, the NFKD and UTS #39 confusables yardsticks for the learned space
 vs raw pixels side by side (each from the first font that covers a glyph and averaged over every
 font of the chain, as the export does by default), where each kind of NFKD look-alike (accented, superscript,
-fullwidth, …) ranks in both spaces, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
+fullwidth, …) ranks in both spaces, how much of a letter survives a move, a size or a stroke
+weight in each space, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
 
     python benchmarks/visual_quality.py --ckpt PATH [--docs docs] [--out FILE]
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import string
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,7 +27,8 @@ from train.visual.export import heldout_mse, neighbour_table
 from train.visual.figures import (TSNE_LETTERS, distorted_views, neighbour_sheet,
                                   reconstruction_grid, tsne_plot)
 from train.visual.glyphs import build_glyphs
-from train.visual.quality import YARDSTICKS, ranks_by_kind, raw_pixels, recall, top_k_shares
+from train.visual.quality import (YARDSTICKS, accented_only, compare_letters, ranks_by_kind,
+                                  raw_pixels, recall, top_k_shares, view_invariance)
 from zeroe_assets.assets import load_component
 from zeroe_assets.assets.index import NeighbourTable, normalise
 from zeroe_assets.perturbers.visual import is_candidate
@@ -53,6 +56,8 @@ def main() -> None:
     raw = spaces["raw_pixels_first_font"]
     scores = {name: {space: recall(v, keys, name, args.k) for space, v in spaces.items()}
               for name in YARDSTICKS}
+    rows = {int(cp): i for i, cp in enumerate(keys)}
+    letters = glyphs.images[[rows[ord(c)] for c in string.ascii_letters]]
     table = NeighbourTable.from_component(load_component("visual"), "table")
     candidates = np.array([is_candidate(chr(c)) for c in keys.tolist()])
     raw_table = neighbour_table(raw, keys, candidates, args.k)
@@ -68,20 +73,32 @@ def main() -> None:
     result = {
         "glyphs": len(glyphs), "checkpoint": str(args.ckpt),
         "heldout_recon_mse": round(heldout_mse(model, glyphs, data), 5),
-        **{f"{name}_recall_at_k": {
-            "k": args.k, **{space: {m: r[m] for m in ("macro", "micro")} for space, r in s.items()},
-            "per_letter (learned every font, raw pixels first font)": {
-                c: [s["learned_every_font"]["per_letter"][c], s["raw_pixels_first_font"]["per_letter"][c]]
-                for c in s["learned_every_font"]["per_letter"]}}
-           for name, s in scores.items()},
+        **{f"{name}_recall_at_k": yardstick_report(s, args.k) for name, s in scores.items()},
+        "nfkd_accented_only": accented_only(keys, args.k),
         "nfkd_by_kind": {space: ranks_by_kind(v, keys, args.k) for space, v in spaces.items()},
         "top_k_shares": {space: top_k_shares(v, keys, args.k) for space, v in spaces.items()},
+        "view_invariance (a-z, A-Z, first font)": {
+            "learned": view_invariance(lambda im: encode(model, im), letters),
+            "raw_pixels": view_invariance(raw_pixels, letters)},
         "figures": [str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f) for f in figures],
     }
     text = json.dumps(result, indent=1, ensure_ascii=False)
     print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
+
+
+def yardstick_report(scores: dict[str, dict], k: int) -> dict:
+    """Macro and micro recall of every space, the shipped space against raw pixels letter by
+    letter (is the difference consistent, or a few letters?) and the per-letter figures."""
+    ours = scores["learned_every_font"]["per_letter"]
+    return {
+        "k": k, **{space: {m: r[m] for m in ("macro", "micro")} for space, r in scores.items()},
+        "letters, learned every font vs raw pixels": {
+            f"raw_{fonts}": compare_letters(ours, scores[f"raw_pixels_{fonts}"]["per_letter"])
+            for fonts in ("first_font", "every_font")},
+        "per_letter (learned every font, raw pixels first font)": {
+            c: [ours[c], scores["raw_pixels_first_font"]["per_letter"][c]] for c in ours}}
 
 
 if __name__ == "__main__":

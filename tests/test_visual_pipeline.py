@@ -290,6 +290,36 @@ def test_yardsticks_group_look_alikes_of_each_letter():
     assert top_k_shares(vectors, cps, k=6) == {"nfkd": 2.0, "confusable": 2.0, "other": 2.0}
 
 
+def test_accented_only_and_letter_by_letter_comparison():
+    from train.visual.quality import accented_only, compare_letters
+
+    # a: ä accented, ａ ᵃ compatibility forms; b: ḃ accented only
+    cps = np.array([ord(c) for c in "aäａᵃbḃ"])
+    assert accented_only(cps, k=20) == {"macro": round((1 / 3 + 1) / 2, 4), "micro": 0.5}
+    assert accented_only(cps, k=1) == {"macro": 1.0, "micro": 1.0}
+    ours, theirs = {c: 0.5 for c in "abcdefghij"}, {c: 0.5 for c in "abcdefghij"}
+    assert compare_letters(ours, theirs) == {"better": 0, "same": 10, "worse": 0, "sign_test_p": 1.0}
+    ours.update(a=0.6, b=0.6, c=0.6, d=0.6, e=0.6, f=0.6, g=0.4)
+    # 6 better, 1 worse: two-sided p = 2 · (C(7,6) + C(7,7)) / 2^7 = 0.125
+    assert compare_letters(ours, theirs) == {"better": 6, "same": 3, "worse": 1, "sign_test_p": 0.125}
+
+
+def test_view_invariance_scores_each_view_against_the_glyph():
+    from train.visual.quality import VIEWS, raw_pixels, view_invariance
+
+    images = np.zeros((3, 24, 24), np.uint8)
+    images[0, 2:14, 2:4] = images[1, 20:22, 4:20] = images[2, 8:16, 12:20] = 255  # |, — and ■
+    scores = view_invariance(raw_pixels, images)
+    assert set(scores) == {*VIEWS, "different glyphs"}
+    assert scores["different glyphs"] == 0.0  # no shared pixels
+    # moved 2 px: | no longer overlaps itself, — keeps 14 of 16 columns, ■ 6 of 8
+    assert scores["2 px right"] == round((0 + 14 / 16 + 6 / 8) / 3, 3)
+    assert 0.5 < scores["bold"] < 1
+    # a space that sees only how much ink there is: every view of a glyph is that glyph
+    assert set(view_invariance(lambda im: im.reshape(len(im), -1).sum(1, keepdims=True) + 1.0,
+                               images).values()) == {1.0}
+
+
 def test_ink_box_tells_the_decoder_where_the_glyph_sits():
     import torch
 

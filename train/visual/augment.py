@@ -27,6 +27,26 @@ ACCENTS = ("...../...../...../...#./..#..", "...../...../...../.#.../..#..",
 BELOW = 3  # the last three stamps hang below the ink
 
 
+def affine(x: torch.Tensor, scale: torch.Tensor, width: torch.Tensor, angle: torch.Tensor,
+           dx: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    """Each (B,1,H,W) glyph scaled by ``scale``, widened by ``width``, rotated by ``angle``
+    (radians) and moved left by ``dx`` and up by ``dy`` (in canvas half-widths); all of shape (B,)."""
+    cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+    # the grid maps output to input coordinates, so dividing its x row by w widens by w
+    theta = torch.stack([torch.stack([cos / width, -sin / width, dx], 1),
+                         torch.stack([sin, cos, dy], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, align_corners=False, padding_mode="zeros")
+
+
+def stroke(x: torch.Tensor, amount: torch.Tensor) -> torch.Tensor:
+    """Stroke weight: blend each glyph towards its 3×3 dilation (``amount`` > 0, bolder) or
+    erosion (< 0, thinner); ``amount`` of shape (B,) in [-1, 1]."""
+    amount = amount.view(-1, 1, 1, 1)
+    bold, thin = F.max_pool2d(x, 3, 1, 1), -F.max_pool2d(-x, 3, 1, 1)
+    return torch.where(amount > 0, x + amount * (bold - x), x + amount * (x - thin))
+
+
 class GlyphAugment(nn.Module):
     """Random scale, width, shift, small rotation, stroke weight, a stray mark and a diacritic,
     applied per sample to a (B,1,H,W) batch. A reader still reads a letter drawn wide (fullwidth
@@ -60,19 +80,10 @@ class GlyphAugment(nn.Module):
         rand = lambda lo, hi: torch.empty(b, device=x.device).uniform_(lo, hi, generator=generator)  # noqa: E731
         scale = torch.exp(rand(math.log(self.scale[0]), math.log(self.scale[1])))
         angle = rand(-self.rotate, self.rotate) * math.pi / 180
-        cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
-        # the grid maps output to input coordinates, so dividing its x row by w widens by w
         width = torch.exp(rand(-math.log(self.stretch), math.log(self.stretch)))
         sx, sy = self.shift
-        theta = torch.stack([torch.stack([cos / width, -sin / width, rand(-sx, sx)], 1),
-                             torch.stack([sin, cos, rand(-sy, sy)], 1)], 1)
-        grid = F.affine_grid(theta, list(x.shape), align_corners=False)
-        out = F.grid_sample(x, grid, align_corners=False, padding_mode="zeros")
-        # stroke weight: blend towards a 3×3 dilation (bolder) or erosion (thinner)
-        amount = rand(-self.stroke, self.stroke).view(b, 1, 1, 1)
-        bold = F.max_pool2d(out, 3, 1, 1)
-        thin = -F.max_pool2d(-out, 3, 1, 1)
-        out = torch.where(amount > 0, out + amount * (bold - out), out + amount * (out - thin))
+        out = affine(x, scale, width, angle, rand(-sx, sx), rand(-sy, sy))
+        out = stroke(out, rand(-self.stroke, self.stroke))
         if self.marks:
             out = torch.maximum(out, self._marks(x, rand))
         if self.accents:

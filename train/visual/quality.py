@@ -5,16 +5,21 @@ NFKD: for each ASCII letter, the BMP letters whose compatibility decomposition s
 security report (UTS #39, ``confusables.txt``, read from the ``confusable_homoglyphs`` package)
 lists as confusable with the letter (Cyrillic а, Greek ο, fullwidth ａ …), a human-curated list.
 A good space ranks them among the letter's top k; the same measures on raw pixels are the
-baseline the learned space must beat.
+baseline the learned space must beat. ``view_invariance`` asks the question behind both: does a
+letter stay itself when it is moved, resized, widened or drawn bolder?
 """
 from __future__ import annotations
 
+import math
 import string
 import unicodedata
 
 import numpy as np
+import torch
 
 from zeroe_assets.assets.index import exact_top_k, normalise
+
+from .augment import affine, stroke
 
 
 def nfkd_groups(codepoints: np.ndarray) -> dict[str, list[int]]:
@@ -77,6 +82,27 @@ def recall(vectors: np.ndarray, codepoints: np.ndarray, yardstick: str = "nfkd",
     return group_recall(vectors, codepoints, YARDSTICKS[yardstick](codepoints), k)
 
 
+def accented_only(codepoints: np.ndarray, k: int = 20) -> dict:
+    """NFKD recall@k of a space that ranks every accented look-alike of a letter (canonically
+    decomposed: à, ą) first and no compatibility form (ａ, ᵃ, ℓ): what accents alone can score,
+    the reference for how much of the room above raw pixels a space takes."""
+    hits = {c: (min(sum(nfkd_kind(chr(cp)) == "accented" for cp in g), k), min(len(g), k))
+            for c, g in nfkd_groups(codepoints).items()}
+    return {"macro": round(float(np.mean([h / r for h, r in hits.values()])), 4),
+            "micro": round(sum(h for h, _ in hits.values()) / sum(r for _, r in hits.values()), 4)}
+
+
+def compare_letters(ours: dict[str, float], theirs: dict[str, float]) -> dict:
+    """Letter by letter, how often one space's recall is higher, equal or lower than another's,
+    with the exact two-sided sign test on the letters that differ."""
+    diffs = [ours[c] - theirs[c] for c in ours]
+    better, worse = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    n = better + worse
+    tail = sum(math.comb(n, i) for i in range(max(better, worse), n + 1)) / 2 ** n if n else 1.0
+    return {"better": better, "same": len(diffs) - n, "worse": worse,
+            "sign_test_p": round(min(1.0, 2 * tail), 4)}
+
+
 def nfkd_kind(ch: str) -> str:
     """How a letter decomposes: "accented" (canonically: base + marks) or its compatibility tag
     ("super", "sub", "wide", "font", "circle", "compat", …)."""
@@ -111,6 +137,32 @@ def top_k_shares(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> di
         a, b = set(top) & set(nfkd[letter]), set(top) & set(confusable.get(letter, ()))
         counts += [len(a), len(b - a), len(top) - len(a | b)]
     return dict(zip(("nfkd", "confusable", "other"), np.round(counts / len(nfkd), 2).tolist()))
+
+
+# Views a reader still reads as the same letter: moves in canvas half-widths (12 px), stroke in
+# [-1, 1] (towards erosion or dilation); see ``train.visual.augment.affine``.
+VIEWS = {"2 px right": {"dx": -2 / 12}, "4 px up": {"dy": 4 / 12}, "scale 0.8": {"scale": 0.8},
+         "scale 0.6 and 4 px up (superscript)": {"scale": 0.6, "dy": 4 / 12},
+         "width x1.6": {"width": 1.6}, "bold": {"stroke": 0.5}, "thin": {"stroke": -0.5}}
+
+
+def view_invariance(embed, images: np.ndarray) -> dict:
+    """Mean cosine between each glyph and a distorted view of it, for each of ``VIEWS``, next to
+    the mean cosine between different glyphs: how much of a glyph's identity a space keeps through
+    a move, a size, a width or a stroke weight. ``embed`` maps uint8 images (N, H, W) to vectors."""
+    x = torch.from_numpy(images).float().div(255).unsqueeze(1)
+    base = normalise(embed(images))
+    one, zero = torch.ones(len(x)), torch.zeros(len(x))
+    out = {}
+    for name, view in VIEWS.items():
+        p = {"scale": 1.0, "width": 1.0, "dx": 0.0, "dy": 0.0, "stroke": 0.0, **view}
+        y = stroke(affine(x, one * p["scale"], one * p["width"], zero, one * p["dx"], one * p["dy"]),
+                   one * p["stroke"])
+        y = y.clamp(0, 1).mul(255).round().to(torch.uint8).squeeze(1).numpy()
+        out[name] = round(float((normalise(embed(y)) * base).sum(1).mean()), 3)
+    sims = base @ base.T
+    out["different glyphs"] = round(float((sims.sum() - np.trace(sims)) / (len(x) * (len(x) - 1))), 3)
+    return out
 
 
 def raw_pixels(images: np.ndarray) -> np.ndarray:
