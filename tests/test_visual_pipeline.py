@@ -57,7 +57,8 @@ def test_smoke_run_trains_draws_and_exports(smoke_run):
     tmp, cfg, result = smoke_run
     assert Path(result["best"]).is_file() and Path(result["last"]).name == "last.ckpt"
     assert all(Path(f).stat().st_size > 0 for f in result["figures"])
-    assert (tmp / "run" / "csv" / "metrics.csv").is_file()
+    header = (tmp / "run" / "csv" / "metrics.csv").read_text().splitlines()[0]
+    assert all(f"train/{term}_epoch" in header for term in ("contrast", "align", "anchor", "kl", "gan"))
     comp = load_component("visual", tmp / "artifacts")
     meta = comp.meta
     assert meta["glyphs"] == 10 and meta["dims"] == cfg.model.latent
@@ -331,6 +332,25 @@ def test_ink_box_tells_the_decoder_where_the_glyph_sits():
     with pytest.raises(ValueError, match="ink box"):
         Decoder(8, pose=True)(torch.zeros(2, 8))
     assert Decoder(8, pose=True)(torch.zeros(2, 8), ink_box(x)).shape == (2, 1, 24, 24)
+
+
+def test_pooled_encoder_sees_a_feature_wherever_it_sits():
+    import torch
+
+    from train.visual.nets import Encoder
+
+    x = torch.zeros(2, 1, 24, 24)
+    x[0, 0, 8:13, 5:9] = 1
+    x[1, 0, 8:13, 13:17] = 1  # the same blob 8 px (one cell of the last feature map) to the right
+    for pool in (True, False):
+        torch.manual_seed(0)
+        encoder = Encoder(16, (4, 8, 8), pool=pool)
+        for conv in encoder.conv.modules():  # no bias: blank canvas and zero padding look alike
+            if isinstance(conv, torch.nn.Conv2d):
+                torch.nn.init.zeros_(conv.bias)
+        mu, _ = encoder(x)
+        # pooled: the same features, one cell over, give the same code; flattened: a different one
+        assert torch.allclose(mu[0], mu[1], atol=1e-6) is pool
 
 
 def test_nt_xent_rewards_matching_views():

@@ -23,6 +23,11 @@ With ``pose`` the decoder is told the target's ink box, so μ can describe shape
 The head lets μ keep what the views differ in, size above all (ᵃ's neighbours were other
 superscripts). ``align_weight`` also pulls μ of the two views together (1 − cosine), with no
 negatives: nothing pushes á away from a, and reconstruction keeps μ from collapsing.
+
+Redrawing the glyph from a view does not make μ(view) equal μ(glyph): the decoder only needs a code
+it can decode, and μ of a letter moved by 2 px was barely nearer the letter than another letter
+was. ``anchor_weight`` pulls μ of the distorted view towards μ of the glyph itself (1 − cosine,
+the glyph's side held fixed, so the canonical code is the target and not half-way to the view).
 """
 from __future__ import annotations
 
@@ -61,11 +66,11 @@ class VAEGANModule(pl.LightningModule):
                  kl_warmup: int = 2000, gamma: float = 1.0, llike_weight: float = 1.0,
                  pixel_weight: float = 1.0, gan_weight: float = 0.1, contrast_weight: float = 0.0,
                  temperature: float = 0.1, projection: int = 0, pose: bool = False,
-                 align_weight: float = 0.0):
+                 align_weight: float = 0.0, anchor_weight: float = 0.0, pool: bool = False):
         super().__init__()
         self.save_hyperparameters()
         self.automatic_optimization = False
-        self.encoder = Encoder(latent, tuple(channels))
+        self.encoder = Encoder(latent, tuple(channels), pool)
         self.decoder = Decoder(latent, tuple(channels), pose)
         self.discriminator = Discriminator(tuple(disc_channels))
         self.projection = (torch.nn.Sequential(torch.nn.Linear(latent, latent), torch.nn.ReLU(),
@@ -124,6 +129,12 @@ class VAEGANModule(pl.LightningModule):
             align = (1 - F.cosine_similarity(mu, mu2)).mean()
             loss = loss + h.align_weight * align
             self.log("train/align", align, on_step=True, on_epoch=True, batch_size=len(x))
+        if h.anchor_weight:
+            with torch.no_grad():
+                mu_x = self.encoder(x)[0]
+            anchor = (1 - F.cosine_similarity(mu, mu_x)).mean()
+            loss = loss + h.anchor_weight * anchor
+            self.log("train/anchor", anchor, on_step=True, on_epoch=True, batch_size=len(x))
         self._step(opt_enc, loss)
         self.untoggle_optimizer(opt_enc)
 

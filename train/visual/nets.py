@@ -15,12 +15,15 @@ def _down(cin: int, cout: int) -> nn.Sequential:
 class Encoder(nn.Module):
     """x → (μ, log σ²); μ is the visual embedding (paper §3.3: 256-d)."""
 
-    def __init__(self, latent: int = 256, channels: tuple[int, ...] = (32, 64, 128)):
+    def __init__(self, latent: int = 256, channels: tuple[int, ...] = (32, 64, 128),
+                 pool: bool = False):
         super().__init__()
         c1, c2, c3 = channels
+        # pool: the largest response of each feature anywhere on the 3×3 map, so a feature counts
+        # wherever the glyph sits (each unit already sees 22 of the 24 px)
         self.conv = nn.Sequential(_down(1, c1), _down(c1, c2), _down(c2, c3),
-                                  nn.Flatten())
-        self.head = nn.Linear(c3 * 9, 2 * latent)
+                                  nn.AdaptiveMaxPool2d(1) if pool else nn.Identity(), nn.Flatten())
+        self.head = nn.Linear(c3 * (1 if pool else 9), 2 * latent)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         mu, logvar = self.head(self.conv(x)).chunk(2, dim=1)
