@@ -1,7 +1,8 @@
 """Quality of the visual space (JSON on stdout) and the figures for the README (docs/):
 held-out reconstruction error, the NFKD and UTS #39 confusables yardsticks for the learned space
 vs raw pixels side by side (each from the first font that covers a glyph and averaged over every
-font of the chain, as the export does by default), where each kind of NFKD look-alike (accented, superscript,
+font of the chain, as the export does by default), recall@k for k from 1 to 5,000 (the table's
+top 20 is one point on that curve), where each kind of NFKD look-alike (accented, superscript,
 fullwidth, …) ranks in both spaces, how much of a letter survives a move, a size or a stroke
 weight in each space, neighbour sheets for both, the reconstruction grid (paper Fig. 7) and the t-SNE (Fig. 8).
 
@@ -25,15 +26,17 @@ from train.visual.augment import GlyphAugment
 from train.visual.embed import encode, load_checkpoint, over_fonts
 from train.visual.export import heldout_mse, neighbour_table
 from train.visual.figures import (TSNE_LETTERS, distorted_views, neighbour_sheet,
-                                  reconstruction_grid, tsne_plot)
+                                  reconstruction_grid, recall_curve_plot, tsne_plot)
 from train.visual.glyphs import build_glyphs
-from train.visual.quality import (YARDSTICKS, accented_only, compare_letters, ranks_by_kind,
-                                  raw_pixels, recall, top_k_shares, view_invariance)
+from train.visual.quality import (YARDSTICKS, accented_only, compare_letters, member_ranks,
+                                  ranks_by_kind, raw_pixels, recall, recall_curve, top_k_shares,
+                                  view_invariance)
 from zeroe_assets.assets import load_component
 from zeroe_assets.assets.index import NeighbourTable, normalise
 from zeroe_assets.perturbers.visual import is_candidate
 
 ROOT = Path(__file__).resolve().parents[1]
+CURVE_KS = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 2000, 5000)
 
 
 def main() -> None:
@@ -56,6 +59,8 @@ def main() -> None:
     raw = spaces["raw_pixels_first_font"]
     scores = {name: {space: recall(v, keys, name, args.k) for space, v in spaces.items()}
               for name in YARDSTICKS}
+    curves = {name: {space: recall_curve(member_ranks(v, keys, YARDSTICKS[name](keys)), CURVE_KS)
+                     for space, v in spaces.items()} for name in YARDSTICKS}
     rows = {int(cp): i for i, cp in enumerate(keys)}
     letters = glyphs.images[[rows[ord(c)] for c in string.ascii_letters]]
     table = NeighbourTable.from_component(load_component("visual"), "table")
@@ -67,6 +72,7 @@ def main() -> None:
         neighbour_sheet(glyphs, raw_table.keys, raw_table.neighbours,
                         args.docs / "visual_neighbours_raw.png"),
         reconstruction_grid(model, glyphs, args.docs / "visual_reconstructions.png", aug),
+        recall_curve_plot(curves, args.docs / "visual_recall_curve.png", args.k),
         tsne_plot(spaces["learned_first_font"], glyphs, args.docs / "visual_tsne.png",
                   extra=distorted_views(model, glyphs, aug, TSNE_LETTERS)),
     ]
@@ -75,6 +81,7 @@ def main() -> None:
         "heldout_recon_mse": round(heldout_mse(model, glyphs, data), 5),
         **{f"{name}_recall_at_k": yardstick_report(s, args.k) for name, s in scores.items()},
         "nfkd_accented_only": accented_only(keys, args.k),
+        "recall_curve (macro recall@k by k)": curves,
         "nfkd_by_kind": {space: ranks_by_kind(v, keys, args.k) for space, v in spaces.items()},
         "top_k_shares": {space: top_k_shares(v, keys, args.k) for space, v in spaces.items()},
         "view_invariance (a-z, A-Z, first font)": {

@@ -291,6 +291,20 @@ def test_yardsticks_group_look_alikes_of_each_letter():
     assert top_k_shares(vectors, cps, k=6) == {"nfkd": 2.0, "confusable": 2.0, "other": 2.0}
 
 
+def test_recall_curve_reads_group_recall_off_member_ranks():
+    from train.visual.quality import group_recall, member_ranks, nfkd_groups, recall_curve
+
+    cps = np.array([ord(c) for c in "abcdAàáâãäåçĀāĂăĄą"])
+    vectors = np.random.default_rng(0).normal(size=(len(cps), 8)).astype(np.float32)
+    groups = nfkd_groups(cps)
+    ranks = member_ranks(vectors, cps, groups)
+    assert sorted(ranks) == ["A", "a", "c"] and all(len(ranks[c]) == len(groups[c]) for c in ranks)
+    curve = recall_curve(ranks, (1, 3, 20))
+    for k in (1, 3):
+        assert curve[k] == group_recall(vectors, cps, groups, k)["macro"]
+    assert curve[20] == 1.0  # every member found once k reaches the glyph count
+
+
 def test_accented_only_and_letter_by_letter_comparison():
     from train.visual.quality import accented_only, compare_letters
 

@@ -127,3 +127,29 @@ def tsne_plot(vectors: np.ndarray, glyphs: GlyphSet, path: Path,
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def recall_curve_plot(curves: dict[str, dict[str, dict[int, float]]], path: Path,
+                      k_mark: int = 20) -> Path:
+    """Recall@k against k (log scale) for each yardstick (one panel) and space (one line), with
+    the neighbour table's k marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4.5), squeeze=False)
+    for ax, (name, spaces) in zip(axes[0], curves.items()):
+        for space, curve in spaces.items():
+            ax.plot(list(curve), list(curve.values()), marker=".",
+                    ls="-" if space.startswith("learned") else "--", label=space.replace("_", " "))
+        ax.axvline(k_mark, color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log")
+        ax.set(title=f"{name}: look-alikes found among a letter's k nearest", xlabel="k",
+               ylabel="macro recall@k", ylim=(0, 1))
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+    return path

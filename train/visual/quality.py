@@ -110,18 +110,37 @@ def nfkd_kind(ch: str) -> str:
     return tag[1:tag.index(">")] if tag.startswith("<") else "accented"
 
 
+def member_ranks(vectors: np.ndarray, codepoints: np.ndarray,
+                 groups: dict[str, list[int]]) -> dict[str, np.ndarray]:
+    """Where each member of a letter's group ranks among the letter's neighbours (1 = nearest,
+    the letter itself not counted; ties share the better rank), in the group's order."""
+    rows = {int(cp): i for i, cp in enumerate(codepoints)}
+    vectors = normalise(vectors)
+    out = {}
+    for letter, members in groups.items():
+        q = rows[ord(letter)]
+        sims = vectors @ vectors[q]
+        sims[q] = -np.inf
+        ordered = np.sort(sims)
+        out[letter] = len(sims) - np.searchsorted(ordered, sims[[rows[cp] for cp in members]], "right") + 1
+    return out
+
+
+def recall_curve(ranks: dict[str, np.ndarray], ks: tuple[int, ...]) -> dict[int, float]:
+    """Macro recall@k for every k in ``ks``, normalised as in ``group_recall``: the top-20 cut-off
+    of the table is one point on it; the rest shows how far off the missed look-alikes are."""
+    return {k: round(float(np.mean([min(int((r <= k).sum()), k) / min(len(r), k)
+                                    for r in ranks.values()])), 4) for k in ks}
+
+
 def ranks_by_kind(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> dict:
     """For each kind of NFKD look-alike, where it ranks among its letter's neighbours: the median
     rank (1 = nearest) and the share in the top ``k``; shows what a recall figure hides."""
-    rows = {int(cp): i for i, cp in enumerate(codepoints)}
-    vectors = normalise(vectors)
+    groups = nfkd_groups(codepoints)
     ranks: dict[str, list[int]] = {}
-    for letter, members in nfkd_groups(codepoints).items():
-        q = rows[ord(letter)]
-        sims = vectors @ vectors[q]
-        sims[q] = np.inf  # the letter itself comes first, then rank 1, 2, …
-        for cp in members:
-            ranks.setdefault(nfkd_kind(chr(cp)), []).append(int((sims > sims[rows[cp]]).sum()))
+    for letter, found in member_ranks(vectors, codepoints, groups).items():
+        for cp, rank in zip(groups[letter], found.tolist()):
+            ranks.setdefault(nfkd_kind(chr(cp)), []).append(rank)
     return {kind: {"members": len(r), "median_rank": int(np.median(r)),
                    "in_top_k": round(float(np.mean(np.array(r) <= k)), 3)}
             for kind, r in sorted(ranks.items(), key=lambda kv: -len(kv[1]))}
