@@ -121,8 +121,8 @@ def member_ranks(vectors: np.ndarray, codepoints: np.ndarray,
         q = rows[ord(letter)]
         sims = vectors @ vectors[q]
         sims[q] = -np.inf
-        ordered = np.sort(sims)
-        out[letter] = len(sims) - np.searchsorted(ordered, sims[[rows[cp] for cp in members]], "right") + 1
+        found = sims[[rows[cp] for cp in members]]
+        out[letter] = len(sims) - np.searchsorted(np.sort(sims), found, "right") + 1  # 1 + how many nearer
     return out
 
 
