@@ -66,10 +66,32 @@ def test_invalid_utf8_names_the_line(monkeypatch, capsys):
     (["perturb", "-a", "truncate", "-l", "7"], "[0, 1]"),
     (["perturb", "-a", "truncate", "-o", "novalue"], "KEY=VALUE"),
     (["perturb", "-a", "truncate", "--field", "x"], "--jsonl"),
+    (["perturb", "-a", "inner-shuffle", "-o", "min_length=four"], "min_length must be int"),
+    (["perturb", "-a", "inner-shuffle", "-o", "min_length=3.5"], "min_length must be int"),
+    (["demo", "-o", "nope=1"], "nope not accepted"),
 ])
 def test_usage_errors_exit_2(args, message, monkeypatch, capsys):
     code, _, err = run_cli(args, b"text\n", monkeypatch, capsys)
     assert code == 2 and message in err
+
+
+def test_options_are_read_as_their_parameters_types(monkeypatch, capsys):
+    # text where the parameter takes text: "5" is the symbol to insert, not the number 5
+    code, out, _ = run_cli(["perturb", "-a", "intrude", "-l", "1", "-o", "symbols=5"],
+                           b"wonderful\n", monkeypatch, capsys)
+    assert code == 0 and set(out) - set("wonderful\n") == {"5"}
+    code, out, _ = run_cli(["perturb", "-a", "inner-shuffle", "-l", "1", "-o", "min_length=12"],
+                           b"wonderful\n", monkeypatch, capsys)
+    assert code == 0 and out == "wonderful\n"  # 9 letters: below min_length, so untouched
+    # the demo hands each attacker the options it takes (r to mischief only)
+    code, out, _ = run_cli(["demo", "-o", "r=0.3", "-o", "symbols=#"], b"", monkeypatch, capsys)
+    assert code == 0 and "mischief" in out and "#" in out
+
+
+def test_jsonl_last_line_without_newline_stays_so(monkeypatch, capsys):
+    code, out, _ = run_cli(["perturb", "-a", "truncate", "-l", "1", "--jsonl"],
+                           b'{"text": "hello wonderful world"}', monkeypatch, capsys)
+    assert code == 0 and json.loads(out)["text"] == "hell wonderfu worl" and not out.endswith("\n")
 
 
 def test_jsonl_errors(monkeypatch, capsys):

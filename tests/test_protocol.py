@@ -131,7 +131,7 @@ def test_levels_and_phi():
     assert Attacker(get_perturber("intrude"), level="high").phi == 0.8
 
 
-@pytest.mark.parametrize("bad", [-0.1, 1.5, "extreme", float("nan"), "2"])
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "extreme", float("nan"), "2", None, True, [0.5]])
 def test_bad_levels(bad):
     with pytest.raises(ValueError, match=r"low, mid, high|\[0, 1\]"):
         z.get_attacker("truncate", level=bad)
@@ -154,6 +154,14 @@ def test_bad_options_and_protocol():
         z.attack("text", "truncate", seed="x")
     with pytest.raises(ValueError, match="str"):
         z.attack(["ok", 3], "truncate", seed=0)
+    with pytest.raises(ValueError, match="str"):
+        z.attack(None, "truncate", seed=0)
+    with pytest.raises(ValueError, match="symbol"):
+        z.get_attacker("intrude", symbols=5)
+    with pytest.raises(ValueError, match="min_length"):
+        z.get_attacker("inner-shuffle", min_length=3.5)
+    # options given as text, as the command line passes them, take their parameter's type
+    assert z.get_attacker("inner-shuffle", min_length="4").perturber.min_length == 4
 
 
 def test_composition():

@@ -18,7 +18,8 @@ from .protocol import PROTOCOLS, Attack, Attacker, Chain, Mischief, Mix, resolve
 SPECIAL = ("rand", "mischief")
 
 
-def _accepted(name: str) -> set[str]:
+def accepted_options(name: str) -> set[str]:
+    """The options the attacker ``name`` takes (its perturber's constructor parameters)."""
     if name == "mischief":
         return {"r"}
     params = inspect.signature(registry.perturber_class(name).__init__).parameters
@@ -39,7 +40,7 @@ def _part(text: str, level, phi, protocol, options: Mapping[str, Any], used: set
         used.update(kwargs)
         return Mischief(level, **kwargs)
     canonical = registry.canonical(name)
-    accepted = _accepted(canonical)
+    accepted = accepted_options(canonical)
     kwargs = {k: v for k, v in options.items() if k in accepted}
     used.update(kwargs)
     return Attacker(registry.get_perturber(canonical, **kwargs), level, phi, protocol)

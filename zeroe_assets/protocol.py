@@ -9,13 +9,15 @@ stop once ⌈p·n⌉ words are perturbed or no indices are left.
 Randomness: a user seed (int) or ``numpy.random.Generator`` gives a base seed; samples come in
 blocks of ``BLOCK`` and block b uses a private ``random.Random`` seeded from (base, b), consumed
 by its samples in order (seeding a generator per sample would cost a third of the run time).
-Results therefore do not depend on batching, process count or ``PYTHONHASHSEED``, and
-``attack(s, seed)`` equals ``attack([s], seed)[0]``.
+Results therefore do not depend on how a stream is split into chunks, process count or
+``PYTHONHASHSEED``, and ``attack(s, seed)`` equals ``attack([s], seed)[0]``; a sample's result does
+depend on the samples before it in its block (they draw from the same generator).
 """
 from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Union
@@ -43,8 +45,11 @@ def resolve_level(level: float | str, what: str = "level") -> float:
         except ValueError:
             raise ValueError(f"{what} must be one of {', '.join(LEVELS)} or a number in [0, 1], "
                              f"got {level!r}") from None
-    else:
+    elif isinstance(level, numbers.Real) and not isinstance(level, bool):
         value = float(level)
+    else:
+        raise ValueError(f"{what} must be one of {', '.join(LEVELS)} or a number in [0, 1], "
+                         f"got {level!r}")
     if not 0.0 <= value <= 1.0 or math.isnan(value):
         raise ValueError(f"{what} must be in [0, 1], got {level!r}")
     return value
@@ -93,6 +98,8 @@ class Attack:
     def __call__(self, texts: str | Sequence[str], seed: Seed = None):
         if isinstance(texts, str):
             return self.perturb(texts, block_rng(base_seed(seed), 0))
+        if not isinstance(texts, Iterable):
+            raise ValueError(f"expected a str or a sequence of str, got {type(texts).__name__}")
         return [self.perturb(_check_text(t), rng)
                 for t, rng in zip(texts, sample_rngs(base_seed(seed)))]
 

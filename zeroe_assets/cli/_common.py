@@ -20,25 +20,18 @@ def add_attack_options(parser: argparse.ArgumentParser, default_level: str = "mi
                         help="perturber option, e.g. layout=PATH, source=PATH, top_n=10, r=0.3")
 
 
-def parse_options(pairs: list[str]) -> dict[str, object]:
-    options: dict[str, object] = {}
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    """``-o KEY=VALUE`` pairs as text; each perturber converts them to its parameters' types."""
+    options: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise ValueError(f"options are KEY=VALUE, got {pair!r}")
-        options[key.strip()] = _number(value)
+        options[key.strip()] = value
     return options
 
 
-def _number(value: str):
-    for cast in (int, float):
-        try:
-            return cast(value)
-        except ValueError:
-            pass
-    return value
-
-
-def build_attacker(spec: str, args: argparse.Namespace):
+def build_attacker(spec: str, args: argparse.Namespace, options: dict[str, str] | None = None):
+    """The attack ``spec`` with the command line's settings; ``options`` default to its ``-o``."""
     return get_attacker(spec, level=args.level, phi=args.phi, protocol=args.protocol,
-                        **parse_options(args.option))
+                        **(parse_options(args.option) if options is None else options))

@@ -4,8 +4,8 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from ..attackers import available_names, list_attackers
-from ._common import add_attack_options, build_attacker
+from ..attackers import accepted_options, available_names, list_attackers
+from ._common import add_attack_options, build_attacker, parse_options
 
 SAMPLE = ("The quick brown fox jumps over the lazy dog, but the dog doesn't care. "
           "Humans read these perturbed sentences easily; models often fail.")
@@ -19,12 +19,19 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    names = available_names()
+    names = available_names() + ["mischief"]
+    options = parse_options(args.option)  # each attacker gets those it takes
+    unused = set(options).difference(*map(accepted_options, names))
+    if unused:
+        raise ValueError(f"option(s) {', '.join(sorted(unused))} not accepted by any attacker")
     width = max(60, shutil.get_terminal_size((120, 20)).columns - 18)
     print(f"level={args.level} seed={args.seed} protocol={args.protocol}\n")
-    for name, text in [("original", args.text)] + [
-            (n, build_attacker(n, args)(args.text, seed=args.seed))
-            for n in names + ["mischief"]]:
+    rows = [("original", args.text)]
+    for n in names:
+        attack = build_attacker(n, args, {k: v for k, v in options.items()
+                                          if k in accepted_options(n)})
+        rows.append((n, attack(args.text, seed=args.seed)))
+    for name, text in rows:
         lines = textwrap.wrap(text, width, drop_whitespace=False) or [""]
         print(f"{name:>15}  {lines[0]}")
         for line in lines[1:]:

@@ -17,8 +17,8 @@ class IntrudePerturber(Perturber):
     description = "insert a repeated punctuation symbol or space between letters"
 
     def __init__(self, symbols: str = SYMBOLS):
-        if not symbols:
-            raise ValueError("intrude needs at least one symbol to insert")
+        if not isinstance(symbols, str) or not symbols:
+            raise ValueError(f"intrude needs a string of at least one symbol to insert, got {symbols!r}")
         self.symbols = symbols
 
     def attackable(self, word: str) -> bool:
@@ -29,6 +29,6 @@ class IntrudePerturber(Perturber):
         if len(units) < 3:
             return word
         symbol = self.symbols[int(rng.random() * len(self.symbols))]
-        for gap in reversed(at_least_one(len(units) - 1, phi, rng)):
-            units.insert(gap + 1, symbol)
+        for gap in at_least_one(len(units) - 1, phi, rng):
+            units[gap] += symbol  # after unit ``gap``: one pass, however long the word
         return "".join(units)

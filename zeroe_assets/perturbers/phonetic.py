@@ -222,6 +222,10 @@ class PhoneticPerturber(Perturber):
         if oov not in ("auto", "off"):
             raise ValueError(f"oov must be 'auto' (respell unknown words when torch and the "
                              f"seq2seq models are there) or 'off', got {oov!r}")
+        for key, value in (("n_best", n_best), ("beam", beam)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or value < 1):
+                raise ValueError(f"{key} must be an integer of at least 1, got {value!r}")
         self.root = Path(root) if root else None
         self.space = load_phonetic(root)
         self.skip = stopwords() if skip_stopwords else frozenset()
@@ -231,7 +235,8 @@ class PhoneticPerturber(Perturber):
         self.oov = oov
         # the OOV path decodes like the export did (its config is in the manifest)
         self.settings = dict(self.space.component.meta.get("export_config") or {})
-        self.settings.update({k: v for k, v in (("n_best", n_best), ("beam", beam)) if v})
+        self.settings.update({k: v for k, v in (("n_best", n_best), ("beam", beam))
+                              if v is not None})
         self._respeller: _Respeller | None = None
 
     def _can_respell(self) -> bool:

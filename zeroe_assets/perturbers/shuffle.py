@@ -28,8 +28,8 @@ class InnerShufflePerturber(Perturber):
     description = "shuffle the inner letters, keeping the first and last (Rawlinson)"
 
     def __init__(self, min_length: int = 3):
-        if min_length < 3:
-            raise ValueError(f"inner-shuffle needs min_length >= 3, got {min_length}")
+        if isinstance(min_length, bool) or not isinstance(min_length, int) or min_length < 3:
+            raise ValueError(f"inner-shuffle needs an integer min_length >= 3, got {min_length!r}")
         self.min_length = min_length
 
     def attackable(self, word: str) -> bool:

@@ -94,9 +94,9 @@ class VisualPerturber(Perturber):
 
     def __init__(self, top_n: int = 20, root: Path | str | None = None):
         self.space = load_visual(root)
-        if not 1 <= top_n <= self.space.k:
+        if isinstance(top_n, bool) or not isinstance(top_n, int) or not 1 <= top_n <= self.space.k:
             raise ValueError(f"top_n must be between 1 and {self.space.k} (the table's k), "
-                             f"got {top_n}")
+                             f"got {top_n!r}")
         self.top_n = top_n
         self._options: dict[str, tuple[list[str], list[float], float] | None] = {}
 
