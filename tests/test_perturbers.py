@@ -92,6 +92,11 @@ def test_at_least_one(n, phi, seed):
         assert len(chosen) == 1
 
 
+def test_at_least_one_tiny_phi_is_uniform_not_first():
+    firsts = [at_least_one(10, 1e-17, random.Random(seed))[0] for seed in range(2000)]
+    assert len(set(firsts)) == 10 and max(map(firsts.count, set(firsts))) < 300
+
+
 def test_disemvowel_rules():
     p = DisemvowelPerturber()
     assert p.perturb_word("Beautiful", 0.5, None) == "Btfl"
@@ -101,6 +106,8 @@ def test_disemvowel_rules():
     assert p.perturb_word("rhythm", 0.5, None) == "rhythm"
     assert not p.attackable("aeiou") and not p.attackable("the") and not p.attackable("rhythm")
     assert p.attackable("word")
+    # lengths are user-perceived: decomposed "âme" has three letters, like composed "âme"
+    assert p.perturb_word("a\u0302me", 0.5, None) == "a\u0302me" and not p.attackable("a\u0302me")
 
 
 def test_truncate_rules():
@@ -176,5 +183,6 @@ def test_segment_joins_runs_with_decaying_probability():
     assert p.attack_at(words, gaps, 0, 1.0, random.Random(0), bytearray(4)) == [0, 1, 2, 3]
     assert "".join(gaps) == ""
     # never across a line break, never into a word that is already joined
-    assert p.attack_at(["a", "b"], ["", "\n", ""], 0, 1.0, random.Random(0), bytearray(2)) == []
+    for brk in ("\n", "\r\n", " \u2028", "\u2029", "\x85", "\x0b", "\x0c"):
+        assert p.attack_at(["a", "b"], ["", brk, ""], 0, 1.0, random.Random(0), bytearray(2)) == []
     assert p.attack_at(["a", "b"], ["", " ", ""], 0, 1.0, random.Random(0), bytearray(b"\0\1")) == []

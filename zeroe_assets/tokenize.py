@@ -1,24 +1,26 @@
 """A reversible word tokenizer: ``detokenize(tokenize(s)) == s`` for every string.
 
 A *word* is a run of letters/digits with their combining marks, with inner apostrophes kept
-(``don't``, ``l’homme``), that contains at least one letter (or a non-decimal numeral like
-``¼``). Everything else (whitespace, punctuation, emoji, numbers) lives in the *gaps* between
-words and is never touched by a perturber. ``re.split`` with a capturing group puts words at the odd positions, so
+(``don't``, ``l’homme``), that contains at least one letter. Everything else (whitespace,
+punctuation, emoji, numbers, also those written with ² ½ Ⅻ) lives in the *gaps* between words
+and is never touched by a perturber. ``re.split`` with a capturing group puts words at the odd positions, so
 tokenizing a line is one C-level call.
 """
 from __future__ import annotations
 
 import re
 
-from ._marks import MARKS
+from ._charclasses import MARKS, NUMERALS
 
 _M = f"[{MARKS}]"
 # A word starts where no letter/digit/mark precedes (the look-behinds keep digit runs linear) and
-# must contain a letter; digit-only runs therefore stay in the gaps.
+# must contain a letter; runs of digits and numerals (12½, 100², Ⅻ) therefore stay in the gaps.
 _RUN = rf"(?:[^\W_]+{_M}*)"
-_WORD = re.compile(rf"(?<![^\W_])(?<!{_M})((?:\d{_M}*)*[^\W\d_]{_M}*{_RUN}*(?:['’]{_RUN}+)*)")
+_WORD = re.compile(rf"(?<![^\W_])(?<!{_M})((?:\d{_M}*|[{NUMERALS}]{_M}*)*[^\W\d_{NUMERALS}]{_M}*"
+                   rf"{_RUN}*(?:['’]{_RUN}+)*)")
 _ASCII_WORD = re.compile(r"(?<![A-Za-z0-9])([0-9]*[A-Za-z][A-Za-z0-9]*(?:'[A-Za-z0-9]+)*)")
-_CLUSTER = re.compile(rf".{_M}*", re.DOTALL)
+# a base with its marks; decomposed Hangul (ᄒ ᅡ ᆫ) is one syllable: vowel and final jamo continue it
+_CLUSTER = re.compile(rf".(?:{_M}|[\u1160-\u11ff\ud7b0-\ud7ff])*", re.DOTALL)
 
 
 def split(text: str) -> tuple[list[str], list[str]]:
@@ -58,7 +60,8 @@ def words(text: str) -> list[str]:
 
 
 def clusters(word: str) -> list[str]:
-    """User-perceived characters: a base character with its combining marks.
+    """User-perceived characters: a base character with its combining marks (and a decomposed
+    Hangul syllable as one).
 
     Perturbers that move, drop or insert characters work on these, so an accent never ends
     up on another letter. ASCII words take the fast path (one character each).

@@ -209,9 +209,8 @@ class CsvFormat(Format):
         row = list(row)
         for i, text in zip(index, texts):
             row[i] = text
-        ending = _split_ending(record.raw)[1] or "\n"
-        out = io.StringIO()
-        csv.writer(out, lineterminator=ending).writerow(row)
+        out = io.StringIO()  # the record's own line ending, none for a last line without one
+        csv.writer(out, lineterminator=_split_ending(record.raw)[1]).writerow(row)
         return out.getvalue()
 
     @staticmethod
@@ -252,7 +251,7 @@ class JsonlFormat(Format):
             return record.raw
         obj, ending = dict(record.parts[0]), record.parts[1]
         obj.update(zip(self.fields, texts))
-        return json.dumps(obj, ensure_ascii=False) + (ending or "\n")
+        return json.dumps(obj, ensure_ascii=False) + ending
 
     @staticmethod
     def columns(record: Record) -> dict | None:

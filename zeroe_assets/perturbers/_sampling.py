@@ -1,6 +1,7 @@
 """Per-position Bernoulli(φ) choices conditioned on at least one success (intrude, keyboard)."""
 from __future__ import annotations
 
+import math
 import random
 
 
@@ -24,7 +25,8 @@ def at_least_one(n: int, phi: float, rng: random.Random) -> list[int]:
         return chosen
     q = 1.0 - phi
     # inverse CDF of the truncated geometric: P(first ≤ j) = (1 - q^(j+1)) / (1 - q^n)
-    u = rng.random() * (1.0 - q ** n)
+    # 1 - q^n, computed so that it does not round to 0 for a tiny φ
+    u = rng.random() * -math.expm1(n * math.log1p(-phi))
     first, cum = 0, phi
     while cum < u and first < n - 1:
         first += 1

@@ -18,12 +18,10 @@ class DisemvowelPerturber(Perturber):
     description = "remove the vowels a, e, i, o, u"
 
     def attackable(self, word: str) -> bool:
-        if len(word) <= 3:
-            return False
         return self.perturb_word(word, 0.0, None) != word
 
     def perturb_word(self, word, phi, rng):
-        if len(word) <= 3:
+        if len(word) <= 3 or len(clusters(word)) <= 3:  # a decomposed "âme" is three letters too
             return word
         if word.isascii():
             stripped = word.translate(_DROP)

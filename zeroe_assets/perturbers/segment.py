@@ -13,7 +13,8 @@ from .base import Perturber
 
 
 def _joinable(gap: str) -> bool:
-    return gap != "" and "\n" not in gap and "\r" not in gap and any(c.isspace() for c in gap)
+    """Whitespace within one line: no line break of any kind (\\n, \\r, U+2028, \\f …)."""
+    return any(c.isspace() for c in gap) and len(f"{gap}.".splitlines()) == 1
 
 
 def _join(gap: str) -> str:
