@@ -91,7 +91,8 @@ def from_text(key: str, value, annotation):
     """An option given as text (``zeroe perturb -o top_n=10``) in the type its parameter is
     annotated with; text stays text where the parameter takes a string or a path."""
     kinds = {t.strip() for t in str(annotation).split("|")}
-    if not isinstance(value, str) or annotation is inspect.Parameter.empty or kinds & {"str", "Path"}:
+    if (not isinstance(value, str) or annotation is inspect.Parameter.empty
+            or kinds & {"str", "Path"}):
         return value
     text = value.strip().lower()
     if "bool" in kinds and text in _TRUE + _FALSE:

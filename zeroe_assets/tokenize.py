@@ -19,7 +19,7 @@ _RUN = rf"(?:[^\W_]+{_M}*)"
 _WORD = re.compile(rf"(?<![^\W_])(?<!{_M})((?:\d{_M}*|[{NUMERALS}]{_M}*)*[^\W\d_{NUMERALS}]{_M}*"
                    rf"{_RUN}*(?:['’]{_RUN}+)*)")
 _ASCII_WORD = re.compile(r"(?<![A-Za-z0-9])([0-9]*[A-Za-z][A-Za-z0-9]*(?:'[A-Za-z0-9]+)*)")
-# a base with its marks; decomposed Hangul (ᄒ ᅡ ᆫ) is one syllable: vowel and final jamo continue it
+# a base with its marks; in decomposed Hangul (ᄒ ᅡ ᆫ) vowel and final jamo continue the syllable
 _CLUSTER = re.compile(rf".(?:{_M}|[\u1160-\u11ff\ud7b0-\ud7ff])*", re.DOTALL)
 
 

@@ -18,7 +18,8 @@ class IntrudePerturber(Perturber):
 
     def __init__(self, symbols: str = SYMBOLS):
         if not isinstance(symbols, str) or not symbols:
-            raise ValueError(f"intrude needs a string of at least one symbol to insert, got {symbols!r}")
+            raise ValueError(f"intrude needs a string of at least one symbol to insert, "
+                             f"got {symbols!r}")
         self.symbols = symbols
 
     def attackable(self, word: str) -> bool:
