@@ -6,8 +6,8 @@ import sys
 import numpy as np
 import pytest
 
-from zeroe_assets.assets import (ArtifactError, json_bytes, load_component, npy_bytes,
-                                 read_manifest, write_component)
+from zeroe_assets.assets import (ArtifactError, component_available, json_bytes, load_component,
+                                 npy_bytes, read_manifest, write_component)
 
 
 def test_write_and_load_round_trip(tmp_path):
@@ -46,9 +46,35 @@ def test_corrupt_or_missing_manifest(tmp_path):
     (tmp_path / "manifest.json").write_text("{not json")
     with pytest.raises(ArtifactError, match="corrupt"):
         load_component("visual", root=tmp_path)
+    with pytest.raises(ArtifactError, match="corrupt"):  # not "not built": that hides attackers
+        component_available("visual", root=tmp_path)
     (tmp_path / "manifest.json").write_text(json.dumps({"format_version": 99, "components": {}}))
     with pytest.raises(ArtifactError, match="format version"):
         load_component("visual", root=tmp_path)
+    (tmp_path / "manifest.json").unlink()
+    write_component("visual", {"x.json": b"[1]"}, {}, root=tmp_path)
+    manifest = read_manifest(tmp_path)
+    del manifest["components"]["visual"]["files"]["x.json"]["bytes"]
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ArtifactError, match="sha256 and bytes"):
+        load_component("visual", root=tmp_path)
+
+
+def test_export_killed_mid_swap_keeps_previous_version(tmp_path):
+    write_component("visual", {"x.json": b"[1]"}, {"v": 1}, root=tmp_path)
+    write_component("visual/sub", {"s.json": b"[0]"}, {}, root=tmp_path)
+    # what a kill between the folder swap and the manifest replace leaves: the new files in
+    # place, the old ones (with the nested component) in .visual.old, the old manifest
+    os.replace(tmp_path / "visual", tmp_path / ".visual.old")
+    (tmp_path / "visual").mkdir()
+    (tmp_path / "visual" / "x.json").write_bytes(b"[22]")
+    assert load_component("visual", root=tmp_path).load_json("x.json") == [1]
+    assert load_component("visual/sub", root=tmp_path).load_json("s.json") == [0]
+    # the next export puts the kept version back first, so the nested component survives it
+    write_component("visual", {"x.json": b"[3]"}, {"v": 3}, root=tmp_path)
+    assert load_component("visual", root=tmp_path).load_json("x.json") == [3]
+    assert load_component("visual/sub", root=tmp_path).load_json("s.json") == [0]
+    assert not (tmp_path / ".visual.old").exists()
 
 
 def test_failed_write_keeps_previous_version(tmp_path, monkeypatch):

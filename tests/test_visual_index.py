@@ -68,5 +68,8 @@ def test_mismatched_files_are_reported(tmp_path):
     write_component("space", files, {}, root=tmp_path)
     with pytest.raises(ArtifactError, match="do not match"):
         VectorIndex.from_component(load_component("space", tmp_path), "index")
+    write_component("space", index.files("index"), {"dims": 5}, root=tmp_path)
+    with pytest.raises(ArtifactError, match="4-dim index.*says 5 dims"):
+        VectorIndex.from_component(load_component("space", tmp_path), "index")
     with pytest.raises(ValueError, match="table shapes"):
         NeighbourTable(np.arange(3), np.zeros((2, 2)), np.zeros((2, 2)))

@@ -168,7 +168,13 @@ def load_embedder(root: Path | None = None) -> Embedder:
     if "embedder.npz" not in component.files:
         raise ArtifactError(f"no embedder in {component.path}; re-run `python -m train.export "
                             "phonetic ckpt=PATH`")
-    return Embedder.from_files(component.file("embedder.npz"), component.load_json("embedder.json"))
+    weights = component.file("embedder.npz")
+    try:
+        return Embedder.from_files(weights, component.load_json("embedder.json"))
+    except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
+        raise ArtifactError(f"{weights} and embedder.json do not make a model "
+                            f"({type(e).__name__}: {e}); re-run `python -m train.export phonetic "
+                            "ckpt=PATH`") from e
 
 
 def back_transliterate(g2p, p2g, words: Sequence[str], n: int = 8, beam: int = 8,

@@ -426,5 +426,10 @@ def load_transliterator(direction: str, root: Path | None = None) -> Translitera
     if f"{direction}.npz" not in component.files:
         raise ArtifactError(f"no {direction} model in {component.path}; train and export it with "
                             f"`python -m train.seq2seq direction={direction}`")
-    return Transliterator.from_files(component.file(f"{direction}.npz"),
-                                     component.load_json(f"{direction}.json"))
+    weights = component.file(f"{direction}.npz")
+    try:
+        return Transliterator.from_files(weights, component.load_json(f"{direction}.json"))
+    except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
+        raise ArtifactError(f"{weights} and {direction}.json do not make a model "
+                            f"({type(e).__name__}: {e}); re-export it with "
+                            f"`python -m train.seq2seq direction={direction}`") from e

@@ -107,10 +107,17 @@ class VectorIndex:
     @classmethod
     def from_component(cls, component: Component, prefix: str = "index") -> "VectorIndex":
         path = component.file(f"{prefix}.faiss")
+        faiss = _faiss()
         try:
-            index = _faiss().read_index(str(path))
+            index = faiss.read_index(str(path))
         except RuntimeError as e:
             raise ArtifactError(f"{path} is not a FAISS index FAISS can read ({e})") from e
+        dims = component.meta.get("dims")
+        if index.metric_type != faiss.METRIC_INNER_PRODUCT or dims not in (None, index.d):
+            raise ArtifactError(f"{path} is a {index.d}-dim index with FAISS metric "
+                                f"{index.metric_type}, the manifest says {dims} dims and inner "
+                                f"product; the files of {component.name!r} do not match, re-run "
+                                "its export")
         try:
             return cls(index, component.load_npy(f"{prefix}.keys.npy"))
         except ValueError as e:

@@ -5,7 +5,9 @@ Layout: ``<root>/manifest.json`` plus one folder per component (``visual``, ``ph
 The manifest lists, per component, every file with its sha256 and size, and free-form
 metadata (dims, config, data fingerprint, quality figures). Writes are atomic: a component
 is staged in a temporary folder, swapped in by rename, and only then is the manifest replaced,
-so an interrupted export never leaves a half-written asset. No pickle anywhere.
+so an interrupted export never leaves a half-written asset: one killed between the two keeps the
+previous version in ``.<name>.old``, which readers fall back to and the next export puts back
+before it starts. No pickle anywhere.
 """
 from __future__ import annotations
 
@@ -153,6 +155,10 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
             final, old = root / name, root / f".{flat}.old"
             # nested components (``phonetic/seq2seq`` inside ``phonetic``) move over unchanged
             nested = [c[len(name) + 1:] for c in manifest["components"] if c.startswith(name + "/")]
+            entry = manifest["components"].get(name)
+            if entry is not None and old.is_dir() and not _mismatch(old, entry["files"], True) \
+                    and (not final.exists() or _mismatch(final, entry["files"], True)):
+                _restore(final, old, nested)  # an export killed mid-swap: keep what it kept
             shutil.rmtree(old, ignore_errors=True)
             if final.exists():
                 os.replace(final, old)
@@ -169,18 +175,24 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
                 }
                 _atomic_write(root / MANIFEST, json_bytes(manifest))
             except BaseException:  # roll back: the previous version stays in place
-                for sub in nested:
-                    if (final / sub).exists():
-                        (old / sub).parent.mkdir(parents=True, exist_ok=True)
-                        os.replace(final / sub, old / sub)
-                shutil.rmtree(final, ignore_errors=True)
-                if old.exists():
-                    os.replace(old, final)
+                _restore(final, old, nested)
                 raise
             shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return root / name
+
+
+def _restore(final: Path, old: Path, nested: list[str]) -> None:
+    """Put the previous version (``old``) back in place of ``final``, with the nested components
+    wherever the interrupted swap had moved them."""
+    for sub in nested:
+        if (final / sub).exists() and not (old / sub).exists():
+            (old / sub).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(final / sub, old / sub)
+    shutil.rmtree(final, ignore_errors=True)
+    if old.exists():
+        os.replace(old, final)
 
 
 @dataclass(frozen=True)
@@ -206,10 +218,9 @@ class Component:
 
 
 def component_available(name: str, root: Path | None = None) -> bool:
-    try:
-        return name in read_manifest(root)["components"]
-    except ArtifactError:
-        return False
+    """Whether the manifest lists ``name``; a manifest that cannot be read is an error, not
+    "not built" (that would quietly drop the attackers that need it)."""
+    return name in read_manifest(root)["components"]
 
 
 def load_component(name: str, root: Path | None = None, verify: bool = True) -> Component:
@@ -219,15 +230,41 @@ def load_component(name: str, root: Path | None = None, verify: bool = True) -> 
     entry = manifest["components"].get(name)
     if entry is None:
         raise ArtifactError(f"no '{name}' assets in {root / MANIFEST}; {_hint(name)}")
-    folder = root / name
-    for rel, info in entry["files"].items():
+    files = entry.get("files") if isinstance(entry, dict) else None
+    if not isinstance(files, dict) or not all(
+            isinstance(info, dict) and isinstance(info.get("sha256"), str)
+            and isinstance(info.get("bytes"), int) for info in files.values()):
+        raise ArtifactError(f"{root / MANIFEST}: the entry of '{name}' does not list its files "
+                            f"with sha256 and bytes; restore the manifest or {_hint(name)}")
+    primary = root / name
+    problem = _mismatch(primary, files, verify)
+    if problem:
+        # an export killed between swapping its folder in and replacing the manifest leaves the
+        # version the manifest describes in ``.<name>.old``: read that one
+        for folder in _swapped_out(root, name):
+            if folder.is_dir() and not _mismatch(folder, files, verify):
+                return Component(name, folder, files, entry.get("meta", {}))
+        raise ArtifactError(f"{problem}; {_hint(name)}")
+    return Component(name, primary, files, entry.get("meta", {}))
+
+
+def _mismatch(folder: Path, files: Mapping[str, Mapping[str, Any]], verify: bool) -> str:
+    """Why ``folder`` does not hold ``files`` as the manifest lists them ("" if it does)."""
+    for rel, info in files.items():
         path = folder / rel
         if not path.is_file():
-            raise ArtifactError(f"missing artifact file {path}; {_hint(name)}")
+            return f"missing artifact file {path}"
         if path.stat().st_size != info["bytes"]:
-            raise ArtifactError(f"{path} has {path.stat().st_size} bytes, the manifest says "
-                                f"{info['bytes']}: corrupt or mismatched; {_hint(name)}")
+            return (f"{path} has {path.stat().st_size} bytes, the manifest says {info['bytes']}: "
+                    "corrupt or mismatched")
         if verify and sha256_file(path) != info["sha256"]:
-            raise ArtifactError(f"{path} does not match its sha256 in the manifest: corrupt or "
-                                f"mismatched; {_hint(name)}")
-    return Component(name, folder, entry["files"], entry.get("meta", {}))
+            return f"{path} does not match its sha256 in the manifest: corrupt or mismatched"
+    return ""
+
+
+def _swapped_out(root: Path, name: str) -> list[Path]:
+    """Where ``write_component`` keeps the previous version of ``name`` while it swaps: its own
+    ``.<name>.old``, or inside that of the component it is nested in."""
+    parts = name.split("/")
+    return [root / f".{'-'.join(parts[:i])}.old" / Path(*parts[i:])
+            for i in range(len(parts), 0, -1)]
