@@ -1,6 +1,7 @@
 """Phonetic pipeline end to end on a tiny lexicon: pairs → smoke training (with resume) →
 export (index + table, with tiny G2P/P2G models) → load → perturb, neighbours, OOV path."""
 import csv
+import hashlib
 import json
 import random
 import shutil
@@ -144,6 +145,15 @@ def test_oov_is_respelled_in_batches_with_torch(built):
         assert out == word.capitalize() or out[0].isupper()
 
 
+def test_respellings_are_shared_by_perturbers_with_the_same_settings(built):
+    _, root, _ = built
+    assert PhoneticPerturber(root=root).prefetch(["nyghtly"]) == 1
+    again = PhoneticPerturber(root=root)  # a new job, a forked worker: nothing to decode
+    assert "nyghtly" in again.lookup and again.prefetch(["nyghtly"]) == 0
+    assert again._respeller is None  # the models were not even loaded
+    assert "nyghtly" not in PhoneticPerturber(root=root, n_best=1).lookup
+
+
 def test_oov_without_torch_is_not_attackable(built, monkeypatch):
     _, root, _ = built
 
@@ -152,9 +162,9 @@ def test_oov_without_torch_is_not_attackable(built, monkeypatch):
 
     monkeypatch.setattr(phonetic, "_Respeller", no_torch)
     perturber = PhoneticPerturber(root=root)
-    with pytest.warns(UserWarning, match="not attackable"):
-        assert not perturber.attackable("nyght")
-    assert perturber.oov == "off" and perturber.perturb_word("Nyght", 1, random.Random(0)) == "Nyght"
+    with pytest.warns(UserWarning, match="not attackable"):  # (a word no test respelled yet)
+        assert not perturber.attackable("knyght")
+    assert perturber.oov == "off" and perturber.perturb_word("Knyght", 1, random.Random(0)) == "Knyght"
     assert perturber.perturb_word("Night", 1, random.Random(0)) != "Night"  # the table still works
 
 
@@ -169,6 +179,22 @@ def test_neighbours_cli(built, monkeypatch, capsys):
     assert [r[0] for r in rows] == list(TINY) and all(len(r) == 3 and r[0] not in r[1:] for r in rows)
     assert cli(["neighbours", "--space", "phonetic", "nyght", "-k", "2"]) == 0  # embedded on the fly
     assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_models_that_do_not_fit_their_weights_are_a_clear_error(built, tmp_path):
+    _, root, _ = built
+    copy = tmp_path / "artifacts"
+    shutil.copytree(root, copy)
+    path = copy / "phonetic" / "embedder.json"
+    spec = json.loads(path.read_text())
+    spec["net"]["dim"] += 4
+    path.write_text(json.dumps(spec))
+    manifest = read_manifest(copy)  # a consistent manifest: the files themselves disagree
+    manifest["components"]["phonetic"]["files"]["embedder.json"] = {
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "bytes": path.stat().st_size}
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ArtifactError, match="embedder.npz and embedder.json do not make a model"):
+        load_embedder(copy)
 
 
 def test_corrupt_table_is_a_clear_error(built, tmp_path):

@@ -118,6 +118,9 @@ class PhoneticSpace:
         self.options = self.table.options()
         self.rows = {w: i for i, w in enumerate(self.table.words)}
         self._index: VectorIndex | None = None
+        # out-of-vocabulary words already respelled, per decoding settings: shared by every
+        # perturber on these assets, and by worker processes forked after a batch was decoded
+        self.respelled: dict[tuple, dict[str, tuple[str, ...]]] = {}
 
     @property
     def index(self) -> VectorIndex:
@@ -229,14 +232,16 @@ class PhoneticPerturber(Perturber):
         self.root = Path(root) if root else None
         self.space = load_phonetic(root)
         self.skip = stopwords() if skip_stopwords else frozenset()
-        # one dict for the hot path: table words, stopwords (nothing to draw) and decoded OOV words
-        self.lookup: dict[str, tuple[str, ...]] = {**self.space.options,
-                                                   **dict.fromkeys(self.skip, ())}
         self.oov = oov
         # the OOV path decodes like the export did (its config is in the manifest)
         self.settings = dict(self.space.component.meta.get("export_config") or {})
         self.settings.update({k: v for k, v in (("n_best", n_best), ("beam", beam))
                               if v is not None})
+        self.respelled = self.space.respelled.setdefault(
+            tuple(sorted((k, str(v)) for k, v in self.settings.items())), {})
+        # one dict for the hot path: table words, OOV words decoded so far, stopwords (no draw)
+        self.lookup: dict[str, tuple[str, ...]] = {**self.space.options, **self.respelled,
+                                                   **dict.fromkeys(self.skip, ())}
         self._respeller: _Respeller | None = None
 
     def _can_respell(self) -> bool:
@@ -256,16 +261,20 @@ class PhoneticPerturber(Perturber):
     def prefetch(self, words: Iterable[str]) -> int:
         """Respell the new out-of-vocabulary words of ``words`` in one batch and cache them
         (``perturb_word`` does this one word at a time); returns how many were decoded."""
-        lookup = self.lookup
+        lookup, shared = self.lookup, self.respelled
         todo = sorted({low for low in map(str.lower, words) if low not in lookup})
+        lookup.update((w, shared[w]) for w in todo if w in shared)  # decoded by another perturber
+        todo = [w for w in todo if w not in shared]
         if not todo:
             return 0
         if not self._can_respell():
-            self.lookup.update(dict.fromkeys(todo, ()))
+            lookup.update(dict.fromkeys(todo, ()))
             return 0
         letters = [w for w in todo if any(c.isalpha() for c in w)]
-        self.lookup.update(dict.fromkeys(todo, ()))
-        self.lookup.update(zip(letters, self._respeller(letters)))
+        found = dict.fromkeys(todo, ())
+        found.update(zip(letters, self._respeller(letters)))
+        shared.update(found)
+        lookup.update(found)
         return len(letters)
 
     def candidates(self, word: str) -> tuple[str, ...]:
