@@ -69,6 +69,7 @@ def test_invalid_utf8_names_the_line(monkeypatch, capsys):
     (["perturb", "-a", "inner-shuffle", "-o", "min_length=four"], "min_length must be int"),
     (["perturb", "-a", "inner-shuffle", "-o", "min_length=3.5"], "min_length must be int"),
     (["demo", "-o", "nope=1"], "nope not accepted"),
+    (["perturb", "-a", "intrude", "-o", "phi=0.1"], "use --phi"),
 ])
 def test_usage_errors_exit_2(args, message, monkeypatch, capsys):
     code, _, err = run_cli(args, b"text\n", monkeypatch, capsys)

@@ -27,6 +27,8 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"options are KEY=VALUE, got {pair!r}")
+        if key.strip() in ("level", "phi", "protocol", "seed"):
+            raise ValueError(f"{key.strip()} is not a perturber option: use --{key.strip()}")
         options[key.strip()] = value
     return options
 
