@@ -1,5 +1,7 @@
 import json
+import os
 import random
+import stat
 from pathlib import Path
 
 import pytest
@@ -270,3 +272,136 @@ def test_rebuilt_assets_invalidate_generated_sets(tmp_path, monkeypatch):
     write_component("visual", {"a.json": b"[2]"}, {}, root=tmp_path)
     second = gen.asset_fingerprints(["visual"])
     assert first[0][0] == "visual" and first != second
+
+
+NLI_TSV = ("gold_label\tsentence1\tsentence2\n"
+           "entailment\tA man is playing a guitar on stage .\tA man plays music .\n"
+           "contradiction\tTwo dogs are running through the snow .\tThe dogs are asleep .\n")
+
+
+class PairVictim:
+    """An NLI victim that insists on (premise, hypothesis) pairs."""
+
+    def predict(self, batch):
+        assert all(len(pair) == 2 for pair in batch)
+        return ["entailment"] * len(batch)
+
+
+pair_victim = PairVictim()
+
+
+class NoArgVictim:
+    def predict(self, batch):
+        return [0.0] * len(batch)
+
+
+def test_resume_redoes_outputs_of_a_replaced_input(tmp_path):
+    path = tmp_path / "test.tsv"
+    path.write_text(NLI_TSV)
+    [job] = gen.plan("nli", {"test": path}, ["truncate"], ["high"], tmp_path / "out", 0)
+    gen.run_job(job)
+    path.write_text(NLI_TSV.replace("contradiction", "neutral"))  # labels are never attacked
+    assert not gen.run_job(job).skipped
+    assert "neutral" in Path(job.output).read_text()
+    assert gen.run_job(job).skipped
+
+
+def test_nli_victims_get_both_sentences_when_one_field_is_attacked(tmp_path):
+    path = tmp_path / "test.tsv"
+    path.write_text(NLI_TSV)
+    [job] = gen.plan("nli", {"test": path}, ["truncate"], ["high"], tmp_path / "sets", 0,
+                     fields=["sentence2"])
+    gen.run_job(job)
+    out = Path(job.output)
+    ex = examples("nli", out, format_for("nli", out, ["sentence2"]))
+    assert [p for p, _ in ex.inputs] == [line.split("\t")[1] for line in NLI_TSV.splitlines()[1:]]
+    assert ex.texts == [[h] for _, h in ex.inputs]
+    results = evaluate("nli", pair_victim, tmp_path / "sets", progress=None)
+    assert results["clean_score"] == 0.5
+
+
+def test_csv_quote_inside_an_unquoted_field(tmp_path):
+    import csv
+
+    path = tmp_path / "tc.csv"
+    path.write_text('id,comment_text,toxic\n1,my 5" screen broke,0\n2,you are an idiot,1\n'
+                    '3,have a nice day,0\n4,the 7" one,0\n5,"two\nlines, ""quoted""",1\n')
+    fmt = format_for("tc", path)
+    ex = examples("tc", path, fmt)
+    with open(path, newline="") as f:
+        assert ex.inputs == [row["comment_text"] for row in csv.DictReader(f)]
+    assert "".join(fmt.render(r, r.texts) for r in fmt.read(path)) == path.read_text()
+
+
+def test_tags_files_keep_tokens_starting_with_hash(tmp_path):
+    path = tmp_path / "test.tags"
+    path.write_text("#\tSYM\n#winning\tX\nnow\tADV\n")
+    assert examples("pos", path, format_for("pos", path)).inputs == [["#", "#winning", "now"]]
+
+
+def test_empty_input_and_empty_levels_are_refused(tmp_path):
+    from zeroe_assets.cli import main
+
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="empty.conllu: no records"):
+        gen.plan("pos", {"test": empty}, ["intrude"], ["high"], tmp_path / "out", 0)
+    with pytest.raises(ValueError, match="no levels"):
+        gen.plan("pos", {"test": FIX / "pos.conllu"}, ["intrude"], [], tmp_path / "out", 0)
+    assert main(["bench", "generate", "--task", "pos", "--input", str(FIX / "pos.conllu"),
+                 "--attackers", "intrude", "--levels", ",", "--out", str(tmp_path / "out")]) == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_outputs_are_readable_like_other_new_files(tmp_path):
+    [job] = gen.plan("tc", {"test": FIX / "olid.tsv"}, ["intrude"], ["low"], tmp_path, 0)
+    gen.run_job(job)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(os.stat(job.output).st_mode) == 0o644 & ~umask
+
+
+def test_evaluate_ignores_single_level_mixtures(tmp_path):
+    inputs = {"test": FIX / "olid.tsv"}
+    for mode in ("grid", "1-1"):
+        gen.run(gen.plan("tc", inputs, ["intrude"], ["high"], tmp_path, 0, mode=mode),
+                progress=None)
+    results = evaluate("tc", victim, tmp_path, progress=None)
+    assert [(r["attacker"], r["level"]) for r in results["sets"]] == [("intrude", "high")]
+
+
+def test_evaluate_finds_a_relative_input_from_elsewhere(tmp_path, monkeypatch):
+    (tmp_path / "olid.tsv").write_bytes((FIX / "olid.tsv").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    gen.run(gen.plan("tc", {"test": Path("olid.tsv")}, ["intrude"], ["high"], Path("sets"), 0),
+            progress=None)
+    monkeypatch.chdir(tmp_path / "sets")
+    assert evaluate("tc", victim, Path("."), progress=None)["examples"] == 4
+
+
+def test_bom_header_is_parsed_and_written_back(tmp_path):
+    path = tmp_path / "snli.tsv"
+    path.write_bytes(b"\xef\xbb\xbf" + NLI_TSV.encode())
+    assert len(examples("nli", path, format_for("nli", path)).gold) == 2
+    job = gen.Job("nli", "test", str(path), str(tmp_path / "out.tsv"), (("rand", "0"),), 1)
+    gen.run_job(job)
+    assert (tmp_path / "out.tsv").read_bytes() == path.read_bytes()
+
+
+def test_clear_errors_for_bad_parameters_victims_and_sidecars(tmp_path):
+    [job] = gen.plan("pos", {"test": FIX / "pos.conllu"}, ["intrude"], ["high"], tmp_path, 0)
+    gen.run_job(job)
+    for size in (0, -5):
+        with pytest.raises(ValueError, match="batch size"):
+            evaluate("pos", victim, tmp_path, batch_size=size, progress=None)
+    ex = examples("nli", FIX / "nli.tsv", format_for("nli", FIX / "nli.tsv"))
+    nli = train_victim("nli-tfidf", ex.inputs, ex.gold)
+    with pytest.raises(ValueError, match="for task nli, not pos"):
+        evaluate("pos", nli, tmp_path, victim_name="nli-tfidf", progress=None)
+    with pytest.raises(ValueError, match="for task nli, not pos"):
+        train_victim("nli-tfidf", [["A", "b"]], [["DET", "NOUN"]], task="pos")
+    with pytest.raises(ValueError, match="factory taking the model path"):
+        load_victim("tests.test_bench:NoArgVictim")
+    Path(job.output + gen.SIDECAR).write_text("{not json")
+    with pytest.raises(ValueError, match=r"test_intrude_high\.conllu\.zeroe\.json"):
+        evaluate("pos", victim, tmp_path, progress=None)

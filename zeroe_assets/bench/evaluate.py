@@ -16,22 +16,26 @@ from pathlib import Path
 from ..protocol import LEVELS
 from .generate import SIDECAR
 from .tasks import chance, examples, format_for, score
+from .victims import check_victim_task
 
 
 def find_sets(data_dir: Path, split: str | None = None) -> tuple[str, Path, list[dict]]:
     """The split, its clean input and its grid sets (attacker, level, path) from the sidecars."""
     sets = defaultdict(list)
     for side in sorted(Path(data_dir).glob(f"*{SIDECAR}")):
-        meta = json.loads(side.read_text())
-        params = meta["params"]
-        if len(params["mixture"]) != 1:
-            continue  # adversarial-training mixtures are training data, not test sets
-        attacker, level = params["mixture"][0]
-        path = Path(str(side)[: -len(SIDECAR)])
-        sets[params["split"]].append({"attacker": attacker, "level": level, "path": path,
-                                      "clean": Path(params["input"]), "fields": params["fields"]})
+        try:
+            params = json.loads(side.read_text(encoding="utf-8"))["params"]
+            if params.get("mode") != "grid":
+                continue  # 1-1 and LOO mixtures are training data, not test sets
+            [(attacker, level)] = params["mixture"]
+            item = {"attacker": attacker, "level": level, "path": Path(str(side)[: -len(SIDECAR)]),
+                    "clean": Path(params["input"]), "fields": params["fields"]}
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"{side}: corrupt sidecar ({type(e).__name__}: {e}); delete it and "
+                             "rerun `zeroe bench generate`") from None
+        sets[params["split"]].append(item)
     if not sets:
-        raise ValueError(f"no perturbed sets (*{SIDECAR} sidecars) in {data_dir}; "
+        raise ValueError(f"no perturbed test sets (grid-mode *{SIDECAR} sidecars) in {data_dir}; "
                          "run `zeroe bench generate` first")
     if split is None:
         if len(sets) > 1 and "test" not in sets:
@@ -63,6 +67,9 @@ def evaluate(task: str, victim, data_dir: Path, split: str | None = None,
              baseline: dict | None = None, progress=sys.stderr) -> dict:
     """Every number of one victim on one task's sets; with ``baseline`` (the clean-trained
     victim's results on the same sets) also Δτ."""
+    if batch_size < 1:
+        raise ValueError(f"batch size must be >= 1, got {batch_size}")
+    check_victim_task(getattr(victim, "task", None), task, victim_name or type(victim).__name__)
     split, recorded_clean, sets = find_sets(data_dir, split)
     clean = Path(clean) if clean else recorded_clean
     if not clean.is_file():

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TOKEN_SEP = "\n"  # no perturber inserts or removes a line break
+BOM = "\ufeff"
 
 
 @dataclass
@@ -31,8 +32,10 @@ def _split_ending(line: str) -> tuple[str, str]:
 
 
 def _open_lines(path: Path) -> Iterator[str]:
+    """The file's lines, endings kept, without a leading byte-order mark (``Format.read`` keeps
+    it as a record of its own)."""
     try:
-        with open(path, encoding="utf-8", newline="") as f:
+        with open(path, encoding="utf-8-sig", newline="") as f:
             yield from f
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is not UTF-8 ({e})") from None
@@ -48,6 +51,14 @@ class Format:
         self.fields = list(fields) if fields else []
 
     def read(self, path: Path) -> Iterator[Record]:
+        """The file's records. A byte-order mark comes first as a text-less record, so it is
+        written back as it was but never reaches a parser (a header would not match its names)."""
+        with open(path, "rb") as f:
+            if f.read(3) == BOM.encode():
+                yield Record(BOM, [], [])
+        yield from self._read(path)
+
+    def _read(self, path: Path) -> Iterator[Record]:
         raise NotImplementedError
 
     def render(self, record: Record, texts: list[str]) -> str:
@@ -61,8 +72,9 @@ class ConlluFormat(Format):
     name = "conllu"
     token_aligned = True
     form_column, tag_column, columns = 1, 3, 10
+    comments = True  # lines starting with # are comments
 
-    def read(self, path):
+    def _read(self, path):
         block: list[str] = []
         first = 1  # line number of the block's first line, for errors
         for number, line in enumerate(_open_lines(path), 1):
@@ -80,7 +92,7 @@ class ConlluFormat(Format):
         rows = []  # (line index, columns, ending) of word lines
         for i, line in enumerate(block):
             body, ending = _split_ending(line)
-            if not body.strip() or body.startswith("#"):
+            if not body.strip() or (self.comments and body.startswith("#")):
                 continue
             cols = body.split("\t")
             if len(cols) != self.columns:
@@ -117,6 +129,7 @@ class TagsFormat(ConlluFormat):
 
     name = "tags"
     form_column, tag_column, columns = 0, 1, 2
+    comments = False  # "#" is a token (a hashtag, a number sign)
 
     def _is_token(self, cols):
         return True
@@ -128,7 +141,7 @@ class TsvFormat(Format):
 
     name = "tsv"
 
-    def read(self, path):
+    def _read(self, path):
         lines = _open_lines(path)
         header_line = next(lines, None)
         if header_line is None:
@@ -174,7 +187,7 @@ class CsvFormat(Format):
 
     name = "csv"
 
-    def read(self, path):
+    def _read(self, path):
         header = None
         for raw in self._raw_records(path):
             row = next(csv.reader(io.StringIO(raw)), [])
@@ -193,10 +206,11 @@ class CsvFormat(Format):
 
     @staticmethod
     def _raw_records(path):
-        pending = ""
+        pending, quoted = "", False
         for line in _open_lines(path):
             pending += line
-            if pending.count('"') % 2 == 0:  # quotes balanced: the record is complete
+            quoted = _ends_quoted(line, quoted)
+            if not quoted:
                 yield pending
                 pending = ""
         if pending:
@@ -221,12 +235,32 @@ class CsvFormat(Format):
         return dict(zip(header, row))
 
 
+def _ends_quoted(line: str, quoted: bool) -> bool:
+    """Whether a CSV line ends inside a quoted field, given whether it starts inside one. As in
+    the csv module, a quote opens a quoted field only at the field's start: ``5" screen`` is
+    plain text."""
+    state = "quoted" if quoted else "start"
+    for ch in line:
+        if state == "quoted":
+            if ch == '"':
+                state = "closed"  # the field's end, or the first quote of an escaped ""
+        elif state == "closed" and ch == '"':
+            state = "quoted"
+        elif ch == ",":
+            state = "start"
+        elif ch == '"' and state == "start":
+            state = "quoted"
+        else:
+            state = "field"
+    return state == "quoted"
+
+
 class JsonlFormat(Format):
     """JSON lines; the named string fields are attacked, everything else kept."""
 
     name = "jsonl"
 
-    def read(self, path):
+    def _read(self, path):
         for number, line in enumerate(_open_lines(path), 1):
             yield self.parse(line, f"{path}:{number}")
 

@@ -4,7 +4,8 @@ mixtures (§4.3), named ``{split}_{attacker}_{level}{ext}`` as in the original c
 Each output is one job, deterministic in (seed, attacker(s), level(s), split), streamed record by
 record (bounded memory), written to a temporary file and renamed into place; a sidecar
 ``<output>.zeroe.json`` with counts and checksums marks it complete, so a rerun skips finished
-outputs and redoes interrupted ones (and those whose visual/phonetic assets were rebuilt). Jobs run in parallel over processes.
+outputs and redoes interrupted ones (and those whose input changed or whose visual/phonetic assets
+were rebuilt). Jobs run in parallel over processes.
 
 Unlike the original code, SNLI premises *and* hypotheses are attacked (the original wrote SNLI
 unperturbed), and every occurrence of a POS word is perturbed on its own (the original reused
@@ -30,6 +31,7 @@ from ..assets import read_manifest, sha256_file
 from ..attackers import available_names, get_attacker
 from ..protocol import LEVELS, sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
+from ..tokenize import words
 from .tasks import check_task, format_for
 
 SIDECAR = ".zeroe.json"
@@ -46,6 +48,7 @@ class Job:
     fields: tuple[str, ...] = ()
     protocol: str = "paper"
     assets: tuple[tuple[str, str], ...] = ()  # (component, fingerprint): rebuilt assets → rerun
+    mode: str = "grid"  # a one-level 1-1 mixture looks like a grid set: only grid sets are tested
 
     def params(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "output"}
@@ -119,12 +122,18 @@ def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: S
     """The jobs: ``grid`` (attacker × level), ``1-1`` (per attacker, its levels mixed) or
     ``loo`` (per attacker, all *other* attackers and levels mixed)."""
     check_task(task)
+    if not levels:
+        raise ValueError("no levels given")
     for level in levels:
         if level not in LEVELS:
             raise ValueError(f"levels are {', '.join(LEVELS)}, got {level!r}")
+    for path in inputs.values():  # before any job writes: a bad input fails the whole run
+        if not any(r.texts for r in format_for(task, path, fields or None).read(path)):
+            raise ValueError(f"{path}: no records to attack for task {task}")
     jobs = []
     for split, path in inputs.items():
         ext = path.suffix
+        source = str(path.resolve())  # evaluate finds it from any directory
         for attacker in attackers:
             if mode == "grid":
                 mixtures = [(level, ((attacker, level),)) for level in levels]
@@ -141,9 +150,9 @@ def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: S
                 name = (f"{split}_{attacker}_{tag}{ext}" if mode == "grid"
                         else f"{split}_{tag}_{attacker}{ext}")
                 key = ",".join(f"{a}:{lv}" for a, lv in mixture)
-                jobs.append(Job(task, split, str(path), str(out_dir / name), mixture,
+                jobs.append(Job(task, split, source, str(out_dir / name), mixture,
                                 job_seed(seed, mode, key, split), tuple(fields), protocol,
-                                asset_fingerprints([a for a, _ in mixture])))
+                                asset_fingerprints([a for a, _ in mixture]), mode))
     return jobs
 
 
@@ -156,7 +165,8 @@ def is_complete(job: Job) -> bool:
     except (json.JSONDecodeError, UnicodeDecodeError):
         return False
     return meta.get("params") == json.loads(json.dumps(job.params())) and \
-        meta.get("sha256") == sha256_file(Path(job.output))
+        meta.get("sha256") == sha256_file(Path(job.output)) and \
+        meta.get("input_sha256") == sha256_file(Path(job.input))
 
 
 def run_job(job: Job) -> Outcome:
@@ -166,6 +176,7 @@ def run_job(job: Job) -> Outcome:
     start = time.perf_counter()
     fmt = format_for(job.task, Path(job.input), job.fields or None)
     attacks = [get_attacker(a, level=lv, protocol=job.protocol) for a, lv in job.mixture]
+    prefetch(attacks, fmt, Path(job.input))
     rngs = sample_rngs(job.seed)
     assign = random.Random(job.seed ^ 0x5EED)  # balanced shares: a permutation per block
     block: list[int] = []
@@ -189,6 +200,9 @@ def run_job(job: Job) -> Outcome:
                 texts += len(new)
                 changed += sum(a != b for a, b in zip(new, record.texts))
                 f.write(fmt.render(record, new))
+        umask = os.umask(0)  # read it back: mkstemp made the file 0600, outputs are shared data
+        os.umask(umask)
+        os.chmod(tmp, 0o644 & ~umask)
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -205,10 +219,39 @@ def run_job(job: Job) -> Outcome:
     return outcome
 
 
+def prefetch(attacks, fmt, path: Path) -> int:
+    """Let the perturbers that decode words outside their tables (phonetic) decode all of a
+    file's words in one batch, many times faster than word by word; returns how many."""
+    perturbers = [p for a in attacks if hasattr(p := getattr(a, "perturber", None), "prefetch")]
+    if not perturbers:
+        return 0
+    found = {w for record in fmt.read(path) for text in record.texts for w in words(text)}
+    return sum(p.prefetch(found) for p in perturbers)
+
+
+def _prefetch_inputs(jobs: Sequence[Job], progress) -> None:
+    """Decode each input's out-of-vocabulary words once, here, before workers fork: every job
+    (each level, each worker) then finds them decoded instead of decoding them again."""
+    seen = set()
+    for job in jobs:
+        key = (job.task, job.input, job.fields, job.protocol)
+        attackers = {a for a, _ in job.mixture if hasattr(perturber_class(a), "prefetch")}
+        if not attackers or key in seen or is_complete(job):
+            continue
+        seen.add(key)
+        start = time.perf_counter()
+        n = prefetch([get_attacker(a, protocol=job.protocol) for a in sorted(attackers)],
+                     format_for(job.task, Path(job.input), job.fields or None), Path(job.input))
+        if progress is not None and n:
+            print(f"{Path(job.input).name}: {n} words outside the phonetic table respelled in "
+                  f"{time.perf_counter() - start:.1f}s", file=progress, flush=True)
+
+
 def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Outcome]:
     """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
+    _prefetch_inputs(jobs, progress)
     outcomes = []
     with contextlib.ExitStack() as stack:
         if processes == 1 or len(jobs) <= 1:

@@ -83,7 +83,7 @@ def _example(task: str, record: Record, fmt: Format):
         label = cols.get("gold_label", cols.get("label"))
         if label in (None, "-", ""):
             return None
-        return tuple(record.texts), label
+        return _nli_pair(cols, fmt.fields), label
     if task == "tc":
         if "subtask_a" in cols:
             return record.texts[0], int(cols["subtask_a"] == OLID_POSITIVE)
@@ -96,6 +96,17 @@ def _example(task: str, record: Record, fmt: Format):
                          f"in columns {sorted(cols)}")
     label = cols.get("label")
     return (record.texts[0], str(label)) if label is not None else None
+
+
+def _nli_pair(cols: dict, fields: Sequence[str]) -> tuple:
+    """(premise, hypothesis) from the record's columns, attacked or not (``--fields sentence2``
+    attacks the hypothesis only, the victim still needs both)."""
+    for pair in (tuple(fields), *NLI_FIELDS):
+        if len(pair) == 2 and all(f in cols for f in pair):
+            return cols[pair[0]], cols[pair[1]]
+    names = " or ".join("/".join(pair) for pair in NLI_FIELDS)
+    raise ValueError(f"no premise/hypothesis columns ({names}, or two --fields) in columns "
+                     f"{sorted(cols)}")
 
 
 def score(task: str, gold: list, predicted: list) -> float:

@@ -3,7 +3,8 @@
 Batch items and results per task: ``pos`` token lists → tag lists; ``nli`` (premise, hypothesis)
 → labels; ``tc`` texts → scores of the positive class (a list of scores per item for multi-label);
 ``generic`` texts → labels. ``object`` is either such a victim or a factory ``object(path)`` that
-loads one from the model path the user gives.
+loads one from the model path the user gives. A victim may name its task in ``task``; it is then
+refused for other tasks.
 
 Built-in baselines (scikit-learn, trainable here on CPU in seconds to minutes):
 ``pos-features`` (a feature-based tagger), ``nli-tfidf``, ``tc-tfidf`` and ``generic-tfidf``
@@ -17,6 +18,7 @@ files you made yourself.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,7 +44,13 @@ def load_victim(spec: str, path: str | Path | None = None):
         return obj
     if not callable(obj):
         raise ValueError(f"victim {spec!r} has no predict() and is not a factory")
-    victim = obj(str(path) if path is not None else None)
+    arg = str(path) if path is not None else None
+    try:
+        inspect.signature(obj).bind(arg)
+    except TypeError:
+        raise ValueError(f"victim {spec!r} is neither an object with predict() nor a factory "
+                         "taking the model path (--victim-path) as its one argument") from None
+    victim = obj(arg)
     if not hasattr(victim, "predict"):
         raise ValueError(f"victim factory {spec!r} returned an object without predict()")
     return victim
@@ -59,15 +67,25 @@ def load_sklearn(path: str | None):
     return joblib.load(path)
 
 
+def check_victim_task(own: str | None, task: str, name: str) -> None:
+    """Refuse a victim made for another task up front: it would fail deep inside (an NLI victim
+    unpacking POS token lists into pairs)."""
+    if own is not None and own != task:
+        raise ValueError(f"victim {name!r} is for task {own}, not {task}")
+
+
 def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
-                 encoder: str | None = None):
-    """Fit a built-in victim on (inputs, gold) of its task (``encoder``: for ``*-minilm``)."""
+                 encoder: str | None = None, task: str | None = None):
+    """Fit a built-in victim on (inputs, gold) of its task (``encoder``: for ``*-minilm``;
+    ``task``: the data's, checked against the victim's)."""
     if name not in BUILTIN_TRAINABLE:
         raise ValueError(f"trainable built-in victims: {', '.join(BUILTIN_TRAINABLE)} "
                          "(pos-bilstm trains with `python -m train.victim`)")
+    own = name.split("-", 1)[0]  # built-in names are TASK-MODEL
+    if task is not None:
+        check_victim_task(own, task, name)
     if name.endswith("-minilm"):
-        task = name.split("-", 1)[0]  # built-in names are TASK-MODEL
-        return EncoderClassifier(task, encoder, seed).fit(inputs, gold)
+        return EncoderClassifier(own, encoder, seed).fit(inputs, gold)
     cls = {"pos-features": FeatureTagger, "nli-tfidf": PairClassifier,
            "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier}[name]
     return cls(seed).fit(inputs, gold)
@@ -101,6 +119,8 @@ def _token_features(tokens: Sequence[str], i: int) -> dict:
 
 class FeatureTagger:
     """Per-token logistic regression over word, affix, shape and neighbour features."""
+
+    task = "pos"
 
     def __init__(self, seed: int = 0):
         from sklearn.feature_extraction import DictVectorizer
@@ -144,6 +164,8 @@ def _tfidf(n_texts: int):
 class TextClassifier:
     """TF-IDF (word 1-2-grams + character 2-4-grams) + logistic regression; labels out."""
 
+    task = "generic"
+
     def __init__(self, seed: int = 0):
         from sklearn.linear_model import LogisticRegression
 
@@ -161,6 +183,8 @@ class TextClassifier:
 
 class TextScorer(TextClassifier):
     """Toxicity: positive-class probabilities (one per label for multi-label data)."""
+
+    task = "tc"
 
     def fit(self, texts, labels):
         from sklearn.multiclass import OneVsRestClassifier
@@ -183,6 +207,8 @@ class TextScorer(TextClassifier):
 
 class PairClassifier(TextClassifier):
     """NLI: features of premise, hypothesis and their word overlap, jointly."""
+
+    task = "nli"
 
     def _x(self, pairs, fit=False):
         import scipy.sparse as sp

@@ -89,7 +89,7 @@ def run_train(args) -> int:
     from ..bench.victims import save_victim, train_victim
 
     ex = examples(args.task, args.train, format_for(args.task, args.train, _fields(args.fields)))
-    victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed, args.encoder)
+    victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed, args.encoder, args.task)
     save_victim(victim, args.out)
     print(f"trained {args.victim} on {len(ex.inputs)} examples from {args.train} → {args.out}",
           file=sys.stderr)
