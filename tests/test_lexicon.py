@@ -99,3 +99,11 @@ def test_split_disjoint_covering_and_proportional(cmu):
     summary = split_summary(splits)
     assert summary == split_summary(split_lexicon(cmu))
     assert collections.Counter(len(summary[s]["sha256"]) for s in splits) == {64: 3}
+
+
+@pytest.mark.parametrize("reader", [read_combilex, read_phones_tsv])
+def test_missing_file_names_the_path_and_the_key(tmp_path, reader):
+    missing = tmp_path / "missing.tsv"
+    with pytest.raises(FileNotFoundError,
+                       match=rf"lexicon file {missing} does not exist \(set lexicon.reader.path\)"):
+        reader(missing)

@@ -56,8 +56,10 @@ def test_training_writes_checkpoints_metrics_and_figure(built):
     saved = json.loads((run / "metrics.json").read_text())
     assert 0 <= saved["test"]["acc"] <= 1
     assert {f"f1_{c}" for c in CLASSES} <= set(saved["test"])
-    assert np.array(saved["test_confusion"]).sum() == sum(saved["pairs"]["per_split"]["test"].values())
-    assert "val/macro_f1" in (run / "logs" / "metrics.csv").read_text().splitlines()[0]
+    held_out = sum(saved["pairs"]["per_split"]["test"].values())
+    assert np.array(saved["test_confusion"]).sum() == held_out
+    header = (run / "logs" / "version_0" / "metrics.csv").read_text().splitlines()[0]
+    assert "val/macro_f1" in header
     assert len((run / "pairs.tsv").read_text().splitlines()) == saved["pairs"]["pairs"] + 1
     assert metrics["export"]["words"] == len(TINY)
 
@@ -68,7 +70,7 @@ def test_resume_from_last_checkpoint(built, tmp_path):
     last = base / "run" / "checkpoints" / "last.ckpt"
     metrics = train(phonetic_cfg(base / "tiny.tsv", out, tmp_path / "unused", [
         f"ckpt_path={last}", "trainer.max_epochs=4", "export_after=false"]))
-    with open(out / "logs" / "metrics.csv") as f:
+    with open(out / "logs" / "version_0" / "metrics.csv") as f:
         epochs = {row["epoch"] for row in csv.DictReader(f) if row["train/loss"]}
     assert epochs == {"3"}  # epochs 0-2 came from the checkpoint
     assert metrics["test"]["acc"] >= 0
@@ -205,3 +207,67 @@ def test_corrupt_table_is_a_clear_error(built, tmp_path):
     path.write_bytes(path.read_bytes().replace(b"nite", b"nyte"))
     with pytest.raises(ArtifactError, match="sha256"):
         PhoneticPerturber(root=copy)
+
+
+def test_resume_in_the_run_folder_keeps_the_earlier_logs(built, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(built[0] / "run", run)
+    train(phonetic_cfg(built[0] / "tiny.tsv", run, tmp_path / "unused", [
+        f"ckpt_path={run / 'checkpoints' / 'last.ckpt'}", "trainer.max_epochs=4",
+        "export_after=false"]))
+    epochs = []
+    for version in ("version_0", "version_1"):
+        with open(run / "logs" / version / "metrics.csv") as f:
+            epochs.append(sorted({r["epoch"] for r in csv.DictReader(f) if r["train/loss"]}))
+    assert epochs == [["0", "1", "2"], ["3"]]
+
+
+def test_checkpoint_of_another_model_is_a_clear_error(built):
+    from train.phonetic.embed import load_embedder_checkpoint
+    from train.visual.embed import load_checkpoint
+
+    base = built[0]
+    g2p = base / "g2p" / "checkpoints" / "last.ckpt"
+    with pytest.raises(ValueError, match=f"{g2p} is not a phonetic embedder checkpoint"):
+        load_embedder_checkpoint(g2p)
+    embedder = base / "run" / "checkpoints" / "last.ckpt"
+    with pytest.raises(ValueError, match=f"{embedder} is not a VAE-GAN checkpoint"):
+        load_checkpoint(embedder)
+    with pytest.raises(FileNotFoundError, match="checkpoint .*nope.ckpt does not exist"):
+        load_embedder_checkpoint(base / "nope.ckpt")
+
+
+def test_missing_lexicon_and_bad_export_numbers_fail_before_training(tmp_path):
+    from hydra.errors import InstantiationException
+
+    missing = tmp_path / "missing.tsv"
+    with pytest.raises(InstantiationException,
+                       match=rf"lexicon file {missing} does not exist \(set lexicon.reader.path\)"):
+        train(phonetic_cfg(missing, tmp_path / "run", tmp_path / "artifacts"))
+    tiny = write_tiny(tmp_path / "tiny.tsv")
+    with pytest.raises(ValueError, match="export.neighbours must be a positive integer, got 0"):
+        train(phonetic_cfg(tiny, tmp_path / "run", tmp_path / "artifacts", ["export.neighbours=0"]))
+    with pytest.raises(ValueError, match="data.batch_size must be a positive integer, got 0"):
+        train(phonetic_cfg(tiny, tmp_path / "run", tmp_path / "artifacts", ["data.batch_size=0"]))
+    assert not (tmp_path / "run" / "checkpoints").exists()
+
+
+@pytest.mark.slow
+def test_ddp_on_two_cpu_processes_tests_the_whole_split_once(tmp_path):
+    import subprocess
+    import sys
+
+    lexicon = write_tiny(tmp_path / "tiny.tsv")
+    # ``python -m``: Lightning starts rank 1 by running the command line again
+    run = subprocess.run([sys.executable, "-m", "train.phonetic", "experiment=phonetic_smoke",
+                          "lexicon=phones_tsv", f"lexicon.reader.path={lexicon}", "trainer=ddp",
+                          "trainer.accelerator=cpu", "trainer.devices=2",
+                          f"hydra.run.dir={tmp_path / 'run'}"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    saved = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    # rank 0 tested every held-out pair, not its half of them
+    held_out = sum(saved["pairs"]["per_split"]["test"].values())
+    assert np.array(saved["test_confusion"]).sum() == held_out
+    printed = [line for line in run.stdout.splitlines() if line.startswith('{"acc": ')]
+    assert len(printed) == 1  # the scores, printed by rank 0 alone

@@ -1,3 +1,4 @@
+import csv
 import json
 import subprocess
 import sys
@@ -221,7 +222,8 @@ def test_members_train_in_parallel_and_export_as_an_ensemble(tiny_path, tmp_path
     metrics = train(smoke_cfg(tiny_path, out, extra=["members=2", "export_artifacts=true"]))
     assert metrics["members"] == 2 and len(metrics["checkpoint"]) == 2
     assert [Path(c).parts[-3] for c in metrics["checkpoint"]] == ["member0", "member1"]
-    assert (out / "member1" / "train.log").exists() and (out / "member0" / "logs" / "metrics.csv").exists()
+    assert (out / "member1" / "train.log").exists()
+    assert (out / "member0" / "logs" / "version_0" / "metrics.csv").exists()
     g2p = load_transliterator("g2p", tmp_path / "artifacts")
     assert isinstance(g2p.net, Ensemble) and [m.reverse for m in g2p.nets] == [False, True]
     train_words = split_lexicon(read_phones_tsv(tiny_path), (0.6, 0.2, 0.2))["train"]
@@ -241,11 +243,13 @@ def test_member_progress_line_survives_a_half_written_log(tmp_path):
     from train.seq2seq import _latest
 
     assert _latest(tmp_path) == "starting"
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "metrics.csv").write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4\n")
+    for version in (2, 10):  # the newest version is the running one, in numeric order
+        (tmp_path / "logs" / f"version_{version}").mkdir(parents=True)
+    (tmp_path / "logs" / "version_2" / "metrics.csv").write_text("epoch,step,val/wer\n0,10,0.5\n")
+    log = tmp_path / "logs" / "version_10" / "metrics.csv"
+    log.write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4\n")
     assert _latest(tmp_path) == "epoch 1 val/wer 0.4000"
-    (logs / "metrics.csv").write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4x")
+    log.write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4x")
     assert _latest(tmp_path) == "…"
 
 
@@ -298,3 +302,76 @@ def test_right_to_left_model_overfits_in_reading_order(tiny_path, tmp_path):
     train_words = split_lexicon(read_phones_tsv(tiny_path), (0.6, 0.2, 0.2))["train"]
     hyps = g2p.translate([tuple(w) for w in train_words.entries], n=1, beam=1)
     assert all(h[0].tokens in prons for h, prons in zip(hyps, train_words.entries.values()))
+
+
+def test_bucket_sampler_shards_batches_over_ddp_ranks():
+    lengths = np.random.default_rng(0).integers(1, 20, 100)
+    whole = list(BucketBatchSampler(lengths, 8, shuffle=True, seed=3, bucket=2))  # 13 batches
+    for replicas in (2, 3, 20):
+        ranks = [BucketBatchSampler(lengths, 8, shuffle=True, seed=3, bucket=2, replicas=replicas,
+                                    rank=r) for r in range(replicas)]
+        shards = [list(s) for s in ranks]
+        # every rank as many batches (a rank short of one would hang the gradient sync) ...
+        assert {len(s) for s in shards} == {len(ranks[0])} and len(ranks[0]) == -(-13 // replicas)
+        # ... dealt from the same shuffled batches, each at least once, the remainder wrapped round
+        dealt = [b for i in range(len(ranks[0])) for s in shards for b in s[i:i + 1]]
+        assert dealt[:13] == whole and all(b in whole for b in dealt[13:])
+        assert [list(s) for s in ranks] == shards  # deterministic
+    with pytest.raises(ValueError, match="rank must be in"):
+        BucketBatchSampler(lengths, 8, shuffle=True, replicas=2, rank=2)
+
+
+@pytest.mark.parametrize("key", ["data.batch_size=-4", "data.batch_size=0", "data.bucket=0",
+                                 "data.eval_batch_size=0"])
+def test_non_positive_sizes_name_their_key(tiny_path, tmp_path, key):
+    name, value = key.split("=")
+    with pytest.raises(ValueError, match=f"{name} must be a positive integer, got {value}"):
+        train(smoke_cfg(tiny_path, tmp_path, extra=[key]))
+
+
+def test_missing_member_checkpoints_fail_before_members_start(tiny_path, tmp_path):
+    cfg = smoke_cfg(tiny_path, tmp_path / "run",
+                    extra=["members=2", f"ckpt_path=[{tmp_path}/nope0.ckpt,{tmp_path}/nope1.ckpt]"])
+    with pytest.raises(FileNotFoundError, match="nope0.ckpt, .*nope1.ckpt"):
+        train(cfg)
+    assert not (tmp_path / "run").exists()  # no member started
+    with pytest.raises(ValueError, match="set members=1"):  # one DDP launcher per member: no
+        train(smoke_cfg(tiny_path, tmp_path / "run", extra=["members=2", "trainer=ddp"]))
+
+
+def test_resume_logs_to_a_new_version_and_keeps_the_history(tiny_path, tmp_path):
+    out = tmp_path / "run"
+    extra = ["export_artifacts=false", "trainer.check_val_every_n_epoch=1"]
+    train(smoke_cfg(tiny_path, out, extra=[*extra, "trainer.max_epochs=2"]))
+    train(smoke_cfg(tiny_path, out, extra=[*extra, "trainer.max_epochs=3",
+                                           f"ckpt_path={out / 'checkpoints' / 'last.ckpt'}"]))
+    epochs = []
+    for version in ("version_0", "version_1"):
+        with open(out / "logs" / version / "metrics.csv") as f:
+            epochs.append(sorted({int(r["epoch"]) for r in csv.DictReader(f) if r["train/loss"]}))
+    assert epochs == [[0, 1], [2]]
+
+
+def test_one_device_trainer_tests_after_a_ddp_fit():
+    from train.distributed import one_device_trainer
+
+    cfg = cfg_for(["trainer=ddp", "trainer.accelerator=cpu", "trainer.devices=2"]).trainer
+    assert instantiate(cfg).world_size == 2
+    tester = one_device_trainer(cfg)
+    assert tester.world_size == 1 and tester.logger is None and tester.checkpoint_callback is None
+
+
+@pytest.mark.slow
+def test_ddp_on_two_cpu_processes_trains_tests_and_exports_once(tiny_path, tmp_path):
+    # ``python -m``: Lightning starts rank 1 by running the command line again
+    run = subprocess.run([sys.executable, "-m", "train.seq2seq", "experiment=seq2seq_smoke",
+                          "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}", "trainer=ddp",
+                          "trainer.accelerator=cpu", "trainer.devices=2", "export_artifacts=true",
+                          f"artifacts_root={tmp_path / 'artifacts'}", f"hydra.run.dir={tmp_path}"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1]).keys() >= {"wer", "per"}
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert "exported g2p" in run.stdout and run.stdout.count("exported g2p") == 1
+    assert metrics["split"]["test"]["words"] > 0
+    assert (tmp_path / "artifacts" / "phonetic" / "seq2seq" / "g2p.npz").exists()

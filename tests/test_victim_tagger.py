@@ -171,3 +171,27 @@ def test_resume_from_last_checkpoint(tiny_path, tmp_path):
     # the first run's metrics survive the resumed run, which logs beside them
     assert (tmp_path / "logs" / "version_0" / "metrics.csv").read_text().count("\n") > 2
     assert (tmp_path / "logs" / "version_1" / "metrics.csv").is_file()
+
+
+@pytest.mark.parametrize("key,value", [("batch_size", -4), ("batch_size", 0), ("bucket", 0),
+                                       ("eval_batch_size", 0)])
+def test_non_positive_sizes_name_their_key(tiny_path, key, value):
+    from train.victim.datamodule import TaggerDataModule
+
+    with pytest.raises(ValueError, match=f"data.{key} must be a positive integer, got {value}"):
+        TaggerDataModule(tiny_path, tiny_path, tiny_path, **{key: value})
+
+
+@pytest.mark.slow
+def test_ddp_on_two_cpu_processes_tests_and_exports_once(tiny_path, tmp_path):
+    # ``python -m``: Lightning starts rank 1 by running the command line again
+    run = subprocess.run([sys.executable, "-m", "train.victim", "experiment=victim_smoke",
+                          f"data.train_path={tiny_path}", f"data.val_path={tiny_path}",
+                          f"data.test_path={tiny_path}", "trainer=ddp", "trainer.accelerator=cpu",
+                          "trainer.devices=2", f"hydra.run.dir={tmp_path}"],
+                         cwd=CONF.parent, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.count("exported the tagger") == 1
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["exported"]["test_acc"] == metrics["test"]["acc"] > 0.5
+    assert (tmp_path / "logs" / "version_0" / "metrics.csv").is_file()

@@ -411,3 +411,64 @@ def test_ranks_by_kind_tells_accented_from_compatibility_forms():
     ranks = ranks_by_kind(vectors, cps, k=2)
     assert ranks["accented"] == {"members": 1, "median_rank": 1, "in_top_k": 1.0}
     assert ranks["super"] == {"members": 1, "median_rank": 4, "in_top_k": 0.0}
+
+
+@pytest.mark.parametrize("key", ["model.latent=0", "data.batch_size=0", "data.batch_size=-4",
+                                 "export.top_k=-5", "export.batch_size=0"])
+def test_non_positive_numbers_fail_before_training(tmp_path, tiny_font, key):
+    """Not after a whole run: ``model.latent=0`` used to fail drawing the t-SNE at the end."""
+    from hydra.errors import InstantiationException
+
+    from train.vaegan import train
+
+    name, value = key.split("=")
+    with pytest.raises((ValueError, InstantiationException),
+                       match=f"{name} must be a positive integer, got {value}"):
+        train(compose_vaegan(tmp_path, tiny_font, key))
+    assert not (tmp_path / "run").exists()
+
+
+def test_export_checks_top_k_and_the_kind_of_checkpoint(smoke_run, tmp_path):
+    import torch
+    from omegaconf import OmegaConf
+
+    from train.phonetic.embed import load_embedder_checkpoint
+    from train.visual.export import export_visual
+
+    _, cfg, result = smoke_run
+    bad = OmegaConf.merge(cfg.export, {"top_k": -5, "root": str(tmp_path)})
+    with pytest.raises(ValueError, match="export.top_k must be a positive integer, got -5"):
+        export_visual(result["last"], bad)
+    with pytest.raises(ValueError, match=f"{result['last']} is not a phonetic embedder checkpoint"):
+        load_embedder_checkpoint(result["last"])
+    phonetic = tmp_path / "phonetic.ckpt"  # what a phonetic embedder checkpoint holds
+    torch.save({"hyper_parameters": {"vocab": ["a"], "net": {"dim": 4}}, "state_dict": {}},
+               phonetic)
+    with pytest.raises(ValueError, match=f"{phonetic} is not a VAE-GAN checkpoint"):
+        export_visual(phonetic, cfg.export)
+
+
+def test_ddp_keeps_unused_parameters_of_the_three_optimisers():
+    """Each of the three optimisers' steps leaves the other nets without gradients."""
+    from hydra import compose, initialize_config_dir
+    from hydra.utils import instantiate
+
+    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
+        cfg = compose("vaegan", overrides=["trainer=ddp", "trainer.accelerator=cpu",
+                                           "trainer.devices=2", "output_dir=/tmp/x"])
+    strategy = instantiate(cfg.trainer).strategy
+    assert strategy._ddp_kwargs.get("find_unused_parameters") is True
+
+
+@pytest.mark.slow
+def test_ddp_on_two_cpu_processes_draws_and_exports_once(tiny_font, tmp_path):
+    # ``python -m``: Lightning starts rank 1 by running the command line again
+    cmd = [sys.executable, "-m", "train.vaegan", "experiment=visual_smoke",
+           f"data.glyphs.fonts=[{tiny_font}]", f"data.glyphs.cache_dir={tmp_path / 'cache'}",
+           f"export.root={tmp_path / 'artifacts'}", "trainer=ddp", "trainer.accelerator=cpu",
+           "trainer.devices=2", f"hydra.run.dir={tmp_path / 'run'}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(CONF).parent, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert all((tmp_path / "run" / f).is_file() for f in ("tsne.png", "reconstructions.png"))
+    assert load_component("visual", tmp_path / "artifacts").meta["glyphs"] == 10
+    assert "exported" not in (tmp_path / "run" / "train_ddp_process_1.log").read_text()

@@ -29,6 +29,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from pytorch_lightning.callbacks import EMAWeightAveraging, LearningRateMonitor, ModelCheckpoint
 from pytorch_lightning.loggers import CSVLogger
 
+from train.distributed import one_device_trainer
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import export_model
 from zeroe_assets.g2p import Ensemble, Seq2SeqNet
@@ -46,14 +47,17 @@ def _data(cfg: DictConfig):
     return lexicon, data, module
 
 
-def _trainer(cfg: DictConfig, out: Path, callbacks=(), log: bool = True) -> pl.Trainer:
+def _trainer(cfg: DictConfig, out: Path, callbacks) -> pl.Trainer:
+    # a new logs/version_N per run: a fixed version would wipe the CSV on resume; the bucket
+    # sampler shares out the batches over DDP ranks itself
     return instantiate(cfg.trainer, default_root_dir=str(out), callbacks=list(callbacks),
-                       logger=CSVLogger(str(out), name="", version="logs") if log else False)
+                       logger=CSVLogger(str(out), name="logs"), use_distributed_sampler=False)
 
 
 def fit(cfg: DictConfig):
-    """Train one model into ``cfg.out_dir``; returns its best checkpoint and what ``_data`` built,
-    so that testing it need not read the lexicon again."""
+    """Train one model into ``cfg.out_dir``; returns its best checkpoint (None on DDP ranks other
+    than 0, whose work ends here) and what ``_data`` built, so that testing it need not read the
+    lexicon again."""
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     out = Path(cfg.out_dir)
@@ -69,7 +73,10 @@ def fit(cfg: DictConfig):
         # average starts after the warm-up, so that it does not carry the random initialisation
         callbacks.append(EMAWeightAveraging(decay=cfg.ema_decay,
                                             update_starting_at_step=cfg.model.warmup_steps))
-    _trainer(cfg, out, callbacks).fit(module, data, ckpt_path=cfg.ckpt_path)
+    trainer = _trainer(cfg, out, callbacks)
+    trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
+    if not trainer.is_global_zero:
+        return None, built
     return checkpoint.best_model_path or last.best_model_path, built
 
 
@@ -94,15 +101,23 @@ def _fit_member(cfg: dict, result) -> None:
 
 
 def _latest(out: Path) -> str:
-    """The last validation of a member run, for the progress line."""
+    """The last validation of a member run (in its newest log version), for the progress line."""
+    logs = sorted(out.glob("logs/version_*/metrics.csv"),
+                  key=lambda p: int(p.parent.name.split("_")[1]))
+    if not logs:
+        return "starting"
     try:
-        with open(out / "logs" / "metrics.csv") as f:
+        with open(logs[-1]) as f:
             rows = [r for r in csv.DictReader(f) if r.get("val/wer")]
         return f"epoch {rows[-1]['epoch']} val/wer {float(rows[-1]['val/wer']):.4f}" if rows else "no validation yet"
-    except FileNotFoundError:
-        return "starting"
     except (ValueError, csv.Error):  # a line the member is still writing; the next poll reads it whole
         return "…"
+
+
+def _last_line(path: Path) -> str:
+    """The last line of a member's log: the error that stopped it, when it failed."""
+    lines = path.read_text(errors="replace").strip().splitlines() if path.exists() else []
+    return lines[-1] if lines else "no output"
 
 
 def fit_members(cfg: DictConfig) -> list[str]:
@@ -128,7 +143,10 @@ def fit_members(cfg: DictConfig) -> list[str]:
             shown = line
     failed = [i for i, p in enumerate(procs) if p.exitcode != 0]
     if failed:
-        raise RuntimeError(f"member(s) {failed} failed; see {cfg.out_dir}/member<i>/train.log")
+        reasons = "; ".join(f"member{i}: {_last_line(Path(members[i]['out_dir']) / 'train.log')}"
+                            for i in failed)
+        raise RuntimeError(f"member(s) {failed} failed ({reasons}); "
+                           f"see {cfg.out_dir}/member<i>/train.log")
     return [q.get() for q in results]
 
 
@@ -147,8 +165,7 @@ def evaluate(cfg: DictConfig, checkpoints: list[str], fit_seconds: float | None,
         module.load_state_dict(state["state_dict"])
         nets.append(module.net)
     module.net = nets[0] if len(nets) == 1 else Ensemble(nets)
-    # no logger: after a fit, a second CSV logger in the same folder would replace its metrics
-    tested = _trainer(cfg, out, log=False).test(module, data, verbose=False)[0]
+    tested = one_device_trainer(cfg.trainer).test(module, data, verbose=False)[0]
     one = len(states) == 1
     metrics = {
         "direction": cfg.direction, "lexicon": lexicon.source, "lexicon_sha256": lexicon.fingerprint(),
@@ -174,25 +191,40 @@ def train(cfg: DictConfig) -> dict:
     if cfg.members < 1:
         raise ValueError(f"members must be at least 1, got {cfg.members}")
     torch.set_num_threads(cfg.threads)
+    trainer = cfg.trainer
+    if cfg.members > 1 and ("ddp" in str(trainer.get("strategy"))
+                            or trainer.get("devices") not in (1, "1", "auto")):
+        # a DDP launcher inside a member process would start the whole job again
+        raise ValueError(f"members={cfg.members} trains one process per member; to train on "
+                         f"several devices (trainer.devices={trainer.get('devices')}, "
+                         f"trainer.strategy={trainer.get('strategy')}) set members=1")
     listed = isinstance(cfg.ckpt_path, (list, ListConfig))
     if listed != (cfg.members > 1) and cfg.ckpt_path:
         raise ValueError(f"with members={cfg.members}, ckpt_path must be "
                          f"{'a list, one per member' if cfg.members > 1 else 'one path'}")
+    checkpoints = (list(cfg.ckpt_path) if listed else [cfg.ckpt_path]) if cfg.ckpt_path else []
+    missing = [str(c) for c in checkpoints if not Path(c).is_file()]
+    if missing:  # before any member starts, not in its log minutes later
+        raise FileNotFoundError(f"ckpt_path: no checkpoint at {', '.join(missing)}")
     if cfg.export_only:
-        if not cfg.ckpt_path:
+        if not checkpoints:
             raise ValueError("export_only=true needs ckpt_path=PATH to a checkpoint "
                              "(with members: ckpt_path=[PATH,...])")
-        return evaluate(cfg, list(cfg.ckpt_path) if listed else [cfg.ckpt_path], None)
+        return evaluate(cfg, checkpoints, None)
     started = time.time()
     if cfg.members > 1:
         return evaluate(cfg, fit_members(cfg), time.time() - started)
     best, built = fit(cfg)
+    if best is None:
+        return {}  # a DDP rank other than 0: rank 0 tests and exports
     return evaluate(cfg, [best], time.time() - started, built)
 
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="seq2seq")
 def main(cfg: DictConfig) -> None:
-    print(json.dumps(train(cfg)["test"]))
+    metrics = train(cfg)
+    if metrics:
+        print(json.dumps(metrics["test"]))
 
 
 if __name__ == "__main__":

@@ -17,9 +17,11 @@ CONF = str(Path(__file__).resolve().parents[1] / "conf")
 
 def train(cfg: DictConfig) -> dict:
     from train.visual.embed import encode, load_checkpoint
-    from train.visual.export import export_visual
+    from train.visual.export import check_export, export_visual
     from train.visual.figures import TSNE_LETTERS, distorted_views, reconstruction_grid, tsne_plot
 
+    if cfg.export_after:
+        check_export(cfg.export)
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     datamodule = instantiate(cfg.data)

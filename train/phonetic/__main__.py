@@ -54,11 +54,15 @@ def confusion_figure(confusion: np.ndarray, path: Path, title: str) -> Path:
 
 def train(cfg: DictConfig) -> dict:
     """Fit, test the best checkpoint (by ``val/macro_f1``), write ``metrics.json`` and the
-    confusion matrix, export if ``export_after``; returns the metrics."""
+    confusion matrix, export if ``export_after``; returns the metrics (empty on DDP ranks other
+    than 0, which stop after the fit)."""
+    from train.distributed import one_device_trainer
     from train.phonetic.embed import load_checkpoint
-    from train.phonetic.export import export_phonetic
+    from train.phonetic.export import check_export, export_phonetic
     from train.phonetic.lexicon import filter_lexicon
 
+    if cfg.export_after:
+        check_export(cfg.export)
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     out = Path(cfg.out_dir)
@@ -74,11 +78,13 @@ def train(cfg: DictConfig) -> dict:
     started = time.time()
     trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
     fit_seconds = time.time() - started
+    if not trainer.is_global_zero:
+        return {}
     best_cb = next(c for c in callbacks if isinstance(c, pl.callbacks.ModelCheckpoint)
                    and c.monitor)
     best = best_cb.best_model_path or cfg.ckpt_path
     tested_module = load_checkpoint(best)
-    trainer.test(tested_module, data, verbose=False)
+    one_device_trainer(cfg.trainer).test(tested_module, data, verbose=False)
     metrics = {"checkpoint": str(best), "fit_seconds": round(fit_seconds, 1),
                "lexicon": lexicon.source, "lexicon_sha256": lexicon.fingerprint(),
                "pairs": pairs.summary(),
@@ -100,7 +106,8 @@ def train(cfg: DictConfig) -> dict:
 @hydra.main(config_path=CONF, config_name="phonetic", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
-    print(json.dumps({k: metrics["test"][k] for k in ("acc", "macro_f1")}))
+    if metrics:
+        print(json.dumps({k: metrics["test"][k] for k in ("acc", "macro_f1")}))
 
 
 if __name__ == "__main__":

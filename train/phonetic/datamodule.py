@@ -6,7 +6,7 @@ from typing import Sequence
 import pytorch_lightning as pl
 from torch.utils.data import DataLoader
 
-from train.batching import BucketBatchSampler, SplitLoaders
+from train.batching import BucketLoaders
 from zeroe_assets.g2p import BOS, EOS, Vocab, pad_batch
 
 from .lexicon import DEFAULT_RATIOS, DEFAULT_SALT, Lexicon, split_lexicon, split_summary
@@ -24,7 +24,7 @@ def collate_eval(items):
     return {"src": src, "lengths": lengths, "refs": [r for _, r in items]}
 
 
-class Seq2SeqDataModule(SplitLoaders, pl.LightningDataModule):
+class Seq2SeqDataModule(BucketLoaders, pl.LightningDataModule):
     """Word↔pronunciation pairs in one direction over the shared word split.
 
     Training sees every (source, target) pair; evaluation sees each distinct source once with
@@ -38,8 +38,8 @@ class Seq2SeqDataModule(SplitLoaders, pl.LightningDataModule):
         super().__init__()
         if direction not in ("g2p", "p2g"):
             raise ValueError(f"direction must be 'g2p' or 'p2g', got {direction!r}")
+        self._set_sizes(batch_size, eval_batch_size, bucket)
         self.lexicon, self.direction = lexicon, direction
-        self.batch_size, self.eval_batch_size, self.bucket = batch_size, eval_batch_size, bucket
         self.split_ratios, self.split_salt = tuple(split_ratios), split_salt
         self.seed, self.num_workers = seed, num_workers
         letters, phones = Vocab(lexicon.letters()), Vocab(lexicon.phones())
@@ -74,9 +74,7 @@ class Seq2SeqDataModule(SplitLoaders, pl.LightningDataModule):
 
     def _loader(self, split: str, shuffle: bool) -> DataLoader:
         items = self.data[split]
-        sampler = BucketBatchSampler([len(s) for s, _ in items],
-                                     self.batch_size if shuffle else self.eval_batch_size,
-                                     shuffle, self.seed, self.bucket)
-        return DataLoader(items, batch_sampler=sampler, num_workers=self.num_workers,
+        return DataLoader(items, batch_sampler=self._sampler([len(s) for s, _ in items], shuffle),
+                          num_workers=self.num_workers,
                           collate_fn=collate_train if shuffle else collate_eval,
                           persistent_workers=self.num_workers > 0)

@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import torch
 
+from train.checks import load_module
 from zeroe_assets.assets.index import exact_top_k
 from zeroe_assets.embedder import Embedder
 
@@ -14,10 +14,8 @@ from .siamese import PhoneticModule
 
 def load_checkpoint(path: str | Path) -> PhoneticModule:
     """The module of a Lightning checkpoint (tensors and plain hyper-parameters only)."""
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    module = PhoneticModule(optimizer=None, **state["hyper_parameters"])
-    module.load_state_dict(state["state_dict"])
-    return module.eval()
+    what = "a phonetic embedder checkpoint (written by train.phonetic)"
+    return load_module(path, PhoneticModule, what, optimizer=None)[0]
 
 
 def load_embedder_checkpoint(path: str | Path, meta: dict | None = None) -> Embedder:

@@ -20,6 +20,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
+from train.checks import positive
 from zeroe_assets.assets import library_versions, load_component, write_component
 from zeroe_assets.assets.index import choose_index, normalise
 from zeroe_assets.embedder import back_transliterate, sound_alikes
@@ -62,8 +63,15 @@ def _checkpoint_metrics(ckpt: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def check_export(cfg: DictConfig) -> None:
+    """Fail on bad ``export.*`` numbers before a training run whose end they would spoil."""
+    positive("export", neighbours=cfg.neighbours, n_best=cfg.n_best, beam=cfg.beam,
+             batch_size=cfg.batch_size)
+
+
 def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict:
     """Write ``artifacts/phonetic`` (or ``cfg.root``) from embedder checkpoint ``ckpt``."""
+    check_export(cfg)
     started, times = time.perf_counter(), {}
 
     def lap(name):  # progress: the export runs for minutes

@@ -103,6 +103,8 @@ def read_cmudict(stress: bool = False, lowercase: bool = True) -> Lexicon:
 
 def _read_tsv(path: str | Path, split_phones, lenient: bool, lowercase: bool, silent=()) -> Lexicon:
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"lexicon file {path} does not exist (set lexicon.reader.path)")
     pairs, skipped = [], 0
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):

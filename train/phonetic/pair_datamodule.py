@@ -10,6 +10,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from train.batching import SplitLoaders
+from train.checks import positive
 from zeroe_assets.embedder import CLASSES, CharVocab, pad
 
 from .lexicon import DEFAULT_RATIOS, DEFAULT_SALT, SPLITS, Lexicon
@@ -37,6 +38,7 @@ class PairDataModule(SplitLoaders, pl.LightningDataModule):
                  batch_size: int = 128, eval_batch_size: int = 1024, seed: int = 0,
                  num_workers: int = 0, save_to: str | None = None):
         super().__init__()
+        positive("data", batch_size=batch_size, eval_batch_size=eval_batch_size)
         self.lexicon, self.seed, self.save_to = lexicon, seed, save_to
         self.batch_size, self.eval_batch_size = batch_size, eval_batch_size
         self.num_workers = num_workers

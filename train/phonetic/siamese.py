@@ -60,6 +60,10 @@ class PhoneticModule(pl.LightningModule):
         np.add.at(self.confusion, (batch["label"].cpu().numpy(), pred), 1)
 
     def _log_scores(self, stage: str) -> dict:
+        # under DDP each rank counted its own share of the split: the scores (and the learning
+        # rate schedule that follows val/macro_f1) must be the same on every rank
+        self.confusion = self.trainer.strategy.reduce(torch.from_numpy(self.confusion),
+                                                      reduce_op="sum").numpy()
         found = scores(self.confusion)
         for key in ("acc", "macro_f1", *(f"f1_{c}" for c in CLASSES)):
             self.log(f"{stage}/{key}", found[key], prog_bar=key in ("acc", "macro_f1"))

@@ -17,6 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.callbacks import LearningRateMonitor, ModelCheckpoint
 from pytorch_lightning.loggers import CSVLogger
 
+from train.distributed import one_device_trainer
 from zeroe_assets.assets.store import library_versions
 
 from .tagger import load
@@ -36,7 +37,8 @@ def _check_export(path, sentences) -> dict:
 
 
 def train(cfg: DictConfig) -> dict:
-    """Fit, test the best checkpoint, export it; returns the metrics (also in ``metrics.json``)."""
+    """Fit, test the best checkpoint, export it; returns the metrics (also in ``metrics.json``;
+    empty on DDP ranks other than 0, which stop after the fit)."""
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     data = instantiate(cfg.data, seed=cfg.seed)
@@ -51,19 +53,23 @@ def train(cfg: DictConfig) -> dict:
     trainer = instantiate(cfg.trainer, default_root_dir=cfg.out_dir,
                           callbacks=[best, last, LearningRateMonitor("step")],
                           # a new logs/version_N per run: a fixed version would wipe the CSV on resume
-                          logger=CSVLogger(cfg.out_dir, name="logs"))
+                          logger=CSVLogger(cfg.out_dir, name="logs"),
+                          use_distributed_sampler=False)  # the bucket sampler shards by rank itself
     started, cpu_started = time.perf_counter(), time.process_time()
     trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
     # CPU seconds too: on a shared machine they, not wall time, say what one thread needs
     fit_seconds, fit_cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    if not trainer.is_global_zero:
+        return {}
     chosen = best.best_model_path or last.best_model_path
     if not chosen:
         raise RuntimeError("training wrote no checkpoint: validation never ran (is "
                            "trainer.check_val_every_n_epoch larger than trainer.max_epochs?)")
     state = torch.load(chosen, map_location="cpu", weights_only=True)
     module.load_state_dict(state["state_dict"])
-    val = trainer.validate(module, data, verbose=False)[0]
-    test = trainer.test(module, data, verbose=False)[0]
+    tester = one_device_trainer(cfg.trainer)
+    val = tester.validate(module, data, verbose=False)[0]
+    test = tester.test(module, data, verbose=False)[0]
     metrics = {
         "checkpoint": chosen, "epoch": state.get("epoch"), "global_step": state.get("global_step"),
         "threads": cfg.threads,
@@ -85,7 +91,8 @@ def train(cfg: DictConfig) -> dict:
 @hydra.main(version_base="1.3", config_path="../../conf", config_name="victim")
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
-    print(json.dumps({"val": metrics["val"], "test": metrics["test"]}))
+    if metrics:
+        print(json.dumps({"val": metrics["val"], "test": metrics["test"]}))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader
 
-from train.batching import BucketBatchSampler, SplitLoaders
+from train.batching import BucketLoaders
 from zeroe_assets.assets.store import sha256_file
 
 from .conllu import Sentence, read_conllu
@@ -26,7 +26,7 @@ def collate(vocab: TaggerVocab, items: list[Sentence]) -> dict[str, torch.Tensor
     return batch
 
 
-class TaggerDataModule(SplitLoaders, pl.LightningDataModule):
+class TaggerDataModule(BucketLoaders, pl.LightningDataModule):
     """Train / dev / test CoNLL-U files; the vocabulary comes from the training file only.
 
     ``train_path`` may be a perturbed file from ``zeroe bench generate`` (same format): that is
@@ -37,8 +37,8 @@ class TaggerDataModule(SplitLoaders, pl.LightningDataModule):
                  eval_batch_size: int = 256, bucket: int = 32, min_count: int = 2,
                  max_chars: int = 32, seed: int = 0, num_workers: int = 0):
         super().__init__()
+        self._set_sizes(batch_size, eval_batch_size, bucket)
         self.paths = {"train": Path(train_path), "val": Path(val_path), "test": Path(test_path)}
-        self.batch_size, self.eval_batch_size, self.bucket = batch_size, eval_batch_size, bucket
         self.min_count, self.max_chars = min_count, max_chars
         self.seed, self.num_workers = seed, num_workers
 
@@ -61,8 +61,6 @@ class TaggerDataModule(SplitLoaders, pl.LightningDataModule):
 
     def _loader(self, split: str, shuffle: bool) -> DataLoader:
         items = self.data[split]
-        sampler = BucketBatchSampler([len(f) for f, _ in items],
-                                     self.batch_size if shuffle else self.eval_batch_size,
-                                     shuffle, self.seed, self.bucket)
-        return DataLoader(items, batch_sampler=sampler, collate_fn=partial(collate, self.vocab),
+        return DataLoader(items, batch_sampler=self._sampler([len(f) for f, _ in items], shuffle),
+                          collate_fn=partial(collate, self.vocab),
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)

@@ -9,6 +9,8 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
 
+from train.checks import positive
+
 from .augment import GlyphAugment
 from .glyphs import GlyphSet, GlyphSpec, build_glyphs
 
@@ -66,6 +68,7 @@ class GlyphDataModule(pl.LightningDataModule):
             raise ValueError(f"val_fraction must be in (0, 1), got {val_fraction}")
         if not 0 <= alternate_prob <= 1:
             raise ValueError(f"alternate_prob must be in [0, 1], got {alternate_prob}")
+        positive("data", batch_size=batch_size)
         self.spec, self.augment = glyphs, augment
         self.val_fraction, self.batch_size, self.num_workers, self.balance, self.seed = (
             val_fraction, batch_size, num_workers, balance, seed)

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from train.checks import load_module
 from zeroe_assets.assets.index import normalise
 
 from .datamodule import GlyphDataModule
@@ -16,18 +17,13 @@ from .module import VAEGANModule
 def load_checkpoint(path: str | Path) -> tuple[VAEGANModule, GlyphSpec, dict]:
     """The model in eval mode, the glyph spec it was trained on and the data module's state
     (fingerprint, split); read with ``weights_only=True``, so a checkpoint cannot run code."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"checkpoint {path} does not exist")
-    ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    model = VAEGANModule(**ckpt["hyper_parameters"])
-    model.load_state_dict(ckpt["state_dict"])
+    model, ckpt = load_module(path, VAEGANModule, "a VAE-GAN checkpoint (written by train.vaegan)")
     data = ckpt.get("datamodule_hyper_parameters")
     if data is None:
         raise ValueError(f"{path} has no data module settings; was it written by train.vaegan?")
     # a trained model only encodes the glyph set: its training views (alternates) need not load
     spec = GlyphSpec(**{**data["glyphs"], "alternates": False})
-    return model.eval(), spec, {**data, **ckpt.get(GlyphDataModule.__qualname__, {})}
+    return model, spec, {**data, **ckpt.get(GlyphDataModule.__qualname__, {})}
 
 
 @torch.no_grad()

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
+from train.checks import positive
 from zeroe_assets.assets import library_versions, write_component
 from zeroe_assets.assets.index import NeighbourTable, choose_index, exact_top_k
 from zeroe_assets.perturbers.visual import COMPONENT, is_candidate
@@ -48,8 +49,14 @@ def heldout_mse(model, glyphs: GlyphSet, data: dict) -> float:
     return float(((reconstruct(model, x) - x) ** 2).mean())
 
 
+def check_export(cfg: DictConfig) -> None:
+    """Fail on bad ``export.*`` numbers before a training run whose end they would spoil."""
+    positive("export", top_k=cfg.top_k, batch_size=cfg.batch_size)
+
+
 def export_visual(ckpt: str | Path, cfg: DictConfig, glyphs: GlyphSet | None = None) -> dict:
     """Write ``artifacts/visual`` (or ``cfg.root``) from checkpoint ``ckpt``; returns the metadata."""
+    check_export(cfg)
     start = time.perf_counter()
     model, spec, data = load_checkpoint(ckpt)
     if glyphs is None or (cfg.every_font and not glyphs.spec.alternates):

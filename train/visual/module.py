@@ -37,6 +37,8 @@ import pytorch_lightning as pl
 import torch
 import torch.nn.functional as F
 
+from train.checks import positive
+
 from .nets import Decoder, Discriminator, Encoder, ink_box
 
 
@@ -68,6 +70,7 @@ class VAEGANModule(pl.LightningModule):
                  temperature: float = 0.1, projection: int = 0, pose: bool = False,
                  align_weight: float = 0.0, anchor_weight: float = 0.0, pool: bool = False):
         super().__init__()
+        positive("model", latent=latent)  # 0 would train a whole run and fail drawing the t-SNE
         self.save_hyperparameters()
         self.automatic_optimization = False
         self.encoder = Encoder(latent, tuple(channels), pool)
@@ -175,4 +178,4 @@ class VAEGANModule(pl.LightningModule):
             "val/pixel_bce": per_sample_sum(F.binary_cross_entropy_with_logits(logits, x,
                                                                                reduction="none")),
             "val/kl": kl_prior(mu, logvar),
-        }, prog_bar=True, batch_size=len(x))
+        }, prog_bar=True, batch_size=len(x), sync_dist=True)  # under DDP: over every rank's shard
