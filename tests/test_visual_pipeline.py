@@ -13,9 +13,10 @@ import pytest
 
 from zeroe_assets.assets import ArtifactError, load_component, write_component
 from zeroe_assets.assets.index import NeighbourTable, VectorIndex, normalise
-from zeroe_assets.perturbers.visual import VisualPerturber, is_candidate, neighbours
+from zeroe_assets.perturbers.visual import VisualPerturber, is_candidate, load_visual, neighbours
 
-from .visual_fixtures import CONF, compose_vaegan, smoke_run, tiny_font  # noqa: F401
+from .visual_fixtures import (CONF, SHAPES, build_font, compose_vaegan, smoke_run,  # noqa: F401
+                              tiny_font)
 
 LETTERS = "abcdefgh"
 
@@ -129,9 +130,33 @@ def test_neighbours_beyond_the_table_use_the_index(space):
         neighbours("x", root=space)
 
 
+def test_neighbours_beyond_the_table_start_with_the_table(space):
+    far = [c for c, _ in neighbours("a", 7, root=space)]
+    assert far[:3] == ["b", "c", "d"] and len(set(far)) == 7
+
+
+def test_defaults_follow_a_table_exported_with_fewer_than_20(space, monkeypatch, capsys):
+    from zeroe_assets.cli import main
+
+    assert VisualPerturber(root=space).top_n == 3
+    monkeypatch.setenv("ZEROE_ARTIFACTS", str(space))
+    assert main(["neighbours", "--all"]) == 0
+    assert all(len(line.split("\t")) == 4 for line in capsys.readouterr().out.splitlines())
+
+
 def test_candidates_exclude_invisible_and_combining():
     assert is_candidate("a") and is_candidate("∂")
     assert not any(map(is_candidate, [" ", "\u00a0", "\u200b", "\u0301", "\n", "\ue000"]))
+    assert not any(map(is_candidate, "\u115f\u1160\u3164\uffa0"))  # Hangul fillers: Lo, unseen
+
+
+def test_a_font_without_accented_letters_trains_and_exports(tmp_path):
+    from train.vaegan import train
+
+    font = build_font(tmp_path / "plain.ttf", {c: SHAPES[c] for c in "oOlI."})
+    result = train(compose_vaegan(tmp_path, font))
+    assert result["export"]["quality"]["nfkd_recall"]["learned"]["macro"] is None
+    assert load_visual(tmp_path / "artifacts").k >= 1
 
 
 def test_cli_neighbours(space, monkeypatch, capsys):

@@ -41,9 +41,9 @@ def train(cfg: DictConfig) -> dict:
     best_model, _, _ = load_checkpoint(best)
     augment = datamodule.augment
     extra = distorted_views(best_model, glyphs, augment, TSNE_LETTERS) if augment else None
-    result["figures"] = [
-        reconstruction_grid(best_model, glyphs, out / "reconstructions.png", augment),
-        tsne_plot(encode(best_model, glyphs.images), glyphs, out / "tsne.png", extra=extra)]
+    figures = [reconstruction_grid(best_model, glyphs, out / "reconstructions.png", augment),
+               tsne_plot(encode(best_model, glyphs.images), glyphs, out / "tsne.png", extra=extra)]
+    result["figures"] = [f for f in figures if f is not None]
     if cfg.export_after:
         result["export"] = export_visual(best, cfg.export, glyphs=glyphs)
     log.info("best checkpoint %s; figures in %s", best, out)

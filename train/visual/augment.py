@@ -30,7 +30,9 @@ BELOW = 3  # the last three stamps hang below the ink
 def affine(x: torch.Tensor, scale: torch.Tensor, width: torch.Tensor, angle: torch.Tensor,
            dx: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
     """Each (B,1,H,W) glyph scaled by ``scale``, widened by ``width``, rotated by ``angle``
-    (radians) and moved left by ``dx`` and up by ``dy`` (in canvas half-widths); all of shape (B,)."""
+    (radians) and moved left by ``dx`` and up by ``dy``; all of shape (B,). The move is in canvas
+    half-widths of the glyph's own frame, so it shrinks with the glyph: on the canvas it is
+    ``dx · scale · width`` and ``dy · scale`` (scale 0.6, dy = 4/12: 2.4 px up)."""
     cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
     # the grid maps output to input coordinates, so dividing its x row by w widens by w
     theta = torch.stack([torch.stack([cos / width, -sin / width, dx], 1),

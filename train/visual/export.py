@@ -94,7 +94,7 @@ def export_visual(ckpt: str | Path, cfg: DictConfig, glyphs: GlyphSet | None = N
              meta["index_factory"], agreement)
     for name in YARDSTICKS:
         log.info("%s recall@%d (macro / micro): %s", name, table.k, ", ".join(
-            f"{space} {r['macro']:.3f} / {r['micro']:.3f}"
+            f"{space} {r['macro']} / {r['micro']}"
             for space, r in quality[f"{name}_recall"].items()))
     return meta
 

@@ -87,9 +87,10 @@ def distorted_views(model: VAEGANModule, glyphs: GlyphSet, augment: GlyphAugment
 
 def tsne_plot(vectors: np.ndarray, glyphs: GlyphSet, path: Path,
               letters: str = TSNE_LETTERS, per_letter: int = 25, seed: int = 0,
-              extra: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> Path:
+              extra: dict[str, tuple[np.ndarray, np.ndarray]] | None = None) -> Path | None:
     """t-SNE of letters and their NFKD look-alikes, each point drawn as its glyph tinted by group.
-    ``extra`` maps a letter to (vectors, images) of more points for it, e.g. distorted views."""
+    ``extra`` maps a letter to (vectors, images) of more points for it, e.g. distorted views.
+    None (no figure) for a glyph set without such letters, e.g. a font of symbols."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -109,6 +110,8 @@ def tsne_plot(vectors: np.ndarray, glyphs: GlyphSet, path: Path,
             vecs.append(v)
             imgs.extend(im)
             labels.extend([li] * len(v))
+    if sum(map(len, vecs)) < 3:
+        return None
     v = np.concatenate(vecs)
     v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
     xy = TSNE(2, perplexity=min(30, len(v) - 1), init="pca", random_state=seed,

@@ -65,8 +65,11 @@ def letter_tops(vectors: np.ndarray, codepoints: np.ndarray, letters: list[str],
 def group_recall(vectors: np.ndarray, codepoints: np.ndarray, groups: dict[str, list[int]],
                  k: int = 20) -> dict:
     """Recall of each letter's group in its top ``k`` (self excluded), normalised by
-    min(|group|, k); macro over letters, plus micro (all hits / all reachable)."""
+    min(|group|, k); macro over letters, plus micro (all hits / all reachable). None for both
+    when no letter has a group (a glyph set without accented Latin, say)."""
     letters = list(groups)
+    if not letters:
+        return {"k": k, "letters": 0, "macro": None, "micro": None, "per_letter": {}}
     per_letter, hits_all, reach_all = {}, 0, 0
     for letter, top in letter_tops(vectors, codepoints, letters, k).items():
         target = set(groups[letter])
@@ -158,10 +161,11 @@ def top_k_shares(vectors: np.ndarray, codepoints: np.ndarray, k: int = 20) -> di
     return dict(zip(("nfkd", "confusable", "other"), np.round(counts / len(nfkd), 2).tolist()))
 
 
-# Views a reader still reads as the same letter: moves in canvas half-widths (12 px), stroke in
-# [-1, 1] (towards erosion or dilation); see ``train.visual.augment.affine``.
+# Views a reader still reads as the same letter: moves in canvas half-widths (12 px) of the glyph's
+# own frame (scaled with it), stroke in [-1, 1] (towards erosion or dilation); see
+# ``train.visual.augment.affine``.
 VIEWS = {"2 px right": {"dx": -2 / 12}, "4 px up": {"dy": 4 / 12}, "scale 0.8": {"scale": 0.8},
-         "scale 0.6 and 4 px up (superscript)": {"scale": 0.6, "dy": 4 / 12},
+         "scale 0.6 and 2.4 px up (superscript size)": {"scale": 0.6, "dy": 4 / 12},
          "width x1.6": {"width": 1.6}, "bold": {"stroke": 0.5}, "thin": {"stroke": -0.5}}
 
 

@@ -15,13 +15,16 @@ def register(subparsers) -> None:
         "neighbours", help="nearest look-alikes of a character (the visual attack's candidates)",
         description="Print the k nearest neighbours of CHAR in the visual space with their cosine "
                     "similarity, or with --all the whole table: one line per character, the "
-                    "character then its k neighbours, tab-separated. Assets: artifacts/visual "
-                    "($ZEROE_ARTIFACTS overrides).")
+                    "character then its k neighbours, tab-separated and unquoted (\" is a "
+                    "character like any other: read it with csv's QUOTE_NONE, pandas' "
+                    "quoting=3). Assets: artifacts/visual ($ZEROE_ARTIFACTS overrides).")
     p.add_argument("char", nargs="?", metavar="CHAR",
                    help="one character, e.g. a (with --space phonetic: a word, e.g. night)")
     p.add_argument("--all", action="store_true",
                    help="dump the table for every character (or every word of the phonetic space)")
-    p.add_argument("-k", type=int, default=20, help="how many neighbours (default 20)")
+    p.add_argument("-k", type=int, default=None,
+                   help="how many neighbours (default 20; the visual table's k where it was "
+                        "exported with fewer)")
     p.add_argument("--space", choices=SPACES, default="visual", help="which space (default visual)")
     p.set_defaults(run=run)
 
@@ -34,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if args.space == "phonetic":
         return run_phonetic(args)
     space = load_visual()  # missing assets: ArtifactError, reported by `zeroe` with exit 1
+    args.k = min(20, space.k) if args.k is None else args.k
     if args.all:
         if not 1 <= args.k <= space.k:
             raise ValueError(f"--all reads the prebuilt table: -k must be between 1 and {space.k}")
@@ -51,6 +55,7 @@ def run_phonetic(args: argparse.Namespace) -> int:
     from ..perturbers.phonetic import load_phonetic
 
     space = load_phonetic()
+    args.k = 20 if args.k is None else args.k
     if args.all:
         sys.stdout.writelines(word + "\t" + "\t".join(near) + "\n"
                               for word, near in space.all_neighbours(args.k))

@@ -17,9 +17,13 @@ from .base import Perturber
 COMPONENT = "visual"
 
 
+# letters by category that show nothing in running text (fonts such as Unifont draw them as boxes)
+INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")  # the Hangul fillers
+
+
 def is_candidate(ch: str) -> bool:
     """Whether ``ch`` may replace a letter: not whitespace-like, invisible or combining."""
-    return unicodedata.category(ch)[0] not in "CZM"
+    return unicodedata.category(ch)[0] not in "CZM" and ch not in INVISIBLE_LETTERS
 
 
 class VisualSpace:
@@ -60,11 +64,18 @@ class VisualSpace:
         if k <= self.k:
             return [(chr(c), float(s)) for c, s in
                     zip(self.table.neighbours[i, :k].tolist(), self.table.scores[i, :k].tolist())]
-        index = self.index
-        keys, scores = index.search(index.vector(int(self.table.keys[i])), 2 * k + 1)
-        found = [(chr(c), float(s)) for c, s in zip(keys.tolist(), scores.tolist())
-                 if chr(c) != char and is_candidate(chr(c))]
-        return found[:k]
+        # beyond the table: its k exact ones first, then the index's, searching wider until
+        # enough candidates are left once the glyph itself and non-candidates are dropped
+        found = self.neighbours(char, self.k)
+        index, want = self.index, 2 * k + 1
+        while True:
+            keys, scores = index.search(index.vector(int(self.table.keys[i])), want)
+            seen = {c for c, _ in found} | {char}
+            more = [(chr(c), float(s)) for c, s in zip(keys.tolist(), scores.tolist())
+                    if chr(c) not in seen and is_candidate(chr(c))]
+            if len(found) + len(more) >= k or want >= len(index):
+                return (found + more)[:k]
+            want = min(4 * want, len(index))
 
 
 _SPACES: dict[tuple[Path, str], VisualSpace] = {}
@@ -92,8 +103,11 @@ class VisualPerturber(Perturber):
     name = "visual"
     description = "replace characters by visually similar ones (VAE-GAN glyph embeddings)"
 
-    def __init__(self, top_n: int = 20, root: Path | str | None = None):
+    def __init__(self, top_n: int | None = None, root: Path | str | None = None):
+        """``top_n``: how many of each character's nearest look-alikes to draw from; default the
+        paper's 20, or the table's k where it was exported with fewer."""
         self.space = load_visual(root)
+        top_n = min(20, self.space.k) if top_n is None else top_n
         if isinstance(top_n, bool) or not isinstance(top_n, int) or not 1 <= top_n <= self.space.k:
             raise ValueError(f"top_n must be between 1 and {self.space.k} (the table's k), "
                              f"got {top_n!r}")
@@ -137,5 +151,5 @@ class VisualPerturber(Perturber):
         return f"VisualPerturber(top_n={self.top_n})"
 
 
-__all__ = ["COMPONENT", "VisualPerturber", "VisualSpace", "is_candidate",
+__all__ = ["COMPONENT", "INVISIBLE_LETTERS", "VisualPerturber", "VisualSpace", "is_candidate",
            "load_visual", "neighbours"]
