@@ -271,3 +271,26 @@ def test_ddp_on_two_cpu_processes_tests_the_whole_split_once(tmp_path):
     assert np.array(saved["test_confusion"]).sum() == held_out
     printed = [line for line in run.stdout.splitlines() if line.startswith('{"acc": ')]
     assert len(printed) == 1  # the scores, printed by rank 0 alone
+
+
+def test_typographic_apostrophes_are_looked_up_straight_and_kept(built):
+    _, root, _ = built
+    perturber = PhoneticPerturber(root=root)
+    perturber.lookup["teacher's"] = ("teecher's",)
+    assert perturber.attackable("Teacher’s")
+    assert perturber.perturb_word("Teacher’s", 1.0, random.Random(0)) == "Teecher’s"
+
+
+def test_words_with_letters_the_g2p_never_saw_are_not_attackable(built):
+    _, root, _ = built
+    perturber = PhoneticPerturber(root=root)
+    assert not perturber.attackable("caf\u00e9")  # é is not in the tiny lexicon's letters
+
+
+def test_an_outer_apostrophe_is_not_a_respelling(built):
+    from zeroe_assets.embedder import sound_alikes
+
+    _, root, _ = built
+    kept = sound_alikes(load_embedder(root), ["night"], [["night'", "'night", "nite"]],
+                        keep=CLASSES, min_score=0.0)
+    assert [c for c, _ in kept[0]] == ["nite"]

@@ -208,7 +208,8 @@ def sound_alikes(embedder: Embedder, words: Sequence[str], candidates: Sequence[
                  vectors: np.ndarray | None = None,
                  known: Callable[[str, str], str | None] | None = None,
                  ) -> list[list[tuple[str, float]]]:
-    """The candidates that sound like their word, spelled differently ignoring case; best
+    """The candidates that sound like their word, spelled differently ignoring case and outer
+    apostrophes (pass' is the word pass followed by a quote, not a respelling); best
     embedder score first. A pair passes when its class is in ``keep``: the class ``known``
     returns (e.g. from a pronunciation lexicon) or else the embedder's, whose
     P(identical) + P(very similar) must also reach ``min_score``."""
@@ -218,11 +219,11 @@ def sound_alikes(embedder: Embedder, words: Sequence[str], candidates: Sequence[
         raise ValueError(f"unknown classes {sorted(unknown)}; choose from {CLASSES}")
     kept = []
     for word, cands, judged in zip(words, candidates, embedder.judge(words, candidates, vectors)):
-        low, found = word.lower(), {}
+        low, found = word.lower().strip("'"), {}
         for c, j in zip(cands, judged):
             label = known(word, c) if known else None
             ok = label in keep if label else j.label in keep and j.score >= min_score
-            if ok and c.lower() != low:
+            if ok and c.lower().strip("'") != low:
                 found[c] = j.score
         kept.append(sorted(found.items(), key=lambda kv: -kv[1]))
     return kept

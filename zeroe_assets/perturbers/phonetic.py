@@ -190,6 +190,11 @@ def load_phonetic(root: Path | str | None = None) -> PhoneticSpace:
     return _SPACES[key]
 
 
+def _key(word: str) -> str:
+    """How the table spells ``word``: lower case, with straight apostrophes (teacher’s)."""
+    return word.lower().replace("\u2019", "'")
+
+
 class _Respeller:
     """Out-of-vocabulary words through G2P → P2G n-best → the embedder's filter (needs torch),
     with the settings the table was exported with unless overridden."""
@@ -201,12 +206,18 @@ class _Respeller:
         self.g2p, self.p2g = load_transliterator("g2p", root), load_transliterator("p2g", root)
         self.embedder = load_embedder(root)
         self.settings = settings
+        self.letters = frozenset(self.g2p.src_vocab.symbols)
+
+    def can_spell(self, word: str) -> bool:
+        """Whether the G2P model knows every letter of ``word`` (café: no), so it may respell it."""
+        return any(c.isalpha() for c in word) and set(word) <= self.letters
 
     def __call__(self, words: list[str]) -> list[tuple[str, ...]]:
         from ..embedder import SOUND_ALIKE, back_transliterate, sound_alikes
 
         get = self.settings.get
-        cands = back_transliterate(self.g2p, self.p2g, words, get("n_best", 5), get("beam", 5))
+        cands = back_transliterate(self.g2p, self.p2g, words, get("n_best", 5), get("beam", 5),
+                                   precision=get("precision", "auto"))
         kept = sound_alikes(self.embedder, words, cands, get("keep", SOUND_ALIKE),
                             get("min_score", 0.5))
         return [tuple(c for c, _ in k[:get("max_candidates", 8)]) for k in kept]
@@ -262,7 +273,7 @@ class PhoneticPerturber(Perturber):
         """Respell the new out-of-vocabulary words of ``words`` in one batch and cache them
         (``perturb_word`` does this one word at a time); returns how many were decoded."""
         lookup, shared = self.lookup, self.respelled
-        todo = sorted({low for low in map(str.lower, words) if low not in lookup})
+        todo = sorted({low for low in map(_key, words) if low not in lookup})
         lookup.update((w, shared[w]) for w in todo if w in shared)  # decoded by another perturber
         todo = [w for w in todo if w not in shared]
         if not todo:
@@ -270,7 +281,7 @@ class PhoneticPerturber(Perturber):
         if not self._can_respell():
             lookup.update(dict.fromkeys(todo, ()))
             return 0
-        letters = [w for w in todo if any(c.isalpha() for c in w)]
+        letters = [w for w in todo if self._respeller.can_spell(w)]
         found = dict.fromkeys(todo, ())
         found.update(zip(letters, self._respeller(letters)))
         shared.update(found)
@@ -278,25 +289,28 @@ class PhoneticPerturber(Perturber):
         return len(letters)
 
     def candidates(self, word: str) -> tuple[str, ...]:
-        """The respellings ``word`` may get (lower case); empty when it is not attackable."""
-        low = word.lower()
+        """The respellings ``word`` may get (lower case, straight apostrophes); empty when it is
+        not attackable."""
+        low = _key(word)
         if low not in self.lookup:
             self.prefetch([low])
         return self.lookup[low]
 
     def attackable(self, word: str) -> bool:
-        low = word.lower()
+        low = _key(word)
         if low in self.lookup:
             return bool(self.lookup[low])
-        return any(c.isalpha() for c in low) and self._can_respell()
+        return (any(c.isalpha() for c in low) and self._can_respell()
+                and self._respeller.can_spell(low))
 
     def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
-        found = self.lookup.get(word.lower())
+        found = self.lookup.get(_key(word))
         if found is None:
             found = self.candidates(word)
         if not found:
             return word
-        return match_case(word, found[int(rng.random() * len(found))])
+        new = match_case(word, found[int(rng.random() * len(found))])
+        return new.replace("'", "\u2019") if "\u2019" in word else new  # the text's apostrophe
 
     def __repr__(self) -> str:
         return (f"PhoneticPerturber(skip_stopwords={bool(self.skip)}, oov={self.oov!r}, "
