@@ -5,7 +5,10 @@
 
 The test split is rebuilt from the lexicon and split settings recorded in the manifest, so the
 figures are measured on exactly the words the model never saw. G2P: WER and PER (silent-letter
-marks ignored); P2G: WER and CER. Speed: words decoded per second, batched, n=1 (an ensemble
+marks ignored); P2G: WER and CER. The split is by word, so a test pronunciation may also be the
+pronunciation of a training word (absolute / absolut): P2G also reports ``wer_any_spelling``,
+where any lexicon spelling of the pronunciation counts as right, and how many test inputs are
+pronunciations seen in training. Speed: words decoded per second, batched, n=1 (an ensemble
 runs every member at each step, so it decodes proportionally slower).
 """
 from __future__ import annotations
@@ -35,6 +38,12 @@ def measure(direction: str, beams, batch_size: int, precision: str, root=None) -
     silent = model.silent if direction == "g2p" else frozenset()
     out = {"test_inputs": len(inputs), "lexicon": lexicon.source, "members": len(model.nets),
            "right_to_left": sum(m.reverse for m in model.nets)}
+    spellings: dict[tuple[str, ...], set[str]] = {}  # P2G: pronunciation → every lexicon spelling
+    if direction == "p2g":
+        for word, pron in lexicon.pairs():
+            spellings.setdefault(tuple(pron), set()).add(word)
+        seen = {tuple(pron) for _, pron in data.splits["train"].pairs()}
+        out["test_inputs_seen_in_training"] = sum(tuple(i) in seen for i in inputs)
     for beam in beams:
         model.translate(inputs[:batch_size], n=1, beam=beam, batch_size=batch_size,
                         precision=precision)  # warm-up: first-call kernel set-up is not decoding
@@ -43,9 +52,13 @@ def measure(direction: str, beams, batch_size: int, precision: str, root=None) -
         seconds = time.perf_counter() - start
         items_, wrong, edits, length = error_counts([h[0].tokens for h in hyps],
                                                     [refs for _, refs in items], silent)
-        out["greedy" if beam == 1 else f"beam{beam}"] = {
-            "wer": round(wrong / items_, 4), TOKEN_METRIC[direction]: round(edits / length, 4),
-            "words_per_s": round(len(inputs) / seconds, 1), "seconds": round(seconds, 2)}
+        found = {"wer": round(wrong / items_, 4), TOKEN_METRIC[direction]: round(edits / length, 4),
+                 "words_per_s": round(len(inputs) / seconds, 1), "seconds": round(seconds, 2)}
+        if spellings:
+            found["wer_any_spelling"] = round(sum(
+                "".join(h[0].tokens) not in spellings[tuple(i)] for h, i in zip(hyps, inputs))
+                / len(inputs), 4)
+        out["greedy" if beam == 1 else f"beam{beam}"] = found
     return out
 
 
