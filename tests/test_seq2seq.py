@@ -375,3 +375,19 @@ def test_ddp_on_two_cpu_processes_trains_tests_and_exports_once(tiny_path, tmp_p
     assert "exported g2p" in run.stdout and run.stdout.count("exported g2p") == 1
     assert metrics["split"]["test"]["words"] > 0
     assert (tmp_path / "artifacts" / "phonetic" / "seq2seq" / "g2p.npz").exists()
+
+
+def test_outputs_cut_off_at_the_length_cap_rank_after_finished_ones():
+    from zeroe_assets.g2p import Seq2SeqNet, beam_search
+
+    torch.manual_seed(0)
+    mixed = 0
+    for seed in range(8):
+        torch.manual_seed(seed)
+        net = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=1, dropout=0.0).eval()
+        src = torch.randint(3, 12, (6, 3))
+        for hyps in beam_search(net, src, torch.full((6,), 3), beam=6, n=6):
+            cut = [len(ids) == 2 * 3 + 5 for ids, _ in hyps]  # no end token within the cap
+            assert cut == sorted(cut)  # finished outputs first, each part best first
+            mixed += 0 < sum(cut) < len(cut)
+    assert mixed  # the case this is about did come up

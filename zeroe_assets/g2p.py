@@ -180,7 +180,7 @@ def beam_search(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.
 
     Every hypothesis is a distinct path of the search tree, so n-best lists have no duplicates.
     ``beam=1`` is greedy decoding. Outputs are capped at ``max_len`` and at twice the input's
-    length + 5. An input leaves the batch as soon as all its hypotheses have ended, so the steps
+    length + 5; one cut off there ranks after every finished one. An input leaves the batch as soon as all its hypotheses have ended, so the steps
     after the typical output length only compute the long outputs.
     ``start``: ``net.start(src, lengths)`` when the caller already has it.
     """
@@ -230,15 +230,17 @@ def beam_search(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.
             context = tuple(x[kept_rows] for x in context)
     out = []
     for b in range(batch):
-        hyps = []
-        for k in range(n):
+        finished, cut = [], []
+        for k in range(beam):
             score = final_scores[b, k].item()
             if score == float("-inf"):
                 break
             ids = final_history[b * beam + k].tolist()
-            ids = ids[:ids.index(EOS)] if EOS in ids else ids
-            hyps.append(([i for i in ids if i != PAD], score))
-        out.append(hyps)
+            if EOS in ids:
+                finished.append((ids[:ids.index(EOS)], score))
+            else:  # stopped by the cap: incomplete, and its score lacks the end token's term
+                cut.append(([i for i in ids if i != PAD], score))
+        out.append((finished + cut)[:n])
     return out
 
 
