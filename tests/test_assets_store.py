@@ -70,10 +70,11 @@ def test_export_killed_mid_swap_keeps_previous_version(tmp_path):
     (tmp_path / "visual" / "x.json").write_bytes(b"[22]")
     assert load_component("visual", root=tmp_path).load_json("x.json") == [1]
     assert load_component("visual/sub", root=tmp_path).load_json("s.json") == [0]
-    # the next export puts the kept version back first, so the nested component survives it
+    write_component("visual/sub", {"s.json": b"[5]"}, {}, root=tmp_path)  # exported again meanwhile
+    # the next export puts the kept version back first, with the nested component's newest copy
     write_component("visual", {"x.json": b"[3]"}, {"v": 3}, root=tmp_path)
     assert load_component("visual", root=tmp_path).load_json("x.json") == [3]
-    assert load_component("visual/sub", root=tmp_path).load_json("s.json") == [0]
+    assert load_component("visual/sub", root=tmp_path).load_json("s.json") == [5]
     assert not (tmp_path / ".visual.old").exists()
 
 

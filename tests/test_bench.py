@@ -358,7 +358,7 @@ def test_outputs_are_readable_like_other_new_files(tmp_path):
     gen.run_job(job)
     umask = os.umask(0)
     os.umask(umask)
-    assert stat.S_IMODE(os.stat(job.output).st_mode) == 0o644 & ~umask
+    assert stat.S_IMODE(os.stat(job.output).st_mode) == 0o666 & ~umask
 
 
 def test_evaluate_ignores_single_level_mixtures(tmp_path):
@@ -405,3 +405,18 @@ def test_clear_errors_for_bad_parameters_victims_and_sidecars(tmp_path):
     Path(job.output + gen.SIDECAR).write_text("{not json")
     with pytest.raises(ValueError, match=r"test_intrude_high\.conllu\.zeroe\.json"):
         evaluate("pos", victim, tmp_path, progress=None)
+
+
+def test_nli_pair_order_does_not_follow_the_order_of_fields(tmp_path):
+    from zeroe_assets.bench.tasks import _nli_pair
+
+    cols = {"sentence1": "PREMISE", "sentence2": "HYPO"}
+    assert _nli_pair(cols, ["sentence2", "sentence1"]) == ("PREMISE", "HYPO")
+
+
+def test_a_foreign_task_attribute_is_not_checked():
+    from zeroe_assets.bench.victims import check_victim_task
+
+    check_victim_task("text-classification", "tc", "hf-pipeline")  # not one of ours: no error
+    with pytest.raises(ValueError, match="for task nli, not pos"):
+        check_victim_task("nli", "pos", "nli-tfidf")

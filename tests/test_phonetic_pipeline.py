@@ -154,6 +154,8 @@ def test_respellings_are_shared_by_perturbers_with_the_same_settings(built):
     assert "nyghtly" in again.lookup and again.prefetch(["nyghtly"]) == 0
     assert again._respeller is None  # the models were not even loaded
     assert "nyghtly" not in PhoneticPerturber(root=root, n_best=1).lookup
+    off = PhoneticPerturber(root=root, oov="off")  # the table only, whatever others decoded
+    assert "nyghtly" not in off.lookup and not off.attackable("nyghtly")
 
 
 def test_oov_without_torch_is_not_attackable(built, monkeypatch):

@@ -1,3 +1,6 @@
+import unicodedata
+
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from zeroe_assets.tokenize import clusters, detokenize, join, split, tokenize, words
@@ -47,3 +50,19 @@ def test_long_digit_run_is_linear_enough():
     s = "1" * 200_000 + " word"
     assert split(s)[0] == ["word"]
     assert split(s + "é")[0] == ["wordé"]
+
+
+@pytest.mark.skipif(unicodedata.unidata_version != "14.0.0",
+                    reason="the constants are generated from Unicode 14.0.0")
+def test_character_classes_match_unicode_data():
+    # a Python with another Unicode version needs the constants regenerated (see _charclasses)
+    import re
+    import sys
+
+    from zeroe_assets._charclasses import MARKS, NUMERALS
+
+    for body, wanted in ((MARKS, lambda c: c.startswith("M")), (NUMERALS, lambda c: c in ("No", "Nl"))):
+        cls = re.compile(f"[{body}]")
+        found = {cp for cp in range(sys.maxunicode + 1) if cls.match(chr(cp))}
+        assert found == {cp for cp in range(sys.maxunicode + 1)
+                         if wanted(unicodedata.category(chr(cp)))}

@@ -6,7 +6,8 @@ assets are missing fails only when asked for, with a message saying how to build
 from __future__ import annotations
 
 import importlib
-import inspect
+import typing
+from pathlib import Path
 
 from .assets import ArtifactError, component_available, default_root
 from .assets.store import REBUILD_HINTS
@@ -79,9 +80,8 @@ def get_perturber(name: str, **options) -> Perturber:
         raise ArtifactError(f"the {canonical(name)!r} attacker needs the '{component}' assets, "
                             f"which are not in {default_root()}; {REBUILD_HINTS[component]}")
     cls = perturber_class(name)
-    params = inspect.signature(cls.__init__).parameters
-    return cls(**{k: from_text(k, v, params[k].annotation) if k in params else v
-                  for k, v in options.items()})
+    hints = typing.get_type_hints(cls.__init__)
+    return cls(**{k: from_text(k, v, hints[k]) if k in hints else v for k, v in options.items()})
 
 
 _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
@@ -89,19 +89,19 @@ _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 def from_text(key: str, value, annotation):
     """An option given as text (``zeroe perturb -o top_n=10``) in the type its parameter is
-    annotated with; text stays text where the parameter takes a string or a path."""
-    kinds = {t.strip() for t in str(annotation).split("|")}
-    if (not isinstance(value, str) or annotation is inspect.Parameter.empty
-            or kinds & {"str", "Path"}):
+    annotated with (``int``, ``int | None``, …); text stays text where the parameter takes a
+    string or a path."""
+    kinds = set(typing.get_args(annotation)) or {annotation}
+    if not isinstance(value, str) or kinds & {str, Path}:
         return value
     text = value.strip().lower()
-    if "bool" in kinds and text in _TRUE + _FALSE:
+    if bool in kinds and text in _TRUE + _FALSE:
         return text in _TRUE
-    for kind, cast in (("int", int), ("float", float)):
+    for kind in (int, float):
         if kind in kinds:
             try:
-                return cast(text)
+                return kind(text)
             except ValueError:
                 pass
-    wanted = " or ".join(sorted(kinds - {"None"}))
+    wanted = " or ".join(sorted(k.__name__ for k in kinds if k is not type(None)))
     raise ValueError(f"option {key} must be {wanted}, got {value!r}")

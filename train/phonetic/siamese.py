@@ -62,8 +62,8 @@ class PhoneticModule(pl.LightningModule):
     def _log_scores(self, stage: str) -> dict:
         # under DDP each rank counted its own share of the split: the scores (and the learning
         # rate schedule that follows val/macro_f1) must be the same on every rank
-        self.confusion = self.trainer.strategy.reduce(torch.from_numpy(self.confusion),
-                                                      reduce_op="sum").numpy()
+        counts = torch.as_tensor(self.confusion, device=self.device)  # NCCL sums GPU tensors only
+        self.confusion = self.trainer.strategy.reduce(counts, reduce_op="sum").cpu().numpy()
         found = scores(self.confusion)
         for key in ("acc", "macro_f1", *(f"f1_{c}" for c in CLASSES)):
             self.log(f"{stage}/{key}", found[key], prog_bar=key in ("acc", "macro_f1"))

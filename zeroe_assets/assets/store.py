@@ -158,7 +158,8 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
             entry = manifest["components"].get(name)
             if entry is not None and old.is_dir() and not _mismatch(old, entry["files"], True) \
                     and (not final.exists() or _mismatch(final, entry["files"], True)):
-                _restore(final, old, nested)  # an export killed mid-swap: keep what it kept
+                # an export killed mid-swap: keep what it kept
+                _restore(final, old, nested, manifest["components"], name)
             shutil.rmtree(old, ignore_errors=True)
             if final.exists():
                 os.replace(final, old)
@@ -183,11 +184,18 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
     return root / name
 
 
-def _restore(final: Path, old: Path, nested: list[str]) -> None:
+def _restore(final: Path, old: Path, nested: list[str], components: Mapping | None = None,
+             name: str = "") -> None:
     """Put the previous version (``old``) back in place of ``final``, with the nested components
-    wherever the interrupted swap had moved them."""
+    wherever the interrupted swap had moved them; where both folders hold one (it was exported
+    again after the kill), the copy that matches the manifest (``components``) wins."""
     for sub in nested:
-        if (final / sub).exists() and not (old / sub).exists():
+        if not (final / sub).exists():
+            continue
+        entry = (components or {}).get(f"{name}/{sub}")
+        if (old / sub).exists() and entry and not _mismatch(final / sub, entry["files"], True):
+            shutil.rmtree(old / sub)
+        if not (old / sub).exists():
             (old / sub).parent.mkdir(parents=True, exist_ok=True)
             os.replace(final / sub, old / sub)
     shutil.rmtree(final, ignore_errors=True)

@@ -25,15 +25,17 @@ def find_sets(data_dir: Path, split: str | None = None) -> tuple[str, Path, list
     for side in sorted(Path(data_dir).glob(f"*{SIDECAR}")):
         try:
             params = json.loads(side.read_text(encoding="utf-8"))["params"]
-            if params.get("mode") != "grid":
+            # sidecars older than the mode field: a one-entry mixture was a grid set
+            mode = params.get("mode", "grid" if len(params["mixture"]) == 1 else "mixture")
+            if mode != "grid":
                 continue  # 1-1 and LOO mixtures are training data, not test sets
             [(attacker, level)] = params["mixture"]
-            item = {"attacker": attacker, "level": level, "path": Path(str(side)[: -len(SIDECAR)]),
-                    "clean": Path(params["input"]), "fields": params["fields"]}
+            sets[params["split"]].append({
+                "attacker": attacker, "level": level, "path": Path(str(side)[: -len(SIDECAR)]),
+                "clean": Path(params["input"]), "fields": params["fields"]})
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"{side}: corrupt sidecar ({type(e).__name__}: {e}); delete it and "
                              "rerun `zeroe bench generate`") from None
-        sets[params["split"]].append(item)
     if not sets:
         raise ValueError(f"no perturbed test sets (grid-mode *{SIDECAR} sidecars) in {data_dir}; "
                          "run `zeroe bench generate` first")

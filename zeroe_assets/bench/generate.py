@@ -35,6 +35,8 @@ from ..tokenize import words
 from .tasks import check_task, format_for
 
 SIDECAR = ".zeroe.json"
+_UMASK = os.umask(0o022)  # read once (setting it is the only way): outputs get the usual mode
+os.umask(_UMASK)
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ def run_job(job: Job) -> Outcome:
     if is_complete(job):
         return Outcome(job.output, skipped=True)
     start = time.perf_counter()
+    source = sha256_file(Path(job.input))  # what was read, not what the file may be by the end
     fmt = format_for(job.task, Path(job.input), job.fields or None)
     attacks = [get_attacker(a, level=lv, protocol=job.protocol) for a, lv in job.mixture]
     prefetch(attacks, fmt, Path(job.input))
@@ -200,9 +203,7 @@ def run_job(job: Job) -> Outcome:
                 texts += len(new)
                 changed += sum(a != b for a, b in zip(new, record.texts))
                 f.write(fmt.render(record, new))
-        umask = os.umask(0)  # read it back: mkstemp made the file 0600, outputs are shared data
-        os.umask(umask)
-        os.chmod(tmp, 0o644 & ~umask)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp made it private, like no other new file
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -210,7 +211,7 @@ def run_job(job: Job) -> Outcome:
     outcome = Outcome(job.output, False, records, texts, changed, time.perf_counter() - start,
                       {f"{a}:{lv}": shares[i] for i, (a, lv) in enumerate(job.mixture)})
     meta = {"params": job.params(), "sha256": sha256_file(out),
-            "input_sha256": sha256_file(Path(job.input)), "records": records, "texts": texts,
+            "input_sha256": source, "records": records, "texts": texts,
             "changed_texts": changed, "shares": outcome.shares}
     side = Path(job.output + SIDECAR)
     side_tmp = side.with_name(f".{side.name}.tmp")

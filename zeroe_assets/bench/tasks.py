@@ -101,7 +101,7 @@ def _example(task: str, record: Record, fmt: Format):
 def _nli_pair(cols: dict, fields: Sequence[str]) -> tuple:
     """(premise, hypothesis) from the record's columns, attacked or not (``--fields sentence2``
     attacks the hypothesis only, the victim still needs both)."""
-    for pair in (tuple(fields), *NLI_FIELDS):
+    for pair in (*NLI_FIELDS, tuple(fields)):  # the known names first: --fields order is free
         if len(pair) == 2 and all(f in cols for f in pair):
             return cols[pair[0]], cols[pair[1]]
     names = " or ".join("/".join(pair) for pair in NLI_FIELDS)

@@ -22,6 +22,8 @@ import inspect
 from collections.abc import Sequence
 from pathlib import Path
 
+from .tasks import TASKS
+
 BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf", "tc-minilm",
                      "nli-minilm", "generic-minilm")
 BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
@@ -68,9 +70,10 @@ def load_sklearn(path: str | None):
 
 
 def check_victim_task(own: str | None, task: str, name: str) -> None:
-    """Refuse a victim made for another task up front: it would fail deep inside (an NLI victim
-    unpacking POS token lists into pairs)."""
-    if own is not None and own != task:
+    """Refuse a victim made for another of our tasks up front: it would fail deep inside (an NLI
+    victim unpacking POS token lists into pairs). A ``task`` that names none of them (a wrapped
+    Hugging Face pipeline's "text-classification") is not ours to judge."""
+    if own in TASKS and own != task:
         raise ValueError(f"victim {name!r} is for task {own}, not {task}")
 
 

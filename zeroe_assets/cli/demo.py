@@ -21,15 +21,15 @@ def register(sub) -> None:
 def run(args) -> int:
     names = available_names() + ["mischief"]
     options = parse_options(args.option)  # each attacker gets those it takes
-    unused = set(options).difference(*map(accepted_options, names))
+    accepted = {n: accepted_options(n) for n in names}
+    unused = set(options).difference(*accepted.values())
     if unused:
         raise ValueError(f"option(s) {', '.join(sorted(unused))} not accepted by any attacker")
     width = max(60, shutil.get_terminal_size((120, 20)).columns - 18)
     print(f"level={args.level} seed={args.seed} protocol={args.protocol}\n")
     rows = [("original", args.text)]
     for n in names:
-        attack = build_attacker(n, args, {k: v for k, v in options.items()
-                                          if k in accepted_options(n)})
+        attack = build_attacker(n, args, {k: v for k, v in options.items() if k in accepted[n]})
         rows.append((n, attack(args.text, seed=args.seed)))
     for name, text in rows:
         lines = textwrap.wrap(text, width, drop_whitespace=False) or [""]

@@ -248,8 +248,9 @@ class PhoneticPerturber(Perturber):
         self.settings = dict(self.space.component.meta.get("export_config") or {})
         self.settings.update({k: v for k, v in (("n_best", n_best), ("beam", beam))
                               if v is not None})
-        self.respelled = self.space.respelled.setdefault(
+        self.respelled = (self.space.respelled.setdefault(
             tuple(sorted((k, str(v)) for k, v in self.settings.items())), {})
+            if oov == "auto" else {})  # oov="off": only the table, whatever others decoded
         # one dict for the hot path: table words, OOV words decoded so far, stopwords (no draw)
         self.lookup: dict[str, tuple[str, ...]] = {**self.space.options, **self.respelled,
                                                    **dict.fromkeys(self.skip, ())}

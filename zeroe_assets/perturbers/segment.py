@@ -14,7 +14,7 @@ from .base import Perturber
 
 def _joinable(gap: str) -> bool:
     """Whitespace within one line: no line break of any kind (\\n, \\r, U+2028, \\f …)."""
-    return any(c.isspace() for c in gap) and len(f"{gap}.".splitlines()) == 1
+    return any(c.isspace() for c in gap) and gap.splitlines() == [gap]
 
 
 def _join(gap: str) -> str:
