@@ -92,6 +92,16 @@ def test_at_least_one(n, phi, seed):
         assert len(chosen) == 1
 
 
+def test_attackable_counts_perceived_letters():
+    import unicodedata
+
+    from zeroe_assets.registry import get_perturber
+
+    two = unicodedata.normalize("NFD", "한국")  # two syllables, six code points
+    for name in ("intrude", "truncate", "inner-shuffle", "disemvowel"):
+        assert not get_perturber(name).attackable(two), name
+
+
 def test_at_least_one_tiny_phi_is_uniform_not_first():
     firsts = [at_least_one(10, 1e-17, random.Random(seed))[0] for seed in range(2000)]
     assert len(set(firsts)) == 10 and max(map(firsts.count, set(firsts))) < 300

@@ -43,6 +43,7 @@ def test_clusters_keep_marks_with_their_base():
     assert clusters("abc") == ["a", "b", "c"]
     # a decomposed Hangul syllable (initial, vowel, final jamo) is one character to a reader
     assert clusters("\u1112\u1161\u11ab\u1100\u116e\u11a8") == ["\u1112\u1161\u11ab", "\u1100\u116e\u11a8"]
+    assert clusters("a\u1161") == ["a", "\u1161"]  # a vowel jamo joins consonants only
 
 
 def test_long_digit_run_is_linear_enough():

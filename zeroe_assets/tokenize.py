@@ -19,8 +19,10 @@ _RUN = rf"(?:[^\W_]+{_M}*)"
 _WORD = re.compile(rf"(?<![^\W_])(?<!{_M})((?:\d{_M}*|[{NUMERALS}]{_M}*)*[^\W\d_{NUMERALS}]{_M}*"
                    rf"{_RUN}*(?:['’]{_RUN}+)*)")
 _ASCII_WORD = re.compile(r"(?<![A-Za-z0-9])([0-9]*[A-Za-z][A-Za-z0-9]*(?:'[A-Za-z0-9]+)*)")
-# a base with its marks; in decomposed Hangul (ᄒ ᅡ ᆫ) vowel and final jamo continue the syllable
-_CLUSTER = re.compile(rf".(?:{_M}|[\u1160-\u11ff\ud7b0-\ud7ff])*", re.DOTALL)
+# a base with its marks; a decomposed Hangul syllable (leading consonants, vowels, final
+# consonants: ᄒ ᅡ ᆫ) is one base
+_JAMO = "[\u1100-\u115f\ua960-\ua97f]+[\u1160-\u11a7\ud7b0-\ud7c6]+[\u11a8-\u11ff\ud7cb-\ud7fb]*"
+_CLUSTER = re.compile(rf"(?:{_JAMO}|.){_M}*", re.DOTALL)
 
 
 def split(text: str) -> tuple[list[str], list[str]]:
@@ -57,6 +59,12 @@ def detokenize(tokens: list[str]) -> str:
 
 def words(text: str) -> list[str]:
     return split(text)[0]
+
+
+def length(word: str) -> int:
+    """How many characters a reader sees in ``word`` (``len(clusters(word))``, fast for ASCII):
+    the length the perturbers' rules (words of ≥ 3 letters …) count."""
+    return len(word) if word.isascii() else len(clusters(word))
 
 
 def clusters(word: str) -> list[str]:

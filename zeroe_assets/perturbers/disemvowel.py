@@ -1,7 +1,7 @@
 """Disemvoweling (paper §3.2): remove a, e, i, o, u from words longer than three letters."""
 from __future__ import annotations
 
-from ..tokenize import clusters
+from ..tokenize import clusters, length
 from .base import Perturber
 
 VOWELS = "aeiouAEIOU"
@@ -21,7 +21,7 @@ class DisemvowelPerturber(Perturber):
         return self.perturb_word(word, 0.0, None) != word
 
     def perturb_word(self, word, phi, rng):
-        if len(word) <= 3 or len(clusters(word)) <= 3:  # a decomposed "âme" is three letters too
+        if length(word) <= 3:  # a decomposed "âme" is three letters, like a composed one
             return word
         if word.isascii():
             stripped = word.translate(_DROP)

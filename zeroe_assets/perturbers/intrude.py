@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import string
 
-from ..tokenize import clusters
+from ..tokenize import clusters, length
 from ._sampling import at_least_one
 from .base import Perturber
 
@@ -23,7 +23,7 @@ class IntrudePerturber(Perturber):
         self.symbols = symbols
 
     def attackable(self, word: str) -> bool:
-        return len(word) >= 3
+        return length(word) >= 3
 
     def perturb_word(self, word, phi, rng):
         units = clusters(word)

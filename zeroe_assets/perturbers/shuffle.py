@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from ..tokenize import clusters
+from ..tokenize import clusters, length
 from .base import Perturber
 
 
@@ -33,7 +33,7 @@ class InnerShufflePerturber(Perturber):
         self.min_length = min_length
 
     def attackable(self, word: str) -> bool:
-        return len(word) >= self.min_length and len(set(word[1:-1])) > 1
+        return length(word) >= self.min_length and len(set(word[1:-1])) > 1
 
     def perturb_word(self, word, phi, rng):
         units = clusters(word)
@@ -50,7 +50,7 @@ class FullShufflePerturber(Perturber):
     description = "shuffle all letters of a word"
 
     def attackable(self, word: str) -> bool:
-        return len(word) >= 2 and len(set(word)) > 1
+        return length(word) >= 2 and len(set(word)) > 1
 
     def perturb_word(self, word, phi, rng):
         units = _shuffle_changed(clusters(word), rng)

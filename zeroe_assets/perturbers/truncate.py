@@ -1,7 +1,7 @@
 """Truncation (paper §3.2): cut the last letter of words of length ≥ 3."""
 from __future__ import annotations
 
-from ..tokenize import clusters
+from ..tokenize import clusters, length
 from .base import Perturber
 
 
@@ -10,7 +10,7 @@ class TruncatePerturber(Perturber):
     description = "remove the last letter"
 
     def attackable(self, word: str) -> bool:
-        return len(word) >= 3
+        return length(word) >= 3
 
     def perturb_word(self, word, phi, rng):
         if word.isascii():
