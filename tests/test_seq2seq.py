@@ -100,6 +100,11 @@ def test_export_only_reexports_a_checkpoint(trained, tiny_path):
     assert again["fit_seconds"] is None and again["global_step"] > 0
     with pytest.raises(ValueError, match="needs ckpt_path"):
         train(smoke_cfg(tiny_path, base / "g2p_none", extra=["export_only=true"]))
+    other = base / "other.ckpt"  # a checkpoint of another model
+    torch.save({"hyper_parameters": {"latent": 8}, "state_dict": {}}, other)
+    with pytest.raises(ValueError, match="not a G2P/P2G checkpoint"):
+        train(smoke_cfg(tiny_path, base / "g2p_other", extra=["export_only=true",
+                                                               f"ckpt_path={other}"]))
 
 
 def test_beam_search_distinct_nbest_in_score_order(trained):

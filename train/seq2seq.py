@@ -158,6 +158,9 @@ def evaluate(cfg: DictConfig, checkpoints: list[str], fit_seconds: float | None,
     out.mkdir(parents=True, exist_ok=True)
     lexicon, data, module = built or _data(cfg)
     states = [torch.load(c, map_location="cpu", weights_only=True) for c in checkpoints]
+    for path, state in zip(checkpoints, states):
+        if not isinstance(state, dict) or "net" not in state.get("hyper_parameters", {}):
+            raise ValueError(f"{path} is not a G2P/P2G checkpoint (written by train.seq2seq)")
     nets = []
     for state in states:  # each member as its checkpoint describes it (its size, its order)
         module.net = Seq2SeqNet(len(module.src_vocab), len(module.tgt_vocab),
