@@ -191,6 +191,8 @@ def test_mischief_protocol():
                    z.get_attacker("mischief", level=0.3, r=1.0)(["several words to shuffle"] * 2000,
                                                                seed=1))
     assert abs(selected / 2000 - 0.3) < 0.04
+    with pytest.raises(ValueError, match="mischief has no φ"):
+        z.get_attacker("mischief", phi=0.3)
 
 
 def test_huge_line():

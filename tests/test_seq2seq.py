@@ -342,6 +342,8 @@ def test_missing_member_checkpoints_fail_before_members_start(tiny_path, tmp_pat
     assert not (tmp_path / "run").exists()  # no member started
     with pytest.raises(ValueError, match="set members=1"):  # one DDP launcher per member: no
         train(smoke_cfg(tiny_path, tmp_path / "run", extra=["members=2", "trainer=ddp"]))
+    with pytest.raises(ValueError, match="set members=1"):  # auto: every GPU, so DDP again
+        train(smoke_cfg(tiny_path, tmp_path / "run", extra=["members=2", "trainer.devices=auto"]))
 
 
 def test_resume_logs_to_a_new_version_and_keeps_the_history(tiny_path, tmp_path):

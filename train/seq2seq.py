@@ -196,7 +196,7 @@ def train(cfg: DictConfig) -> dict:
     torch.set_num_threads(cfg.threads)
     trainer = cfg.trainer
     if cfg.members > 1 and ("ddp" in str(trainer.get("strategy"))
-                            or trainer.get("devices") not in (1, "1", "auto")):
+                            or trainer.get("devices") not in (1, "1")):  # auto: every GPU
         # a DDP launcher inside a member process would start the whole job again
         raise ValueError(f"members={cfg.members} trains one process per member; to train on "
                          f"several devices (trainer.devices={trainer.get('devices')}, "

@@ -36,6 +36,9 @@ def _part(text: str, level, phi, protocol, options: Mapping[str, Any], used: set
     if name.lower() == "rand":
         return Mix([_part(n, level, phi, protocol, options, used) for n in available_names()])
     if name.lower() == "mischief":
+        if phi is not None:
+            raise ValueError("mischief has no φ: it shuffles a share r of the words it attacks "
+                             "(option r, default p)")
         kwargs = {k: v for k, v in options.items() if k == "r"}
         used.update(kwargs)
         return Mischief(level, **kwargs)

@@ -1,6 +1,7 @@
 """``zeroe demo``: one sample text through every available attacker, side by side."""
 from __future__ import annotations
 
+import argparse
 import shutil
 import textwrap
 
@@ -29,7 +30,8 @@ def run(args) -> int:
     print(f"level={args.level} seed={args.seed} protocol={args.protocol}\n")
     rows = [("original", args.text)]
     for n in names:
-        attack = build_attacker(n, args, {k: v for k, v in options.items() if k in accepted[n]})
+        own = argparse.Namespace(**{**vars(args), "phi": None}) if n == "mischief" else args
+        attack = build_attacker(n, own, {k: v for k, v in options.items() if k in accepted[n]})
         rows.append((n, attack(args.text, seed=args.seed)))
     for name, text in rows:
         lines = textwrap.wrap(text, width, drop_whitespace=False) or [""]
