@@ -247,9 +247,9 @@ def test_missing_lexicon_and_bad_export_numbers_fail_before_training(tmp_path):
                        match=rf"lexicon file {missing} does not exist \(set lexicon.reader.path\)"):
         train(phonetic_cfg(missing, tmp_path / "run", tmp_path / "artifacts"))
     tiny = write_tiny(tmp_path / "tiny.tsv")
-    with pytest.raises(ValueError, match="export.neighbours must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="export.neighbours must be an integer at least 1, got 0"):
         train(phonetic_cfg(tiny, tmp_path / "run", tmp_path / "artifacts", ["export.neighbours=0"]))
-    with pytest.raises(ValueError, match="data.batch_size must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="data.batch_size must be an integer at least 1, got 0"):
         train(phonetic_cfg(tiny, tmp_path / "run", tmp_path / "artifacts", ["data.batch_size=0"]))
     assert not (tmp_path / "run" / "checkpoints").exists()
 

@@ -330,7 +330,7 @@ def test_bucket_sampler_shards_batches_over_ddp_ranks():
                                  "data.eval_batch_size=0"])
 def test_non_positive_sizes_name_their_key(tiny_path, tmp_path, key):
     name, value = key.split("=")
-    with pytest.raises(ValueError, match=f"{name} must be a positive integer, got {value}"):
+    with pytest.raises(ValueError, match=f"{name} must be an integer at least 1, got {value}"):
         train(smoke_cfg(tiny_path, tmp_path, extra=[key]))
 
 

@@ -178,7 +178,7 @@ def test_resume_from_last_checkpoint(tiny_path, tmp_path):
 def test_non_positive_sizes_name_their_key(tiny_path, key, value):
     from train.victim.datamodule import TaggerDataModule
 
-    with pytest.raises(ValueError, match=f"data.{key} must be a positive integer, got {value}"):
+    with pytest.raises(ValueError, match=f"data.{key} must be an integer at least 1, got {value}"):
         TaggerDataModule(tiny_path, tiny_path, tiny_path, **{key: value})
 
 

@@ -448,7 +448,7 @@ def test_non_positive_numbers_fail_before_training(tmp_path, tiny_font, key):
 
     name, value = key.split("=")
     with pytest.raises((ValueError, InstantiationException),
-                       match=f"{name} must be a positive integer, got {value}"):
+                       match=f"{name} must be an integer at least 1, got {value}"):
         train(compose_vaegan(tmp_path, tiny_font, key))
     assert not (tmp_path / "run").exists()
 
@@ -462,7 +462,7 @@ def test_export_checks_top_k_and_the_kind_of_checkpoint(smoke_run, tmp_path):
 
     _, cfg, result = smoke_run
     bad = OmegaConf.merge(cfg.export, {"top_k": -5, "root": str(tmp_path)})
-    with pytest.raises(ValueError, match="export.top_k must be a positive integer, got -5"):
+    with pytest.raises(ValueError, match="export.top_k must be an integer at least 1, got -5"):
         export_visual(result["last"], bad)
     with pytest.raises(ValueError, match=f"{result['last']} is not a phonetic embedder checkpoint"):
         load_embedder_checkpoint(result["last"])

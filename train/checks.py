@@ -10,12 +10,13 @@ from pathlib import Path
 import pytorch_lightning as pl
 import torch
 
+from zeroe_assets.perturbers.base import check_int
+
 
 def positive(prefix: str, **values) -> None:
     """Raise unless every value is a positive integer, naming its config key ``prefix.name``."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{prefix}.{name} must be a positive integer, got {value!r}")
+        check_int(f"{prefix}.{name}", value)
 
 
 def load_module(path: str | Path, cls: type[pl.LightningModule], what: str,

@@ -5,7 +5,21 @@ a perturber only transforms a word (TextAttack's "transformation").
 """
 from __future__ import annotations
 
+import operator
 import random
+
+
+def check_int(name: str, value, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an int if it is a whole number (not a bool) in [low, high], else a ValueError
+    naming ``name``: the one check for every count a user passes."""
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        number = None
+    if number is None or number < low or (high is not None and number > high):
+        bounds = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
+    return number
 
 
 class Perturber:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..assets import ArtifactError, Component, default_root, load_component, read_manifest
 from ..assets.index import VectorIndex
-from .base import Perturber
+from .base import Perturber, check_int
 from .natural import match_case
 
 COMPONENT = "phonetic"
@@ -236,10 +236,8 @@ class PhoneticPerturber(Perturber):
         if oov not in ("auto", "off"):
             raise ValueError(f"oov must be 'auto' (respell unknown words when torch and the "
                              f"seq2seq models are there) or 'off', got {oov!r}")
-        for key, value in (("n_best", n_best), ("beam", beam)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                      or value < 1):
-                raise ValueError(f"{key} must be an integer of at least 1, got {value!r}")
+        n_best, beam = (None if v is None else check_int(k, v) for k, v in
+                        (("n_best", n_best), ("beam", beam)))
         self.root = Path(root) if root else None
         self.space = load_phonetic(root)
         self.skip = stopwords() if skip_stopwords else frozenset()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 from ..tokenize import clusters, length
-from .base import Perturber
+from .base import Perturber, check_int
 
 
 def _shuffle_changed(units: list[str], rng: random.Random) -> list[str] | None:
@@ -28,9 +28,7 @@ class InnerShufflePerturber(Perturber):
     description = "shuffle the inner letters, keeping the first and last (Rawlinson)"
 
     def __init__(self, min_length: int = 3):
-        if isinstance(min_length, bool) or not isinstance(min_length, int) or min_length < 3:
-            raise ValueError(f"inner-shuffle needs an integer min_length >= 3, got {min_length!r}")
-        self.min_length = min_length
+        self.min_length = check_int("inner-shuffle's min_length", min_length, 3)
 
     def attackable(self, word: str) -> bool:
         return length(word) >= self.min_length and len(set(word[1:-1])) > 1

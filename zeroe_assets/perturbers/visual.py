@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..assets import default_root, load_component, read_manifest
 from ..assets.index import NeighbourTable, VectorIndex
-from .base import Perturber
+from .base import Perturber, check_int
 
 COMPONENT = "visual"
 
@@ -107,11 +107,8 @@ class VisualPerturber(Perturber):
         """``top_n``: how many of each character's nearest look-alikes to draw from; default the
         paper's 20, or the table's k where it was exported with fewer."""
         self.space = load_visual(root)
-        top_n = min(20, self.space.k) if top_n is None else top_n
-        if isinstance(top_n, bool) or not isinstance(top_n, int) or not 1 <= top_n <= self.space.k:
-            raise ValueError(f"top_n must be between 1 and {self.space.k} (the table's k), "
-                             f"got {top_n!r}")
-        self.top_n = top_n
+        self.top_n = check_int("top_n (at most the table's k)",
+                               min(20, self.space.k) if top_n is None else top_n, 1, self.space.k)
         self._options: dict[str, tuple[list[str], list[float], float] | None] = {}
 
     def _choices(self, ch: str) -> tuple[list[str], list[float], float] | None:
