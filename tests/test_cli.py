@@ -106,8 +106,16 @@ def test_list_and_demo(monkeypatch, capsys, empty_artifacts):
     rows = {r["name"]: r for r in json.loads(out)}
     assert code == 0 and rows["truncate"]["available"] and not rows["visual"]["available"]
     assert rows["inner-shuffle"]["aliases"] == ["inner-swap"]
+    code, out, _ = run_cli(["list"], b"", monkeypatch, capsys)
+    assert code == 0 and "visual: no artifacts at" in out and "set ZEROE_ARTIFACTS" in out
     code, out, _ = run_cli(["demo", "--seed", "3"], b"", monkeypatch, capsys)
     assert code == 0 and "inner-shuffle" in out and "not available here" in out
+
+
+def test_g2p_without_torch_is_a_clear_error(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "zeroe_assets.g2p", None)  # what a torch-less install sees
+    code, _, err = run_cli(["g2p", "night"], b"", monkeypatch, capsys)
+    assert code == 2 and "need torch" in err
 
 
 def test_console_script_usage_error_exit_code():

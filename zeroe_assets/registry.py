@@ -10,7 +10,7 @@ import typing
 from pathlib import Path
 
 from .assets import ArtifactError, component_available, default_root
-from .assets.store import REBUILD_HINTS
+from .assets.store import REBUILD_HINTS, missing
 from .perturbers.base import Perturber
 
 # name -> (module, class, asset component it needs or None)
@@ -77,8 +77,8 @@ def get_perturber(name: str, **options) -> Perturber:
     """
     component = needs_assets(name)
     if component is not None and "root" not in options and not component_available(component):
-        raise ArtifactError(f"the {canonical(name)!r} attacker needs the '{component}' assets, "
-                            f"which are not in {default_root()}; {REBUILD_HINTS[component]}")
+        raise ArtifactError(f"the {canonical(name)!r} attacker needs the '{component}' assets: "
+                            f"{missing(component, default_root())}")
     cls = perturber_class(name)
     hints = typing.get_type_hints(cls.__init__)
     return cls(**{k: from_text(k, v, hints[k]) if k in hints else v for k, v in options.items()})

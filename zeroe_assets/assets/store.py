@@ -54,6 +54,16 @@ def _hint(component: str) -> str:
     return REBUILD_HINTS.get(component.split("/")[0], "re-run the export that produced it")
 
 
+def missing(component: str, root: Path) -> str:
+    """Why ``component`` is not under ``root`` and what to do: usually the root is not where the
+    prebuilt assets are (they live in a checkout's ``artifacts/``, not in the installed package)."""
+    if not (root / MANIFEST).exists():
+        return (f"no artifacts at {root}: set ZEROE_ARTIFACTS to the artifacts/ folder of a zeroe "
+                f"checkout (the prebuilt assets are not part of the Python package), or "
+                f"{_hint(component)}")
+    return f"no '{component}' assets in {root / MANIFEST}; {_hint(component)}"
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -237,7 +247,7 @@ def load_component(name: str, root: Path | None = None, verify: bool = True) -> 
     manifest = read_manifest(root)
     entry = manifest["components"].get(name)
     if entry is None:
-        raise ArtifactError(f"no '{name}' assets in {root / MANIFEST}; {_hint(name)}")
+        raise ArtifactError(missing(name, root))
     files = entry.get("files") if isinstance(entry, dict) else None
     if not isinstance(files, dict) or not all(
             isinstance(info, dict) and isinstance(info.get("sha256"), str)

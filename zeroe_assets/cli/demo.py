@@ -40,5 +40,5 @@ def run(args) -> int:
             print(f"{'':>15}  {line}")
     missing = [r["name"] for r in list_attackers() if not r["available"]]
     if missing:
-        print(f"\nnot available here (assets not built): {', '.join(missing)}")
+        print(f"\nnot available here (assets not found; see `zeroe list`): {', '.join(missing)}")
     return 0

@@ -28,7 +28,11 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..g2p import load_transliterator
+    try:
+        from ..g2p import load_transliterator
+    except ImportError as e:
+        raise ValueError(f"zeroe {args.direction} runs the seq2seq models, which need torch "
+                         f"(pip install torch==2.13.0, or the [train] extra): {e}") from None
 
     if args.n < 1:
         raise ValueError("-n must be at least 1")

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import sys
 
+from ..assets import default_root
+from ..assets.store import missing
 from ..attackers import list_attackers
 
 
@@ -21,7 +23,9 @@ def run(args) -> int:
         return 0
     for row in rows:
         names = ", ".join([row["name"], *row["aliases"]])
-        status = "yes" if row["available"] else f"no ({row['assets']} assets not built)"
+        status = "yes" if row["available"] else f"no ({row['assets']} assets not found)"
         print(f"{names:28} {status:30} {row['description']}")
     print("\nchain with a+b, mix with a|b, per-part levels with name:level; also: rand, mischief")
+    for component in sorted({r["assets"] for r in rows if not r["available"]}):
+        print(f"{component}: {missing(component, default_root())}")
     return 0

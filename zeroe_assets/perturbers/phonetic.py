@@ -262,7 +262,8 @@ class PhoneticPerturber(Perturber):
             try:
                 self._respeller = _Respeller(self.root, self.settings)
             except (ImportError, ArtifactError) as e:
-                warnings.warn(f"phonetic: words outside the table are not attackable ({e})",
+                warnings.warn(f"phonetic: words outside the table are not attackable ({e}); "
+                              "respelling them needs torch and the seq2seq models",
                               stacklevel=3)
                 self.oov = "off"
                 return False
