@@ -168,3 +168,13 @@ def test_too_small_lexicon_is_a_clear_error(tmp_path):
     path.write_text("night\tN AY T\nknight\tN AY T\nnite\tN AY T\n")
     with pytest.raises(ValueError, match="too small for split ratios"):
         PairDataModule(read_phones_tsv(path), per_class=5, slang=False).prepare()
+
+
+def test_a_slang_pair_is_not_also_drawn_from_the_lexicon(tmp_path):
+    lexicon = read_phones_tsv(write_tiny(tmp_path / "tiny.tsv"))
+    slang = [("night", "knight", 1)]  # the list says very similar, the lexicon identical
+    pairs = build_pairs(lexicon, per_class=40, slang=slang, max_bucket=1000, split_ratios=RATIOS,
+                        seed=0)
+    found = [(label, source) for a, b, label, source in
+             zip(pairs.a, pairs.b, pairs.label, pairs.source) if {a, b} == {"night", "knight"}]
+    assert found == [(1, "slang")]

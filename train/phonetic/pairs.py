@@ -185,9 +185,14 @@ def build_pairs(lexicon: Lexicon, per_class: int = 5000, bounds: Sequence[float]
     pools: list[list[tuple[str, str, float]]] = [[] for _ in CLASSES]
     candidates = (_neighbour_pairs(prons, max_bucket)
                   | _neighbour_pairs({w: [w] for w in prons}, max_bucket))
+    # a slang pair is labelled by the slang list (this/dis: very similar); the same two words
+    # from the lexicon pools would teach the opposite label (by spelling-level phones: different)
+    slang = list(slang)
+    taken = {frozenset((w, r)) for w, r, _ in slang}
     for a, b in sorted(candidates):
-        d = word_distance(prons, a, b)
-        pools[label_of(d, bounds)].append((a, b, d))
+        if frozenset((a, b)) not in taken:
+            d = word_distance(prons, a, b)
+            pools[label_of(d, bounds)].append((a, b, d))
     out = PairSet()
 
     def take(pool, n, source):
@@ -215,7 +220,7 @@ def build_pairs(lexicon: Lexicon, per_class: int = 5000, bounds: Sequence[float]
                 tries += 1
                 a, b = rng.sample(words, 2)
                 d = word_distance(prons, a, b)
-                if label_of(d, bounds) == 3:
+                if label_of(d, bounds) == 3 and frozenset((a, b)) not in taken:
                     randoms.add((min(a, b), max(a, b), d))
             want -= take(sorted(randoms), want, "random")
         else:
