@@ -53,7 +53,7 @@ def main() -> None:
                       "tokens_per_s": round(tokens / seconds)},
         "assets": {**load_seconds(args.repeat), "root": str(default_root()),
                    "bytes": {rel: f["bytes"] for rel, f in entry["files"].items()},
-                   "total_mb": round(sum(f["bytes"] for f in entry["files"].values()) / 2**20, 2)},
+                   "total_mb": round(sum(f["bytes"] for f in entry["files"].values()) / 1e6, 2)},
         "export_s": entry["meta"].get("export_seconds"),
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

@@ -191,10 +191,10 @@ def run_job(job: Job) -> Outcome:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             for record in fmt.read(Path(job.input)):
-                records += 1
-                if not record.texts:
+                if not record.texts:  # a header, a blank line: written back, not counted
                     f.write(record.raw)
                     continue
+                records += 1
                 if not block:
                     block = assign.sample(range(len(attacks)), len(attacks))
                 which = block.pop()

@@ -109,14 +109,14 @@ def plot_delta_tau_heatmap(matrix: dict[str, dict[str, float]], level: str, path
     ax.set_yticks(range(len(alphas)), alphas, fontsize=8)
     for i, row in enumerate(values):
         for j, v in enumerate(row):
-            if v == v:
-                ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=6)
+            if v == v:  # white on the darkest cells, black elsewhere
+                ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=6,
+                        color="white" if abs(v) > 0.6 * bound else "black")
     ax.set_xlabel("tested on β")
     ax.set_ylabel("trained on α (1-1)")
     ax.set_title(f"Δτ at {level}")
     fig.colorbar(im, ax=ax, shrink=0.8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")  # axis labels outside a small figure's box
     plt.close(fig)
     return path
 
