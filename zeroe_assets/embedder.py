@@ -187,13 +187,13 @@ def back_transliterate(g2p, p2g, words: Sequence[str], n: int = 8, beam: int = 8
     ``precision``: as in ``Transliterator.translate``.
     """
     prons = [list(p) for p in prons] if prons is not None else [[] for _ in words]
-    known = set(g2p.src_vocab.symbols)
-    guess = [i for i, w in enumerate(words) if not prons[i] and w and set(w.lower()) <= known]
+    guess = [i for i, w in enumerate(words)
+             if not prons[i] and w and g2p.src_vocab.knows(w.lower())]
     for i, hyps in zip(guess, g2p.translate([tuple(words[i].lower()) for i in guess], n=1, beam=1,
                                             batch_size=batch_size, precision=precision)):
         prons[i] = [h.tokens for h in hyps if h.tokens]
-    phones = set(p2g.src_vocab.symbols)
-    unique = list(dict.fromkeys(tuple(p) for ps in prons for p in ps if p and set(p) <= phones))
+    unique = list(dict.fromkeys(tuple(p) for ps in prons for p in ps
+                                if p and p2g.src_vocab.knows(p)))
     spelled = dict(zip(unique, p2g.translate(unique, n=n, beam=beam, batch_size=batch_size,
                                              precision=precision)))
     out = []

@@ -39,6 +39,10 @@ class Vocab:
     def __len__(self) -> int:
         return len(self.symbols) + len(SPECIALS)
 
+    def knows(self, tokens: Sequence[str]) -> bool:
+        """Whether every token is in the vocabulary (``encode`` would not refuse them)."""
+        return set(tokens) <= self.index.keys()
+
     def encode(self, tokens: Sequence[str]) -> list[int]:
         try:
             return [self.index[t] for t in tokens]

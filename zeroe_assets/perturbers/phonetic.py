@@ -206,11 +206,10 @@ class _Respeller:
         self.g2p, self.p2g = load_transliterator("g2p", root), load_transliterator("p2g", root)
         self.embedder = load_embedder(root)
         self.settings = settings
-        self.letters = frozenset(self.g2p.src_vocab.symbols)
 
     def can_spell(self, word: str) -> bool:
         """Whether the G2P model knows every letter of ``word`` (café: no), so it may respell it."""
-        return any(c.isalpha() for c in word) and set(word) <= self.letters
+        return any(c.isalpha() for c in word) and self.g2p.src_vocab.knows(word)
 
     def __call__(self, words: list[str]) -> list[tuple[str, ...]]:
         from ..embedder import SOUND_ALIKE, back_transliterate, sound_alikes
