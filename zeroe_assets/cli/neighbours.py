@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if args.space == "phonetic":
         return run_phonetic(args)
     space = load_visual()  # missing assets: ArtifactError, reported by `zeroe` with exit 1
-    args.k = min(20, space.k) if args.k is None else args.k
+    args.k = space.default_n if args.k is None else args.k
     if args.all:
         if not 1 <= args.k <= space.k:
             raise ValueError(f"--all reads the prebuilt table: -k must be between 1 and {space.k}")

@@ -41,6 +41,11 @@ class VisualSpace:
         return self.table.k
 
     @property
+    def default_n(self) -> int:
+        """How many neighbours to use unless told: the paper's 20, or fewer if the table has."""
+        return min(20, self.k)
+
+    @property
     def index(self) -> VectorIndex:
         if self._index is None:
             self._index = VectorIndex.from_component(self.component, "index")
@@ -108,7 +113,7 @@ class VisualPerturber(Perturber):
         paper's 20, or the table's k where it was exported with fewer."""
         self.space = load_visual(root)
         self.top_n = check_int("top_n (at most the table's k)",
-                               min(20, self.space.k) if top_n is None else top_n, 1, self.space.k)
+                               self.space.default_n if top_n is None else top_n, 1, self.space.k)
         self._options: dict[str, tuple[list[str], list[float], float] | None] = {}
 
     def _choices(self, ch: str) -> tuple[list[str], list[float], float] | None:
