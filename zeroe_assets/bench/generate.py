@@ -158,7 +158,9 @@ def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: S
     return jobs
 
 
-def is_complete(job: Job) -> bool:
+def is_complete(job: Job, source: str | None = None) -> bool:
+    """Whether the output and its sidecar are this job's, from this input (``source``: its
+    sha256, when the caller has it already)."""
     sidecar = Path(job.output + SIDECAR)
     if not sidecar.exists() or not Path(job.output).exists():
         return False
@@ -168,15 +170,15 @@ def is_complete(job: Job) -> bool:
         return False
     return meta.get("params") == json.loads(json.dumps(job.params())) and \
         meta.get("sha256") == sha256_file(Path(job.output)) and \
-        meta.get("input_sha256") == sha256_file(Path(job.input))
+        meta.get("input_sha256") == (source or sha256_file(Path(job.input)))
 
 
 def run_job(job: Job) -> Outcome:
     """Stream ``job.input`` through its attack mixture into ``job.output`` (atomically)."""
-    if is_complete(job):
-        return Outcome(job.output, skipped=True)
     start = time.perf_counter()
     source = sha256_file(Path(job.input))  # what was read, not what the file may be by the end
+    if is_complete(job, source):
+        return Outcome(job.output, skipped=True)
     fmt = format_for(job.task, Path(job.input), job.fields or None)
     attacks = [get_attacker(a, level=lv, protocol=job.protocol) for a, lv in job.mixture]
     prefetch(attacks, fmt, Path(job.input))
