@@ -27,9 +27,8 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from pytorch_lightning.callbacks import EMAWeightAveraging, LearningRateMonitor, ModelCheckpoint
-from pytorch_lightning.loggers import CSVLogger
 
-from train.distributed import one_device_trainer
+from train.distributed import bucket_trainer, one_device_trainer
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import export_model
 from zeroe_assets.g2p import Ensemble, Seq2SeqNet
@@ -45,13 +44,6 @@ def _data(cfg: DictConfig):
                          tgt_vocab=list(data.tgt_vocab.symbols), direction=cfg.direction,
                          silent=sorted(lexicon.silent), _convert_="all")
     return lexicon, data, module
-
-
-def _trainer(cfg: DictConfig, out: Path, callbacks) -> pl.Trainer:
-    # a new logs/version_N per run: a fixed version would wipe the CSV on resume; the bucket
-    # sampler shares out the batches over DDP ranks itself
-    return instantiate(cfg.trainer, default_root_dir=str(out), callbacks=list(callbacks),
-                       logger=CSVLogger(str(out), name="logs"), use_distributed_sampler=False)
 
 
 def fit(cfg: DictConfig):
@@ -73,7 +65,7 @@ def fit(cfg: DictConfig):
         # average starts after the warm-up, so that it does not carry the random initialisation
         callbacks.append(EMAWeightAveraging(decay=cfg.ema_decay,
                                             update_starting_at_step=cfg.model.warmup_steps))
-    trainer = _trainer(cfg, out, callbacks)
+    trainer = bucket_trainer(cfg.trainer, out, callbacks)
     trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
     if not trainer.is_global_zero:
         return None, built

@@ -15,9 +15,8 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.callbacks import LearningRateMonitor, ModelCheckpoint
-from pytorch_lightning.loggers import CSVLogger
 
-from train.distributed import one_device_trainer
+from train.distributed import bucket_trainer, one_device_trainer
 from zeroe_assets.assets.store import library_versions
 
 from .tagger import load
@@ -50,11 +49,7 @@ def train(cfg: DictConfig) -> dict:
                            mode="max", auto_insert_metric_name=False)
     # save_last alone only refreshes last.ckpt when val/acc improves; resume wants every epoch
     last = ModelCheckpoint(dirpath=ckpt_dir, filename="last", enable_version_counter=False)
-    trainer = instantiate(cfg.trainer, default_root_dir=cfg.out_dir,
-                          callbacks=[best, last, LearningRateMonitor("step")],
-                          # a new logs/version_N per run: a fixed version would wipe the CSV on resume
-                          logger=CSVLogger(cfg.out_dir, name="logs"),
-                          use_distributed_sampler=False)  # the bucket sampler shards by rank itself
+    trainer = bucket_trainer(cfg.trainer, cfg.out_dir, [best, last, LearningRateMonitor("step")])
     started, cpu_started = time.perf_counter(), time.process_time()
     trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
     # CPU seconds too: on a shared machine they, not wall time, say what one thread needs
