@@ -162,7 +162,7 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
             entries[rel] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
         with _locked(root):
             manifest = read_manifest(root)
-            final, old = root / name, root / f".{flat}.old"
+            final, old = root / name, _kept(root, name)
             # nested components (``phonetic/seq2seq`` inside ``phonetic``) move over unchanged
             nested = [c[len(name) + 1:] for c in manifest["components"] if c.startswith(name + "/")]
             entry = manifest["components"].get(name)
@@ -284,5 +284,9 @@ def _swapped_out(root: Path, name: str) -> list[Path]:
     """Where ``write_component`` keeps the previous version of ``name`` while it swaps: its own
     ``.<name>.old``, or inside that of the component it is nested in."""
     parts = name.split("/")
-    return [root / f".{'-'.join(parts[:i])}.old" / Path(*parts[i:])
-            for i in range(len(parts), 0, -1)]
+    return [_kept(root, "/".join(parts[:i])) / Path(*parts[i:]) for i in range(len(parts), 0, -1)]
+
+
+def _kept(root: Path, name: str) -> Path:
+    """The folder ``write_component`` moves the previous version of ``name`` to while it swaps."""
+    return root / f".{name.replace('/', '-')}.old"
