@@ -28,6 +28,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from pytorch_lightning.callbacks import EMAWeightAveraging, LearningRateMonitor, ModelCheckpoint
 
+from train import CONF
 from train.distributed import bucket_trainer, one_device_trainer
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import export_model
@@ -215,7 +216,7 @@ def train(cfg: DictConfig) -> dict:
     return evaluate(cfg, [best], time.time() - started, built)
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="seq2seq")
+@hydra.main(version_base="1.3", config_path=CONF, config_name="seq2seq")
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
     if metrics:

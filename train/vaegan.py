@@ -11,8 +11,17 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
+from train import CONF
+
 log = logging.getLogger(__name__)
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
+
+
+def fit_trainer(cfg: DictConfig, callbacks: list) -> pl.Trainer:
+    """The run's Trainer. The VAE-GAN steps three optimisers in turn (manual optimisation), so
+    each backward leaves the other nets' parameters without gradients, which plain DDP rejects."""
+    ddp = cfg.trainer.get("strategy") == "ddp"
+    unused = {"strategy": "ddp_find_unused_parameters_true"} if ddp else {}
+    return instantiate(cfg.trainer, callbacks=callbacks, logger=instantiate(cfg.logger), **unused)
 
 
 def train(cfg: DictConfig) -> dict:
@@ -27,7 +36,7 @@ def train(cfg: DictConfig) -> dict:
     datamodule = instantiate(cfg.data)
     model = instantiate(cfg.model)
     callbacks = [instantiate(c) for c in cfg.callbacks.values()]
-    trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=instantiate(cfg.logger))
+    trainer = fit_trainer(cfg, callbacks)
     trainer.fit(model, datamodule=datamodule, ckpt_path=cfg.ckpt_path)
 
     checkpoint = next(c for c in callbacks if isinstance(c, pl.callbacks.ModelCheckpoint))

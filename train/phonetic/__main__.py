@@ -19,10 +19,10 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
+from train import CONF
 from zeroe_assets.embedder import CLASSES
 
 log = logging.getLogger("train.phonetic")  # not "__main__" under python -m
-CONF = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def confusion_figure(confusion: np.ndarray, path: Path, title: str) -> Path:

@@ -20,6 +20,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
+from train import CONF
 from train.checks import positive
 from zeroe_assets.assets import library_versions, load_component, write_component
 from zeroe_assets.assets.index import choose_index, normalise
@@ -32,7 +33,6 @@ from .lexicon import Lexicon, filter_lexicon
 from .pairs import lexicon_labeller, read_slang
 
 log = logging.getLogger(__name__)
-CONF = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def vocabulary(lexicon: Lexicon, words_file: str | None = None, limit: int | None = None) -> list[str]:

@@ -16,6 +16,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.callbacks import LearningRateMonitor, ModelCheckpoint
 
+from train import CONF
 from train.distributed import bucket_trainer, one_device_trainer
 from zeroe_assets.assets.store import library_versions
 
@@ -83,7 +84,7 @@ def train(cfg: DictConfig) -> dict:
     return metrics
 
 
-@hydra.main(version_base="1.3", config_path="../../conf", config_name="victim")
+@hydra.main(version_base="1.3", config_path=CONF, config_name="victim")
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
     if metrics:

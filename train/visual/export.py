@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
+from train import CONF
 from train.checks import positive
 from zeroe_assets.assets import library_versions, write_component
 from zeroe_assets.assets.index import NeighbourTable, choose_index, exact_top_k
@@ -24,7 +25,6 @@ from .glyphs import GlyphSet, build_glyphs
 from .quality import YARDSTICKS, raw_pixels, recall
 
 log = logging.getLogger(__name__)
-CONF = str(Path(__file__).resolve().parents[2] / "conf")
 
 
 def neighbour_table(vectors: np.ndarray, keys: np.ndarray, candidates: np.ndarray,
