@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from zeroe_assets.bench import generate as gen
-from zeroe_assets.bench.evaluate import add_delta_tau, evaluate, ranking, write
+from zeroe_assets.bench.evaluate import add_delta_tau, evaluate, ranking, ranking_level, write
 from zeroe_assets.bench.tasks import examples, format_for, score
 from zeroe_assets.bench.victims import load_victim, train_victim
 
@@ -420,3 +420,89 @@ def test_a_foreign_task_attribute_is_not_checked():
     check_victim_task("text-classification", "tc", "hf-pipeline")  # not one of ours: no error
     with pytest.raises(ValueError, match="for task nli, not pos"):
         check_victim_task("nli", "pos", "nli-tfidf")
+
+
+def test_numeric_levels_name_outputs_and_sidecars_by_their_canonical_tag(tmp_path, capsys):
+    from zeroe_assets.cli import main
+
+    assert [gen.level_tag(x) for x in ("0.30", 0.3, " High ", "1", "-0", "1e-1")] == [
+        "0.3", "0.3", "high", "1", "0", "0.1"]
+    assert main(["bench", "generate", "--task", "tc", "--input", f"test={FIX / 'olid.tsv'}",
+                 "--attackers", "intrude", "--levels", "0.30,low,0.9", "--out",
+                 str(tmp_path)]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["test_intrude_0.3.tsv", "test_intrude_0.3.tsv.zeroe.json",
+                     "test_intrude_0.9.tsv", "test_intrude_0.9.tsv.zeroe.json",
+                     "test_intrude_low.tsv", "test_intrude_low.tsv.zeroe.json"]
+    meta = json.loads((tmp_path / "test_intrude_0.3.tsv.zeroe.json").read_text())
+    assert meta["params"]["mixture"] == [["intrude", "0.3"]]
+    assert meta["params"]["seed"] == gen.job_seed(0, "grid", "intrude:0.3", "test")
+    assert meta["shares"] == {"intrude:0.3": 4}
+    [mix] = gen.plan("tc", {"test": FIX / "olid.tsv"}, ["intrude"], ["0.30", "1"], tmp_path, 0,
+                     mode="1-1")
+    assert mix.mixture == (("intrude", "0.3"), ("intrude", "1"))
+    for bad in ("2", "bogus"):
+        with pytest.raises(ValueError, match=f"level must be .*got '{bad}'"):
+            gen.plan("tc", {"test": FIX / "olid.tsv"}, ["intrude"], ["low", bad], tmp_path, 0)
+
+
+@pytest.mark.parametrize("levels", [["mid", "low", "0.5"], ["0.3", "0.30"], ["HIGH", "0.8"]])
+def test_two_levels_with_the_same_p_are_refused(levels, tmp_path):
+    with pytest.raises(ValueError, match=f"levels '{levels[0]}' and '{levels[-1]}' are the same"):
+        gen.plan("tc", {"test": FIX / "olid.tsv"}, ["intrude"], levels, tmp_path, 0)
+
+
+def test_named_levels_keep_their_job_names_and_seeds():
+    expected = {  # computed before numeric levels existed: existing outputs must stay valid
+        "grid": [("test_intrude_low.tsv", (("intrude", "low"),), 12776678155642530842),
+                 ("test_intrude_high.tsv", (("intrude", "high"),), 11735153881529463736),
+                 ("test_truncate_low.tsv", (("truncate", "low"),), 7191400369543088376),
+                 ("test_truncate_high.tsv", (("truncate", "high"),), 3719697870732694863)],
+        "1-1": [("test_1-1_intrude.tsv", (("intrude", "low"), ("intrude", "high")),
+                 14927490662704319158),
+                ("test_1-1_truncate.tsv", (("truncate", "low"), ("truncate", "high")),
+                 5271332964551804402)],
+        "loo": [("test_loo_intrude.tsv", (("truncate", "low"), ("truncate", "high")),
+                 17069259699317133559),
+                ("test_loo_truncate.tsv", (("intrude", "low"), ("intrude", "high")),
+                 14699285397809662604)]}
+    for mode, jobs in expected.items():
+        got = gen.plan("tc", {"test": FIX / "olid.tsv"}, ["intrude", "truncate"], ["low", "high"],
+                       Path("out"), 7, mode=mode)
+        assert [(Path(j.output).name, j.mixture, j.seed) for j in got] == jobs
+
+
+def test_evaluate_and_report_order_numeric_levels_by_p(tmp_path):
+    gen.run(gen.plan("tc", {"test": FIX / "olid.tsv"}, ["intrude", "truncate"],
+                     ["0.9", "low", "0.1"], tmp_path / "sets", 0), progress=None)
+    results = evaluate("tc", victim, tmp_path / "sets", progress=None)
+    assert [(r["attacker"], r["level"], r["p"]) for r in results["sets"]] == [
+        (a, lv, p) for a in ("intrude", "truncate") for lv, p in (("0.1", 0.1), ("low", 0.2),
+                                                                  ("0.9", 0.9))]
+    assert results["ranking_level"] == "0.9"
+    assert [r["s_star"] for r in results["ranking"]] == sorted(
+        r["s_star"] for r in results["sets"] if r["level"] == "0.9")
+    assert len(results["ranking"]) == 2
+    paths = write(results, tmp_path / "report")
+    assert all(p.stat().st_size > 0 for p in paths)
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "| attacker | 0.1 | low | 0.9 | edit distance (0.9) |" in md
+    assert "## Ranking at 0.9 (" in md and "| rank | attacker | s*(0.9) |" in md
+    assert ranking_level([{"level": "0.9"}, {"level": "high"}, {"level": "0.1"}]) == "high"
+
+
+def test_heatmap_level_is_canonicalised(tmp_path, capsys):
+    from zeroe_assets.cli import main
+
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"sets": [
+        {"attacker": "intrude", "level": "0.9", "delta_tau": 0.1},
+        {"attacker": "truncate", "level": "0.9", "delta_tau": -0.2},
+        {"attacker": "intrude", "level": "high", "delta_tau": 0.3}]}))
+    heatmap = ["bench", "heatmap", "--adv", f"intrude={path}", "--out", str(tmp_path / "h.png")]
+    assert main(heatmap + ["--level", "0.90"]) == 0
+    assert (tmp_path / "h.png").stat().st_size > 1000
+    assert main(heatmap + ["--level", "0.5"]) == 2
+    assert "no Δτ at level 0.5" in capsys.readouterr().err
+    assert main(heatmap + ["--level", "bogus"]) == 2
+    assert "level must be one of low, mid, high or a number" in capsys.readouterr().err

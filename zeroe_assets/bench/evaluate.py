@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from ..protocol import LEVELS
+from ..protocol import resolve_level
 from .generate import SIDECAR
 from .tasks import chance, examples, format_for, score
 from .victims import check_victim_task
@@ -85,31 +85,46 @@ def evaluate(task: str, victim, data_dir: Path, split: str | None = None,
         raise ValueError(f"the victim scores {s0} on the clean set {clean}: s* = s(p)/s(0) is "
                          "undefined")
     rows = []
-    for i, item in enumerate(sorted(sets, key=lambda r: (r["attacker"], LEVELS[r["level"]])), 1):
+    sets.sort(key=lambda r: (r["attacker"], resolve_level(r["level"])))
+    for i, item in enumerate(sets, 1):
         ex = examples(task, item["path"], fmt)
         if len(ex.gold) != len(base.gold):
             raise ValueError(f"{item['path']} has {len(ex.gold)} examples, the clean set "
                              f"{len(base.gold)}: not generated from {clean}?")
         s = score(task, ex.gold, _predict(victim, ex.inputs, batch_size))
-        row = {"attacker": item["attacker"], "level": item["level"], "p": LEVELS[item["level"]],
-               "score": s, "s_star": s / s0, "edit_distance": _edit_distance(base.texts, ex.texts),
-               "file": item["path"].name}
+        row = {"attacker": item["attacker"], "level": item["level"],
+               "p": resolve_level(item["level"]), "score": s, "s_star": s / s0,
+               "edit_distance": _edit_distance(base.texts, ex.texts), "file": item["path"].name}
         rows.append(row)
         if progress is not None:
             print(f"[{i}/{len(sets)}] {row['file']}: s = {s:.4f}, s* = {row['s_star']:.3f}",
                   file=progress, flush=True)
+    at = ranking_level(rows)
     results = {"task": task, "victim": victim_name, "split": split, "clean_file": str(clean),
                "examples": len(base.gold), "clean_score": s0, "chance": chance(task, base.gold),
                "metric": {"pos": "accuracy", "nli": "accuracy", "tc": "roc_auc",
                           "generic": "accuracy"}[task],
-               "sets": rows, "ranking": ranking(rows), "seconds": time.perf_counter() - start}
+               "sets": rows, "ranking_level": at, "ranking": ranking(rows, at),
+               "seconds": time.perf_counter() - start}
     if baseline is not None:
         add_delta_tau(results, baseline)
     return results
 
 
-def ranking(rows: list[dict], level: str = "high") -> list[dict]:
-    """Attackers from most to least damaging at ``level`` (paper Table 5)."""
+def levels_by_p(rows: list[dict]) -> list[str]:
+    """The levels of ``rows``, named and numeric on one axis, by p."""
+    return sorted(dict.fromkeys(r["level"] for r in rows), key=resolve_level)
+
+
+def ranking_level(rows: list[dict]) -> str:
+    """``high``, as in the paper's Table 5, or the highest level a custom curve has."""
+    levels = levels_by_p(rows)
+    return "high" if "high" in levels else levels[-1]
+
+
+def ranking(rows: list[dict], level: str | None = None) -> list[dict]:
+    """Attackers from most to least damaging at ``level`` (default ``ranking_level``; Table 5)."""
+    level = level or ranking_level(rows)
     at = [r for r in rows if r["level"] == level]
     return [{"rank": i, "attacker": r["attacker"], "s_star": r["s_star"]}
             for i, r in enumerate(sorted(at, key=lambda r: r["s_star"]), 1)]

@@ -1,5 +1,6 @@
 """``zeroe bench generate``: perturbed copies of task datasets (paper §4.1) and adversarial-training
-mixtures (§4.3), named ``{split}_{attacker}_{level}{ext}`` as in the original code.
+mixtures (§4.3), named ``{split}_{attacker}_{level}{ext}`` as in the original code; a level is
+low/mid/high or any p in [0, 1] (named by ``level_tag``), for robustness curves beyond the paper's.
 
 Each output is one job, deterministic in (seed, attacker(s), level(s), split), streamed record by
 record (bounded memory), written to a temporary file and renamed into place; a sidecar
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from ..assets import read_manifest, sha256_file
 from ..attackers import available_names, get_attacker
-from ..protocol import LEVELS, sample_rngs
+from ..protocol import LEVELS, resolve_level, sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
 from ..tokenize import words
 from .tasks import check_task, format_for
@@ -118,17 +119,31 @@ def job_seed(seed: int, *parts: str) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
+def level_tag(level: float | str) -> str:
+    """A level's name in file names, mixtures, sidecars and seeds: low/mid/high keep theirs (so
+    their outputs never change), a number becomes ``format(p, "g")``, so "0.30" and 0.3 name one
+    set (and p is rounded to 6 significant digits)."""
+    if isinstance(level, str) and level.strip().lower() in LEVELS:
+        return level.strip().lower()
+    return format(abs(resolve_level(level)), "g")  # abs: "-0" is 0
+
+
 def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: Sequence[str],
          out_dir: Path, seed: int, mode: str = "grid", fields: Sequence[str] = (),
          protocol: str = "paper") -> list[Job]:
     """The jobs: ``grid`` (attacker × level), ``1-1`` (per attacker, its levels mixed) or
-    ``loo`` (per attacker, all *other* attackers and levels mixed)."""
+    ``loo`` (per attacker, all *other* attackers and levels mixed). ``levels``: named or numbers,
+    two with the same p refused (they would be one set under two names)."""
     check_task(task)
     if not levels:
         raise ValueError("no levels given")
+    given: dict[float, str] = {}  # p → the level as given, to name both of a duplicate
     for level in levels:
-        if level not in LEVELS:
-            raise ValueError(f"levels are {', '.join(LEVELS)}, got {level!r}")
+        p = resolve_level(level_tag(level))
+        if p in given:
+            raise ValueError(f"levels {given[p]!r} and {level!r} are the same p = {p:g}")
+        given[p] = level
+    levels = [level_tag(lv) for lv in levels]
     for path in inputs.values():  # before any job writes: a bad input fails the whole run
         if not any(r.texts for r in format_for(task, path, fields or None).read(path)):
             raise ValueError(f"{path}: no records to attack for task {task}")

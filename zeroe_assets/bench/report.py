@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..protocol import LEVELS
+from ..protocol import resolve_level
+from .evaluate import levels_by_p, ranking_level
 
 
 def _grid(results: dict, key: str) -> dict[str, dict[str, float]]:
@@ -15,7 +16,7 @@ def _grid(results: dict, key: str) -> dict[str, dict[str, float]]:
 
 
 def markdown(results: dict) -> str:
-    levels = [lv for lv in LEVELS if any(r["level"] == lv for r in results["sets"])]
+    levels, at = levels_by_p(results["sets"]), ranking_level(results["sets"])
     lines = [f"# Zéroe robustness: {results['task']} — {results['victim'] or 'victim'}", "",
              f"Clean {results['metric']} s(0) = {results['clean_score']:.4f} on "
              f"{results['examples']} examples ({Path(results['clean_file']).name}); random "
@@ -29,8 +30,8 @@ def markdown(results: dict) -> str:
         d = dist[attacker].get(levels[-1])
         cells.append(f"{d:.3f}" if d is not None else "—")
         lines.append(f"| {attacker} | " + " | ".join(cells) + " |")
-    lines += ["", "## Ranking at high (Table 5: most damaging first)", "",
-              "| rank | attacker | s*(high) |", "|---:|---|---:|"]
+    lines += ["", f"## Ranking at {at} (Table 5: most damaging first)", "",
+              f"| rank | attacker | s*({at}) |", "|---:|---|---:|"]
     lines += [f"| {r['rank']} | {r['attacker']} | {r['s_star']:.3f} |" for r in results["ranking"]]
     deltas = _grid(results, "delta_tau")
     if deltas:
@@ -58,10 +59,11 @@ def plot_curves(results: dict, path: Path) -> Path:
     """Fig. 1: s*(p) per attacker, with the random-guess baseline."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    stars = _grid(results, "s_star")
+    stars, levels = _grid(results, "s_star"), levels_by_p(results["sets"])
     for attacker in sorted(stars):
-        ps = [0.0] + [LEVELS[lv] for lv in LEVELS if lv in stars[attacker]]
-        ys = [1.0] + [stars[attacker][lv] for lv in LEVELS if lv in stars[attacker]]
+        have = [lv for lv in levels if lv in stars[attacker]]
+        ps = [0.0] + [resolve_level(lv) for lv in have]
+        ys = [1.0] + [stars[attacker][lv] for lv in have]
         ax.plot(ps, ys, marker="o", label=attacker)
     ax.axhline(results["chance"] / results["clean_score"], color="k", ls="--", lw=1,
                label="random guess")
@@ -81,15 +83,15 @@ def plot_edit_distance(results: dict, path: Path) -> Path:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     markers = {"low": "o", "mid": "s", "high": "^"}
-    attackers = sorted({r["attacker"] for r in results["sets"]})
+    attackers, at = sorted({r["attacker"] for r in results["sets"]}), ranking_level(results["sets"])
     for row in results["sets"]:
-        ax.scatter(row["edit_distance"], row["s_star"], marker=markers.get(row["level"], "o"),
+        ax.scatter(row["edit_distance"], row["s_star"], marker=markers.get(row["level"], "D"),
                    color=f"C{attackers.index(row['attacker']) % 10}")
-        if row["level"] == "high":
+        if row["level"] == at:
             ax.annotate(row["attacker"], (row["edit_distance"], row["s_star"]), fontsize=7)
     ax.set_xlabel("mean normalised character edit distance")
     ax.set_ylabel("s*(p)")
-    ax.set_title("perturbation vs damage (○ low, □ mid, △ high)")
+    ax.set_title("perturbation vs damage (○ low, □ mid, △ high, ◇ numeric p)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..protocol import LEVELS, PROTOCOLS
+from ..protocol import PROTOCOLS
 
 
 def register(sub) -> None:
@@ -18,7 +18,9 @@ def register(sub) -> None:
     g.add_argument("--input", nargs="+", required=True, metavar="[SPLIT=]FILE",
                    help="input files; the split is named after the file unless SPLIT= is given")
     g.add_argument("--attackers", default="all", help="all or a comma-separated list")
-    g.add_argument("--levels", default="low,mid,high", help="comma-separated (default all three)")
+    g.add_argument("--levels", default="low,mid,high",
+                   help="comma-separated low/mid/high or numbers p in [0, 1], e.g. 0.1,0.3,low,0.9 "
+                        "(default: low,mid,high)")
     g.add_argument("--mode", choices=("grid", "1-1", "loo"), default="grid",
                    help="grid: {split}_{attacker}_{level}; 1-1: one attacker, its levels mixed; "
                         "loo: all other attackers and levels mixed (adversarial training, §4.3)")
@@ -61,7 +63,8 @@ def register(sub) -> None:
     h = bench.add_parser("heatmap", help="Δτ heat map of 1-1 trained victims (paper Fig. 3)")
     h.add_argument("--adv", nargs="+", required=True, metavar="ALPHA=RESULTS",
                    help="results.json (evaluated with --baseline) of victims trained on 1-1 ALPHA")
-    h.add_argument("--level", default="high", choices=tuple(LEVELS))
+    h.add_argument("--level", default="high",
+                   help="low/mid/high or a number in [0, 1], as generated (default: high)")
     h.add_argument("--out", required=True, type=Path, help="PNG to write")
     h.set_defaults(run=run_heatmap)
 
@@ -111,8 +114,10 @@ def run_evaluate(args) -> int:
 
 
 def run_heatmap(args) -> int:
+    from ..bench.generate import level_tag
     from ..bench.report import plot_delta_tau_heatmap
 
+    level = level_tag(args.level)  # 0.90 finds the sets generated as 0.9
     matrix = {}
     for item in args.adv:
         alpha, sep, path = item.partition("=")
@@ -122,6 +127,8 @@ def run_heatmap(args) -> int:
         if not any("delta_tau" in r for r in rows):
             raise ValueError(f"{path} has no Δτ: evaluate that victim with --baseline")
         matrix[alpha] = {r["attacker"]: r["delta_tau"] for r in rows
-                         if r["level"] == args.level and "delta_tau" in r}
-    print(plot_delta_tau_heatmap(matrix, args.level, args.out))
+                         if r["level"] == level and "delta_tau" in r}
+    if not any(matrix.values()):
+        raise ValueError(f"no Δτ at level {level} in the results")
+    print(plot_delta_tau_heatmap(matrix, level, args.out))
     return 0
