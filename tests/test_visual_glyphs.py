@@ -108,3 +108,19 @@ def test_aliases_that_are_not_installed_are_skipped(tiny_font, tmp_path):
     assert [f.path for f in g.fonts] == [str(tiny_font.resolve())]
     with pytest.raises(ValueError, match="no font installed"):
         build_glyphs(GlyphSpec(fonts=("unifont",), font_dirs=(str(tmp_path),)))
+
+
+def test_a_spacing_mark_is_drawn_alone_and_a_wide_glyph_whole(tmp_path):
+    # HarfBuzz (Pillow's Raqm layout) would set Devanagari ा (Mc) on the font's dotted circle ◌,
+    # which then decides its neighbours; and a glyph wider than any fixed canvas (﷽) must shrink
+    # whole, not lose its ends
+    bar = [(250, 0), (350, 0), (350, 700), (250, 700)]
+    ring = [(0, 300), (500, 300), (500, 400), (0, 400)]
+    wide = [(0, 0), (9000, 0), (9000, 100), (0, 100)], [(8600, 0), (9000, 0), (9000, 2000), (8600, 2000)]
+    font = build_font(tmp_path / "marks.ttf", {"\u093e": [bar], "\u25cc": [ring], "\ufdfd": list(wide)})
+    g = build_glyphs(spec(font, tmp_path))
+    mark, long = (g.images[i] for i in g.index_of("\u093e\ufdfd"))
+    cols = np.flatnonzero(mark.max(0))
+    assert cols[-1] - cols[0] <= 2  # the bar alone, no ring beside it
+    assert (long[:, -3:].max(1) > 0).sum() >= 4  # its tall right end kept, not clipped
+    assert long[:, :3].max() > 0  # and its left end

@@ -25,7 +25,7 @@ from zeroe_assets.assets import sha256_file
 
 log = logging.getLogger(__name__)
 
-RENDER_VERSION = 2  # bump when the rendering code changes the pixels
+RENDER_VERSION = 3  # bump when the rendering code changes the pixels
 INVISIBLE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp")
 MARKS = ("Mn", "Me")
 BMP = range(0x10000)
@@ -203,27 +203,33 @@ def _place(ink: np.ndarray, top: int, size: int, left: float | None = None) -> n
 
 
 def render_font(path: Path, codepoints: list[int], spec: GlyphSpec) -> tuple[np.ndarray, list[int]]:
-    """Render ``codepoints`` with one font; returns the images and the code points not blank."""
+    """Render ``codepoints`` with one font; returns the images and the code points not blank.
+
+    One code point needs no shaping, so the layout is Pillow's basic one: Raqm (HarfBuzz) would
+    draw an isolated spacing mark such as Devanagari ा on a dotted circle ◌, and whether a Pillow
+    build has Raqm at all would change the pixels without changing the fingerprint. Each glyph is
+    drawn on a canvas of its own ink box, so a glyph as wide as ﷽ is shrunk whole, not clipped."""
     from PIL import Image, ImageDraw, ImageFont
 
-    px = spec.font_px
-    font = ImageFont.truetype(str(path), px)
-    width, height, origin, base = 8 * px, 4 * px, 2 * px, 3 * px
-    canvas = Image.new("L", (width, height))
-    draw = ImageDraw.Draw(canvas)
+    font = ImageFont.truetype(str(path), spec.font_px, layout_engine=ImageFont.Layout.BASIC)
+    margin = 2
     images, kept = [], []
     for cp in codepoints:
-        draw.rectangle((0, 0, width, height), fill=0)
-        draw.text((origin, base), chr(cp), font=font, fill=255, anchor="ls")
+        ch = chr(cp)
+        x0, y0, x1, y1 = font.getbbox(ch, anchor="ls")  # ink box around the origin on the baseline
+        origin, base = margin - x0, margin - y0
+        canvas = Image.new("L", (x1 - x0 + 2 * margin, y1 - y0 + 2 * margin))
+        ImageDraw.Draw(canvas).text((origin, base), ch, font=font, fill=255, anchor="ls")
         pixels = np.asarray(canvas)
         rows, cols = np.flatnonzero(pixels.max(1)), np.flatnonzero(pixels.max(0))
         if not len(rows) or pixels.max() < spec.min_ink:
             continue
         ink = pixels[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
         # centre the advance box, not the ink, as text sets letters: the stem of ì stays where
-        # the stem of i is, although the grave widens the ink to the left
-        advance = font.getlength(chr(cp))
-        left = (spec.size - advance) / 2 + cols[0] - origin if advance > 0 else None
+        # the stem of i is, although the grave widens the ink to the left (the box is rounded to
+        # a pixel before the ink's offset is added, so equal advances put equal stems together)
+        advance = font.getlength(ch)
+        left = round((spec.size - advance) / 2) + cols[0] - origin if advance > 0 else None
         images.append(_place(ink, spec.baseline - (base - rows[0]), spec.size, left))
         kept.append(cp)
     return np.stack(images) if images else np.zeros((0, spec.size, spec.size), np.uint8), kept
