@@ -338,10 +338,16 @@ def test_accented_only_and_letter_by_letter_comparison():
     assert accented_only(cps, k=20) == {"macro": round((1 / 3 + 1) / 2, 4), "micro": 0.5}
     assert accented_only(cps, k=1) == {"macro": 1.0, "micro": 1.0}
     ours, theirs = {c: 0.5 for c in "abcdefghij"}, {c: 0.5 for c in "abcdefghij"}
-    assert compare_letters(ours, theirs) == {"better": 0, "same": 10, "worse": 0, "sign_test_p": 1.0}
+    assert compare_letters(ours, theirs) == {"better": 0, "same": 10, "worse": 0, "sign_test_p": 1.0,
+                                             "macro_difference": 0.0, "ci95": [0.0, 0.0]}
     ours.update(a=0.6, b=0.6, c=0.6, d=0.6, e=0.6, f=0.6, g=0.4)
     # 6 better, 1 worse: two-sided p = 2 · (C(7,6) + C(7,7)) / 2^7 = 0.125
-    assert compare_letters(ours, theirs) == {"better": 6, "same": 3, "worse": 1, "sign_test_p": 0.125}
+    found = compare_letters(ours, theirs)
+    assert {k: found[k] for k in ("better", "same", "worse", "sign_test_p")} == \
+        {"better": 6, "same": 3, "worse": 1, "sign_test_p": 0.125}
+    assert found["macro_difference"] == 0.05  # (6 · 0.1 − 0.1) / 10
+    low, high = found["ci95"]
+    assert -0.1 < low < 0.05 < high <= 0.1 and found == compare_letters(ours, theirs)
 
 
 def test_view_invariance_scores_each_view_against_the_glyph():
