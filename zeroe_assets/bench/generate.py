@@ -137,13 +137,14 @@ def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: S
     check_task(task)
     if not levels:
         raise ValueError("no levels given")
+    tags = [level_tag(lv) for lv in levels]
     given: dict[float, str] = {}  # p → the level as given, to name both of a duplicate
-    for level in levels:
-        p = resolve_level(level_tag(level))
+    for level, tag in zip(levels, tags):
+        p = resolve_level(tag)
         if p in given:
             raise ValueError(f"levels {given[p]!r} and {level!r} are the same p = {p:g}")
         given[p] = level
-    levels = [level_tag(lv) for lv in levels]
+    levels = tags
     for path in inputs.values():  # before any job writes: a bad input fails the whole run
         if not any(r.texts for r in format_for(task, path, fields or None).read(path)):
             raise ValueError(f"{path}: no records to attack for task {task}")
