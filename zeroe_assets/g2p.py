@@ -184,8 +184,9 @@ def beam_search(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.
 
     Every hypothesis is a distinct path of the search tree, so n-best lists have no duplicates.
     ``beam=1`` is greedy decoding. Outputs are capped at ``max_len`` and at twice the input's
-    length + 5; one cut off there ranks after every finished one. An input leaves the batch as soon as all its hypotheses have ended, so the steps
-    after the typical output length only compute the long outputs.
+    length + 5; one cut off there ranks after every finished one. An input leaves the batch as
+    soon as all its hypotheses have ended, so the steps after the typical output length only
+    compute the long outputs.
     ``start``: ``net.start(src, lengths)`` when the caller already has it.
     """
     beam = max(beam, n)

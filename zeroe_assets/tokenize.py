@@ -3,8 +3,8 @@
 A *word* is a run of letters/digits with their combining marks, with inner apostrophes kept
 (``don't``, ``l’homme``), that contains at least one letter. Everything else (whitespace,
 punctuation, emoji, numbers, also those written with ² ½ Ⅻ) lives in the *gaps* between words
-and is never touched by a perturber. ``re.split`` with a capturing group puts words at the odd positions, so
-tokenizing a line is one C-level call.
+and is never touched by a perturber. ``re.split`` with a capturing group puts words at the odd
+positions, so tokenizing a line is one C-level call.
 """
 from __future__ import annotations
 
