@@ -33,7 +33,7 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-def build_attacker(spec: str, args: argparse.Namespace, options: dict[str, str] | None = None):
-    """The attack ``spec`` with the command line's settings; ``options`` default to its ``-o``."""
+def build_attacker(spec: str, args: argparse.Namespace):
+    """The attack ``spec`` with the command line's settings."""
     return get_attacker(spec, level=args.level, phi=args.phi, protocol=args.protocol,
-                        **(parse_options(args.option) if options is None else options))
+                        **parse_options(args.option))

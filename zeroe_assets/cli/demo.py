@@ -1,12 +1,11 @@
 """``zeroe demo``: one sample text through every available attacker, side by side."""
 from __future__ import annotations
 
-import argparse
 import shutil
 import textwrap
 
-from ..attackers import accepted_options, available_names, list_attackers
-from ._common import add_attack_options, build_attacker, parse_options
+from ..attackers import accepted_options, available_names, get_attacker, list_attackers
+from ._common import add_attack_options, parse_options
 
 SAMPLE = ("The quick brown fox jumps over the lazy dog, but the dog doesn't care. "
           "Humans read these perturbed sentences easily; models often fail.")
@@ -30,8 +29,9 @@ def run(args) -> int:
     print(f"level={args.level} seed={args.seed} protocol={args.protocol}\n")
     rows = [("original", args.text)]
     for n in names:
-        own = argparse.Namespace(**{**vars(args), "phi": None}) if n == "mischief" else args
-        attack = build_attacker(n, own, {k: v for k, v in options.items() if k in accepted[n]})
+        attack = get_attacker(n, level=args.level, phi=None if n == "mischief" else args.phi,
+                              protocol=args.protocol,
+                              **{k: v for k, v in options.items() if k in accepted[n]})
         rows.append((n, attack(args.text, seed=args.seed)))
     for name, text in rows:
         lines = textwrap.wrap(text, width, drop_whitespace=False) or [""]
