@@ -1,7 +1,6 @@
 """``zeroe bench generate | train-victim | evaluate | heatmap`` (paper §4)."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
