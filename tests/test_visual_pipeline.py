@@ -413,22 +413,30 @@ def test_nt_xent_rewards_matching_views():
 def test_accents_sit_just_above_or_below_the_ink():
     import torch
 
-    from train.visual.augment import ACCENTS, GlyphAugment
+    from train.visual.augment import GlyphAugment
+    from train.visual.glyphs import GlyphSpec, diacritics
 
+    inks, below = diacritics(GlyphSpec(fonts=("dejavu",)))  # matplotlib's copy: always there
+    assert len(inks) > 40 and 0 < sum(below) < len(inks)
+    assert all(ink.max() > 0 and ink.shape[0] <= 8 for ink in inks)  # cropped marks, not letters
     x = torch.zeros(256, 1, 24, 24)
     x[:, :, 8:18, 9:15] = 1  # an x-height letter: rows 8–17
     still = dict(scale=(1.0, 1.0), shift=0.0, rotate=0.0, stroke=0.0, marks=0.0)
-    added = GlyphAugment(prob=1.0, accents=1.0, **still)(x, torch.Generator().manual_seed(0)) - x
-    rows = (added[:, 0] > 0.5).any(2)  # (B, rows) inked by the accent
+    aug = GlyphAugment(prob=1.0, accents=1.0, **still)
+    with pytest.raises(RuntimeError, match="set_diacritics"):
+        aug(x)
+    aug.set_diacritics(inks, below)
+    added = aug(x, torch.Generator().manual_seed(0)) - x
+    rows = (added[:, 0] > 0).any(2)  # (B, rows) inked by the accent
     assert rows.any(1).all()  # every view got one
     assert not rows[:, 8:18].any()  # never on the letter
-    above, below = rows[:, :8].any(1), rows[:, 18:].any(1)
-    assert (above ^ below).all() and above.any() and below.any()
-    assert rows[:, 7].sum() == 0 and rows[:, :4].sum() == 0  # 1 px gap, and close to the letter
-    cols = (added[:, 0] > 0.5).any(1).float()
+    above, below_ = rows[:, :8].any(1), rows[:, 18:].any(1)
+    assert (above ^ below_).all() and above.any() and below_.any()
+    assert rows[:, 7].sum() == 0 and rows[:, 18].sum() == 0  # 1 px gap
+    assert rows[above, 6].all() and rows[below_, 19].all()  # and no more
+    cols = (added[:, 0] > 0).any(1).float()
     centre = (cols * torch.arange(24)).sum(1) / cols.sum(1)
     assert ((centre - 11.5).abs() <= 2).all()  # over the letter's middle
-    assert len({a for a in ACCENTS}) == len(ACCENTS)
     assert torch.allclose(GlyphAugment(prob=1.0, accents=0.0, **still)(x), x, atol=1e-4)
 
 

@@ -8,23 +8,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from .nets import ink_box
-
-# Diacritics on a 5×5 stamp, rows top to bottom: above the ink (1 px gap) acute, grave,
-# circumflex, caron, macron, diaeresis, dot, ring, tilde, breve; below it cedilla, ogonek, dot.
-# A reader sees á, ä, ç as a, a, c with a small mark; the model should too.
-ACCENTS = ("...../...../...../...#./..#..", "...../...../...../.#.../..#..",
-           "...../...../...../..#../.#.#.", "...../...../...../.#.#./..#..",
-           "...../...../...../...../.###.", "...../...../...../...../.#.#.",
-           "...../...../...../...../..#..", "...../...../..#../.#.#./..#..",
-           "...../...../...../.##.#/#.##.", "...../...../...../#...#/.###.",
-           "..#../...#./..##./...../.....", ".#.../.#.../..##./...../.....",
-           "...../..#../...../...../.....")
-BELOW = 3  # the last three stamps hang below the ink
 
 
 def affine(x: torch.Tensor, scale: torch.Tensor, width: torch.Tensor, angle: torch.Tensor,
@@ -73,8 +62,23 @@ class GlyphAugment(nn.Module):
         k[3, 0, [0, 1, 2], [0, 1, 2]] = 1
         k[4, 0, [0, 1, 2], [2, 1, 0]] = 1
         self.register_buffer("mark_kernels", k, persistent=False)
-        stamps = torch.tensor([[c == "#" for c in a.replace("/", "")] for a in ACCENTS])
-        self.register_buffer("accent_kernels", stamps.float().view(-1, 1, 5, 5), persistent=False)
+        self.register_buffer("accent_kernels", torch.zeros(0, 1, 1, 1), persistent=False)
+        self.register_buffer("accent_below", torch.zeros(0, dtype=torch.bool), persistent=False)
+
+    def set_diacritics(self, inks: list[np.ndarray], below: list[bool]) -> None:
+        """The diacritics to stamp (uint8 ink crops, e.g. ``glyphs.diacritics``), each on a square
+        kernel whose centre is where it meets the letter: the middle of its bottom row (above the
+        letter) or of its top row (below)."""
+        if not inks:
+            raise ValueError("no diacritics to stamp: the font chain and DejaVu Sans draw none")
+        k = max(max(ink.shape) for ink in inks)
+        kernels = torch.zeros(len(inks), 1, 2 * k + 1, 2 * k + 1)
+        for i, (ink, low) in enumerate(zip(inks, below)):
+            h, w = ink.shape
+            top = k if low else k - h + 1
+            kernels[i, 0, top:top + h, k - w // 2:k - w // 2 + w] = torch.from_numpy(ink).float() / 255
+        self.accent_kernels = kernels.to(self.accent_kernels.device)
+        self.accent_below = torch.tensor(below, dtype=torch.bool, device=self.accent_kernels.device)
 
     def forward(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         """Distort ``x``; ``generator`` makes figures reproducible (training uses the seeded global one)."""
@@ -104,16 +108,20 @@ class GlyphAugment(nn.Module):
         return mark * (rand(0, 1) < self.marks).view(b, 1, 1, 1).to(x.dtype)
 
     def _accent(self, x: torch.Tensor, rand) -> torch.Tensor:
-        """With probability ``accents`` per sample, one diacritic just above (or below) the ink,
+        """With probability ``accents`` per sample, one diacritic 1 px above (or below) the ink,
         centred on it within a pixel."""
-        b, _, h, w = x.shape
         n = len(self.accent_kernels)
+        if not n:
+            raise RuntimeError("GlyphAugment.accents needs its diacritics: call set_diacritics "
+                               "(GlyphDataModule.setup does)")
+        b, _, h, w = x.shape
         shape = rand(0, n).long().clamp_(max=n - 1)
         box = (ink_box(x) + 1) / 2 * torch.tensor([h - 1, h - 1, w - 1, w - 1], device=x.device)
-        below = shape >= n - BELOW
-        row = torch.where(below, box[:, 1] + 3, box[:, 0] - 4).round().long().clamp(2, h - 3)
-        col = ((box[:, 2] + box[:, 3]) / 2 + rand(-1, 1)).round().long().clamp(2, w - 3)
+        row = torch.where(self.accent_below[shape], box[:, 1] + 2, box[:, 0] - 2)
+        row = row.round().long().clamp(0, h - 1)
+        col = ((box[:, 2] + box[:, 3]) / 2 + rand(-1, 1)).round().long().clamp(0, w - 1)
         spot = torch.zeros(b, h * w, device=x.device).scatter_(1, (row * w + col)[:, None], 1.0)
-        stamps = F.conv2d(spot.view(b, 1, h, w), self.accent_kernels.flip(-1, -2).to(x.dtype), padding=2)
-        mark = stamps.gather(1, shape.view(b, 1, 1, 1).expand(b, 1, h, w))
-        return mark * (rand(0, 1) < self.accents).view(b, 1, 1, 1).to(x.dtype)
+        # each sample's own kernel: a grouped convolution over the batch as channels
+        kernels = self.accent_kernels[shape].flip(-1, -2).to(x.dtype)
+        mark = F.conv2d(spot.view(1, b, h, w), kernels, padding=kernels.shape[-1] // 2, groups=b)
+        return mark.view(b, 1, h, w) * (rand(0, 1) < self.accents).view(b, 1, 1, 1).to(x.dtype)

@@ -12,7 +12,7 @@ from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
 from train.checks import positive
 
 from .augment import GlyphAugment
-from .glyphs import GlyphSet, GlyphSpec, build_glyphs
+from .glyphs import GlyphSet, GlyphSpec, build_glyphs, diacritics
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +85,11 @@ class GlyphDataModule(pl.LightningDataModule):
         if self.glyph_set is not None:
             return
         self.glyph_set = build_glyphs(self.spec)
+        if self.augment is not None and self.augment.accents:
+            inks, below = diacritics(self.spec)
+            self.augment.set_diacritics(inks, below)
+            log.info("diacritics to stamp on views: %d above, %d below", len(inks) - sum(below),
+                     sum(below))
         self.train_idx, self.val_idx = split(len(self.glyph_set), self.val_fraction, self.seed)
         images = torch.from_numpy(self.glyph_set.images).unsqueeze(1)
         self.train_set = TensorDataset(images[self.train_idx], self.train_idx)

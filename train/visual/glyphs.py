@@ -235,6 +235,32 @@ def render_font(path: Path, codepoints: list[int], spec: GlyphSpec) -> tuple[np.
     return np.stack(images) if images else np.zeros((0, spec.size, spec.size), np.uint8), kept
 
 
+# Combining diacritics that sit on a letter (canonical combining class: above; below; attached
+# below, as cedilla and ogonek), from the Combining Diacritical Marks block without its medieval
+# superscript letters (U+0363 on) and overlays such as U+0338, which strike through the letter.
+DIACRITICS = range(0x300, 0x363)
+ABOVE, BELOW = (230,), (220, 202)
+
+
+def diacritics(spec: GlyphSpec) -> tuple[list[np.ndarray], list[bool]]:
+    """The chain's combining diacritics, each as its ink (uint8, cropped), and whether it hangs
+    below the letter. Training stamps them on glyphs because a reader sees á as a with a mark;
+    drawn by the fonts the glyphs come from, they look like the marks of real accented letters.
+    Each is drawn by the first font of the chain that covers it, else by DejaVu Sans."""
+    todo = [cp for cp in DIACRITICS if unicodedata.combining(chr(cp)) in ABOVE + BELOW]
+    inks, below = [], []
+    for path in resolve_chain(spec) + _alias("dejavu", spec.font_dirs):
+        covered = _cmap(path)
+        mine = [cp for cp in todo if cp in covered]
+        todo = [cp for cp in todo if cp not in covered]
+        images, kept = render_font(path, mine, spec)
+        for image, cp in zip(images, kept):
+            rows, cols = np.flatnonzero(image.max(1)), np.flatnonzero(image.max(0))
+            inks.append(image[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1])
+            below.append(unicodedata.combining(chr(cp)) in BELOW)
+    return inks, below
+
+
 def _cache_dir(spec: GlyphSpec) -> Path:
     if spec.cache_dir:
         return Path(spec.cache_dir).expanduser()
