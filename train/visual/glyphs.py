@@ -250,6 +250,8 @@ def diacritics(spec: GlyphSpec) -> tuple[list[np.ndarray], list[bool]]:
     todo = [cp for cp in DIACRITICS if unicodedata.combining(chr(cp)) in ABOVE + BELOW]
     inks, below = [], []
     for path in resolve_chain(spec) + _alias("dejavu", spec.font_dirs):
+        if not todo:  # the first faces usually have them all: read no more cmaps
+            break
         covered = _cmap(path)
         mine = [cp for cp in todo if cp in covered]
         todo = [cp for cp in todo if cp not in covered]
