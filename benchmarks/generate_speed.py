@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from zeroe_assets.attackers import get_attacker
+from zeroe_assets import get_attacker
 from zeroe_assets.bench import generate as gen
 
 TEST = Path(__file__).resolve().parents[2] / "shared/data/bench/ud_ewt/en_ewt-ud-test.conllu"

@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from benchmarks.perturb_throughput import DEFAULT_CORPUS, read_corpus, timed  # noqa: E402
-from zeroe_assets import Attacker, tokenize  # noqa: E402
+from zeroe_assets import ZeroePerturbation, tokenize  # noqa: E402
 from zeroe_assets.assets import ArtifactError, load_component  # noqa: E402
 from zeroe_assets.perturbers.phonetic import PhoneticPerturber, stopwords  # noqa: E402
 
@@ -50,7 +50,7 @@ def coverage(perturber: PhoneticPerturber, tokens: Counter) -> dict:
 def produced_pairs(perturber: PhoneticPerturber, sentences: list[str], level: float) -> Counter:
     """(original, respelling) of every word the attack changed, with counts."""
     out = Counter()
-    for before, after in zip(sentences, Attacker(perturber, level=level)(sentences, seed=0)):
+    for before, after in zip(sentences, ZeroePerturbation(perturber, level=level)(sentences, seed=0)):
         for a, b in zip(tokenize.words(before), tokenize.words(after)):
             if a != b:
                 out[a.lower(), b.lower()] += 1
@@ -160,7 +160,7 @@ def main() -> None:
     sentences = read_corpus(args.corpus)
     n_tokens = sum(len(s.split()) for s in sentences)
     perturber = PhoneticPerturber(root=args.root, oov="off")
-    attacker = Attacker(perturber, level=args.level)
+    attacker = ZeroePerturbation(perturber, level=args.level)
     seconds = timed(lambda: attacker(sentences, seed=0), args.repeat)
     meta = load_component("phonetic", args.root).meta
     tokens = content_tokens(sentences)

@@ -106,9 +106,9 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
     Path(jobs[0].output).rename(reference)
     Path(jobs[0].output + gen.SIDECAR).unlink()
 
-    from zeroe_assets.protocol import Attacker
+    from zeroe_assets.protocol import ZeroePerturbation
     calls = {"n": 0}
-    real = Attacker.perturb
+    real = ZeroePerturbation.perturb
 
     def dying(self, text, rng):
         calls["n"] += 1
@@ -116,7 +116,7 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(self, text, rng)
 
-    monkeypatch.setattr(Attacker, "perturb", dying)
+    monkeypatch.setattr(ZeroePerturbation, "perturb", dying)
     with pytest.raises(KeyboardInterrupt):
         gen.run_job(jobs[0])
     monkeypatch.undo()

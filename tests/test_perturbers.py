@@ -31,7 +31,7 @@ def test_inner_shuffle_keeps_ends_and_multiset_and_changes(word, seed):
         assert out[0] == word[0] and out[-1] == word[-1]
     can_change = len(word) >= 3 and len(set(word[1:-1])) > 1
     assert (out != word) == can_change
-    assert p.attackable(word) == can_change
+    assert p.can_change(word) == can_change
 
 
 @settings(max_examples=200, deadline=None)
@@ -92,14 +92,14 @@ def test_at_least_one(n, phi, seed):
         assert len(chosen) == 1
 
 
-def test_attackable_counts_perceived_letters():
+def test_can_change_counts_perceived_letters():
     import unicodedata
 
     from zeroe_assets.registry import get_perturber
 
     two = unicodedata.normalize("NFD", "한국")  # two syllables, six code points
     for name in ("intrude", "truncate", "inner-shuffle", "disemvowel"):
-        assert not get_perturber(name).attackable(two), name
+        assert not get_perturber(name).can_change(two), name
 
 
 def test_at_least_one_tiny_phi_is_uniform_not_first():
@@ -114,10 +114,10 @@ def test_disemvowel_rules():
     assert p.perturb_word("the", 0.5, None) == "the"  # length <= 3 skipped
     assert p.perturb_word("aeiou", 0.5, None) == "aeiou"  # all vowels skipped
     assert p.perturb_word("rhythm", 0.5, None) == "rhythm"
-    assert not p.attackable("aeiou") and not p.attackable("the") and not p.attackable("rhythm")
-    assert p.attackable("word")
+    assert not p.can_change("aeiou") and not p.can_change("the") and not p.can_change("rhythm")
+    assert p.can_change("word")
     # lengths are user-perceived: decomposed "âme" has three letters, like composed "âme"
-    assert p.perturb_word("a\u0302me", 0.5, None) == "a\u0302me" and not p.attackable("a\u0302me")
+    assert p.perturb_word("a\u0302me", 0.5, None) == "a\u0302me" and not p.can_change("a\u0302me")
 
 
 def test_truncate_rules():
@@ -135,7 +135,7 @@ def test_keyboard_replaces_with_neighbours_and_keeps_case(word, phi, seed):
     out = p.perturb_word(word, phi, random.Random(seed))
     assert len(out) == len(word)
     diffs = [(a, b) for a, b in zip(word, out) if a != b]
-    if not p.attackable(word):
+    if not p.can_change(word):
         assert out == word
         return
     assert diffs or all(len(p.neighbours[c.lower()]) == 0 for c in word if c.lower() in p.neighbours)
@@ -160,7 +160,7 @@ def test_keyboard_layout_is_data(tmp_path):
 def test_natural_typos_from_codespell_keep_case():
     p = NaturalPerturber()
     assert len(p.typos) > 10_000
-    assert p.attackable("because") and not p.attackable("xqzv")
+    assert p.can_change("because") and not p.can_change("xqzv")
     rng = random.Random(0)
     assert p.perturb_word("because", 0.5, rng) in p.typos["because"]
     out = p.perturb_word("Because", 0.5, rng)

@@ -15,7 +15,7 @@ from tests.test_phonetic_pairs import CONF, TINY, write_tiny
 from train.phonetic.__main__ import train
 from train.phonetic.pairs import word_distance
 from train.seq2seq import train as train_seq2seq
-from zeroe_assets import Attacker
+from zeroe_assets import ZeroePerturbation
 from zeroe_assets.assets import ArtifactError, load_component, read_manifest
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.cli import main as cli
@@ -111,10 +111,10 @@ def test_perturb_keeps_case_and_draws_from_the_table(built):
     assert seen <= {o[:1].upper() + o[1:] for o in options} and "Nite" in seen
     assert perturber.perturb_word("NIGHT", 1.0, rng) in {o.upper() for o in options}
     assert perturber.perturb_word("night", 1.0, rng) in options
-    attacker = Attacker(perturber, level=1.0)
+    attacker = ZeroePerturbation(perturber, level=1.0)
     text = "Night light, and the white queen!"
     out = attacker(text, seed=1)
-    assert out != text and out.endswith("!") and Attacker(perturber, level=0.0)(text, seed=1) == text
+    assert out != text and out.endswith("!") and ZeroePerturbation(perturber, level=0.0)(text, seed=1) == text
     assert attacker(text, seed=1) == out  # deterministic
 
 
@@ -122,25 +122,25 @@ def test_stopwords_are_skipped_unless_asked(built):
     _, root, _ = built
     skip = PhoneticPerturber(root=root, oov="off")
     keep = PhoneticPerturber(root=root, oov="off", skip_stopwords=False)
-    assert skip.lookup["too"] == () and not skip.attackable("too")
+    assert skip.lookup["too"] == () and not skip.can_change("too")
     assert skip.perturb_word("Too", 1.0, random.Random(0)) == "Too"
-    assert "2" in keep.lookup["too"] and keep.attackable("Too")  # slang: too -> 2
+    assert "2" in keep.lookup["too"] and keep.can_change("Too")  # slang: too -> 2
 
 
 def test_oov_off_is_not_attackable(built):
     _, root, _ = built
     perturber = PhoneticPerturber(root=root, oov="off")
-    assert not perturber.attackable("zyxwv")
+    assert not perturber.can_change("zyxwv")
     assert perturber.perturb_word("zyxwv", 1, random.Random(0)) == "zyxwv"
-    assert not perturber.attackable("2024")
+    assert not perturber.can_change("2024")
 
 
 def test_oov_is_respelled_in_batches_with_torch(built):
     _, root, _ = built
     perturber = PhoneticPerturber(root=root)
-    assert perturber.attackable("nyght")  # loads the models
-    assert perturber.prefetch(["nyght", "Kat", "night", "the", "kat"]) == 2  # one batch, cached
-    assert perturber.prefetch(["kat"]) == 0
+    assert perturber.can_change("nyght")  # loads the models
+    assert perturber.prepare(["nyght", "Kat", "night", "the", "kat"]) == 2  # one batch, cached
+    assert perturber.prepare(["kat"]) == 0
     for word in ("nyght", "kat"):
         assert all(c != word for c in perturber.lookup[word])
         out = perturber.perturb_word(word.capitalize(), 1.0, random.Random(0))
@@ -149,13 +149,13 @@ def test_oov_is_respelled_in_batches_with_torch(built):
 
 def test_respellings_are_shared_by_perturbers_with_the_same_settings(built):
     _, root, _ = built
-    assert PhoneticPerturber(root=root).prefetch(["nyghtly"]) == 1
+    assert PhoneticPerturber(root=root).prepare(["nyghtly"]) == 1
     again = PhoneticPerturber(root=root)  # a new job, a forked worker: nothing to decode
-    assert "nyghtly" in again.lookup and again.prefetch(["nyghtly"]) == 0
+    assert "nyghtly" in again.lookup and again.prepare(["nyghtly"]) == 0
     assert again._respeller is None  # the models were not even loaded
     assert "nyghtly" not in PhoneticPerturber(root=root, n_best=1).lookup
     off = PhoneticPerturber(root=root, oov="off")  # the table only, whatever others decoded
-    assert "nyghtly" not in off.lookup and not off.attackable("nyghtly")
+    assert "nyghtly" not in off.lookup and not off.can_change("nyghtly")
 
 
 def test_oov_without_torch_is_not_attackable(built, monkeypatch):
@@ -167,7 +167,7 @@ def test_oov_without_torch_is_not_attackable(built, monkeypatch):
     monkeypatch.setattr(phonetic, "_Respeller", no_torch)
     perturber = PhoneticPerturber(root=root)
     with pytest.warns(UserWarning, match="not attackable"):  # (a word no test respelled yet)
-        assert not perturber.attackable("knyght")
+        assert not perturber.can_change("knyght")
     assert perturber.oov == "off" and perturber.perturb_word("Knyght", 1, random.Random(0)) == "Knyght"
     assert perturber.perturb_word("Night", 1, random.Random(0)) != "Night"  # the table still works
 
@@ -279,14 +279,14 @@ def test_typographic_apostrophes_are_looked_up_straight_and_kept(built):
     _, root, _ = built
     perturber = PhoneticPerturber(root=root)
     perturber.lookup["teacher's"] = ("teecher's",)
-    assert perturber.attackable("Teacher’s")
+    assert perturber.can_change("Teacher’s")
     assert perturber.perturb_word("Teacher’s", 1.0, random.Random(0)) == "Teecher’s"
 
 
 def test_words_with_letters_the_g2p_never_saw_are_not_attackable(built):
     _, root, _ = built
     perturber = PhoneticPerturber(root=root)
-    assert not perturber.attackable("caf\u00e9")  # é is not in the tiny lexicon's letters
+    assert not perturber.can_change("caf\u00e9")  # é is not in the tiny lexicon's letters
 
 
 def test_an_outer_apostrophe_is_not_a_respelling(built):

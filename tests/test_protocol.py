@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 import zeroe_assets as z
 import random
 
-from zeroe_assets.protocol import Attacker, resolve_level
+from zeroe_assets.protocol import ZeroePerturbation, resolve_level
 from zeroe_assets.registry import get_perturber
 
 RULE_BASED = ["inner-shuffle", "full-shuffle", "intrude", "disemvowel", "truncate", "segment",
@@ -126,9 +126,9 @@ def test_identical_output_across_interpreters_and_hash_seeds():
 
 def test_levels_and_phi():
     assert [resolve_level(x) for x in ("low", "mid", "high", "0.3", 1)] == [0.2, 0.5, 0.8, 0.3, 1.0]
-    a = Attacker(get_perturber("intrude"), level="low", phi=0.9)
+    a = ZeroePerturbation(get_perturber("intrude"), level="low", phi=0.9)
     assert (a.p, a.phi) == (0.2, 0.9)
-    assert Attacker(get_perturber("intrude"), level="high").phi == 0.8
+    assert ZeroePerturbation(get_perturber("intrude"), level="high").phi == 0.8
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.5, "extreme", float("nan"), "2", None, True, [0.5]])

@@ -101,7 +101,7 @@ def test_perturber_replaces_by_neighbours_only(space):
         out = p.perturb_word("abz!", 0.5, rng)
         assert out[0] in "abc" and out[1] in "bcd" and out[2:] == "z!"
     assert p.perturb_word("abc", 0.0, rng) == "abc"
-    assert p.attackable("xyzb") and not p.attackable("xyz")
+    assert p.can_change("xyzb") and not p.can_change("xyz")
 
 
 def test_perturber_samples_in_proportion_to_similarity(space):

@@ -8,19 +8,28 @@ Imports only numpy and the standard library (faiss lazily), never torch.
 from __future__ import annotations
 
 from .assets import ArtifactError, load_component as load_assets
-from .attackers import available_names, get_attacker, list_attackers
-from .protocol import LEVELS, PROTOCOLS, Attack, Attacker, Chain, Mischief, Mix, Seed
+from .protocol import (LEVELS, PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation,
+                       deprecated_name)
+from .recipes import Mischief
+from .rng import Seed
+from .spec import available_names, get_attacker, list_attackers
 
 __version__ = "0.1.0"
 
 
 def attack(text, attacker, level: float | str = "mid", seed: Seed = None,
            phi: float | str | None = None, protocol: str = "paper", **options):
-    """Attack a string or a list of strings with ``attacker`` (a name, spec or ``Attack``)."""
-    if not isinstance(attacker, Attack):
+    """Perturb a string or a list of strings with ``attacker`` (a name, spec or
+    ``Perturbation``) under the random Zéroe protocol."""
+    if not isinstance(attacker, Perturbation):
         attacker = get_attacker(attacker, level=level, phi=phi, protocol=protocol, **options)
     return attacker(text, seed=seed)
 
 
-__all__ = ["LEVELS", "PROTOCOLS", "Attack", "Attacker", "ArtifactError", "Chain", "Mischief",
-           "Mix", "attack", "available_names", "get_attacker", "list_attackers", "load_assets"]
+def __getattr__(name: str):
+    return deprecated_name(__name__, name, globals())
+
+
+__all__ = ["LEVELS", "PROTOCOLS", "ArtifactError", "Chain", "Mischief", "Mix", "Perturbation",
+           "ZeroePerturbation", "attack", "available_names", "get_attacker", "list_attackers",
+           "load_assets"]

@@ -1,37 +1,29 @@
-"""The Zéroe attack protocol (paper §3.1), shared by every perturber, plus composition and Mischief.
+"""The Zéroe attack protocol (paper §3.1), shared by every perturber, and composition.
 
 ``protocol="paper"``: per sample, draw word indices uniformly without replacement; for each, flip
 a coin with probability p and attack on heads; a word counts as perturbed only if it changed;
 stop once ⌈p·n⌉ words are perturbed or no indices are left.
 ``protocol="reference"``: the original code's behaviour, no coin: attack each drawn word until
-⌈p·n⌉ have changed (so exactly that many whenever enough words are attackable).
+⌈p·n⌉ have changed (so exactly that many whenever enough words can change).
 
-Randomness: a user seed (int) or ``numpy.random.Generator`` gives a base seed; samples come in
-blocks of ``BLOCK`` and block b uses a private ``random.Random`` seeded from (base, b), consumed
-by its samples in order (seeding a generator per sample would cost a third of the run time).
-Results therefore do not depend on how a stream is split into chunks, process count or
-``PYTHONHASHSEED``, and ``attack(s, seed)`` equals ``attack([s], seed)[0]``; a sample's result does
-depend on the samples before it in its block (they draw from the same generator).
+These are random, non-targeted perturbations; targeted search attacks (goal, constraints,
+transformation, search) are another layer built on the perturbers' candidates. How a seed
+becomes a generator per sample is `zeroe_assets.rng`.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
 import random
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Union
-
-import numpy as np
 
 from . import tokenize
 from .perturbers.base import Perturber
-from .perturbers.shuffle import InnerShufflePerturber
+from .rng import Seed, base_seed, block_rng, check_text, sample_rngs
 
 LEVELS = {"low": 0.2, "mid": 0.5, "high": 0.8}
 PROTOCOLS = ("paper", "reference")
-Seed = Union[int, np.random.Generator, None]
-_MASK64 = (1 << 64) - 1
 
 
 def resolve_level(level: float | str, what: str = "level") -> float:
@@ -55,52 +47,30 @@ def resolve_level(level: float | str, what: str = "level") -> float:
     return value
 
 
-def base_seed(seed: Seed) -> int:
-    """One 64-bit integer from an int seed, a Generator, or fresh OS entropy (None)."""
-    if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, 1 << 63))
-    if seed is None:
-        return int(np.random.SeedSequence().entropy) & _MASK64
-    if isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an int or a numpy.random.Generator, got {seed!r}")
-    return int(seed) & _MASK64
-
-
-BLOCK = 64
-
-
-def block_rng(base: int, index: int) -> random.Random:
-    """The private generator of block ``index``: splitmix64 of (base, index), no global state."""
-    z = (base + (index + 1) * 0x9E3779B97F4A7C15) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return random.Random(z ^ (z >> 31))
-
-
-def sample_rngs(base: int, start: int = 0) -> Iterator[random.Random]:
-    """The generator for each sample from ``start`` on (a multiple of ``BLOCK``)."""
-    if start % BLOCK:
-        raise ValueError(f"start must be a multiple of {BLOCK}, got {start}")
-    for block in itertools.count(start // BLOCK):
-        rng = block_rng(base, block)
-        for _ in range(BLOCK):
-            yield rng
-
-
-class Attack:
+class Perturbation:
     """Something that perturbs one text with a given generator; callable on a str or a list."""
 
-    name = "attack"
+    name = "perturbation"
 
     def perturb(self, text: str, rng: random.Random) -> str:
         raise NotImplementedError
+
+    @property
+    def prepares(self) -> bool:
+        """Whether ``prepare`` does batch work (worth reading a whole corpus for)."""
+        return False
+
+    def prepare(self, texts: Iterable[str]) -> int:
+        """Batch work before perturbing ``texts`` one by one (phonetic: decode their unknown
+        words at once); results do not change. Returns how many words were prepared."""
+        return 0
 
     def __call__(self, texts: str | Sequence[str], seed: Seed = None):
         if isinstance(texts, str):
             return self.perturb(texts, block_rng(base_seed(seed), 0))
         if not isinstance(texts, Iterable):
             raise ValueError(f"expected a str or a sequence of str, got {type(texts).__name__}")
-        return [self.perturb(_check_text(t), rng)
+        return [self.perturb(check_text(t), rng)
                 for t, rng in zip(texts, sample_rngs(base_seed(seed)))]
 
     def stream(self, texts: Iterable[str], seed: Seed = None, processes: int = 1,
@@ -114,13 +84,7 @@ class Attack:
         return stream(self, texts, base_seed(seed), processes, chunksize)
 
 
-def _check_text(text) -> str:
-    if not isinstance(text, str):
-        raise ValueError(f"expected str samples, got {type(text).__name__}")
-    return text
-
-
-class Attacker(Attack):
+class ZeroePerturbation(Perturbation):
     """One perturber under the Zéroe protocol at word level p and character level φ."""
 
     def __init__(self, perturber: Perturber, level: float | str = "mid",
@@ -134,15 +98,24 @@ class Attacker(Attack):
         self.protocol = protocol
 
     def __repr__(self) -> str:
-        return (f"Attacker({self.name!r}, p={self.p}, phi={self.phi}, "
+        return (f"ZeroePerturbation({self.name!r}, p={self.p}, phi={self.phi}, "
                 f"protocol={self.protocol!r})")
+
+    @property
+    def prepares(self) -> bool:
+        return self.perturber.prepares
+
+    def prepare(self, texts: Iterable[str]) -> int:
+        if not self.prepares:
+            return 0
+        return self.perturber.prepare({w for text in texts for w in tokenize.words(text)})
 
     def perturb(self, text: str, rng: random.Random) -> str:
         return self.perturb_counted(text, rng)[0]
 
     def perturb_counted(self, text: str, rng: random.Random) -> tuple[str, int, int]:
         """``(perturbed text, words perturbed, words in the sample)``."""
-        _check_text(text)
+        check_text(text)
         words, gaps = tokenize.split(text)
         n = len(words)
         target = math.ceil(self.p * n - 1e-9)
@@ -162,7 +135,7 @@ class Attacker(Attack):
     def _attack(self, words, gaps, drawn, target, rng) -> int:
         """Attack the drawn words in order until ``target`` changed; return how many did.
 
-        Unattackable words come back unchanged and are not counted, so no separate check.
+        Words that cannot change come back unchanged and are not counted, so no separate check.
         """
         phi, perturber, changed = self.phi, self.perturber, 0
         if type(perturber).attack_at is Perturber.attack_at:  # word-local: the fast path
@@ -189,10 +162,24 @@ class Attacker(Attack):
         return changed
 
 
-class Chain(Attack):
+class _Composite(Perturbation):
+    """Perturbations that hand each sample to their members (chains and mixes)."""
+
+    attacks: list[Perturbation]
+
+    @property
+    def prepares(self) -> bool:
+        return any(a.prepares for a in self.attacks)
+
+    def prepare(self, texts: Iterable[str]) -> int:
+        texts = list(texts)
+        return sum(a.prepare(texts) for a in self.attacks if a.prepares)
+
+
+class Chain(_Composite):
     """Attackers applied one after the other, each with its own level (``intrude+visual``)."""
 
-    def __init__(self, attacks: Sequence[Attack]):
+    def __init__(self, attacks: Sequence[Perturbation]):
         if not attacks:
             raise ValueError("a chain needs at least one attacker")
         self.attacks = list(attacks)
@@ -204,10 +191,10 @@ class Chain(Attack):
         return text
 
 
-class Mix(Attack):
+class Mix(_Composite):
     """Each sample attacked by one attacker drawn uniformly (the BERT-Defense "rand" sets)."""
 
-    def __init__(self, attacks: Sequence[Attack]):
+    def __init__(self, attacks: Sequence[Perturbation]):
         if not attacks:
             raise ValueError("a random mix needs at least one attacker")
         self.attacks = list(attacks)
@@ -217,29 +204,19 @@ class Mix(Attack):
         return self.attacks[rng.randrange(len(self.attacks))].perturb(text, rng)
 
 
-class Mischief(Attack):
-    """Mischief (Rawlinson-style, see papers/mischief-2020): a dataset-level protocol.
+_RENAMED = {"Attack": "Perturbation", "Attacker": "ZeroePerturbation"}
 
-    Each sample is selected with probability ``p``; in a selected sample every word longer than
-    three letters has its inner letters permuted with probability ``r``.
-    """
 
-    name = "mischief"
+def deprecated_name(module: str, name: str, namespace: dict):
+    """The object behind a name renamed in 0.2 (``Attack``, ``Attacker``), with a warning; the
+    old names leave with the next release."""
+    if name not in _RENAMED:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    new = _RENAMED[name]
+    warnings.warn(f"{module}.{name} is deprecated, use {module}.{new} ({name} is kept for one "
+                  f"release)", DeprecationWarning, stacklevel=3)
+    return namespace[new]
 
-    def __init__(self, level: float | str = "mid", r: float | str | None = None):
-        self.p = resolve_level(level)
-        self.r = self.p if r is None else resolve_level(r, "r")
-        self._shuffle = InnerShufflePerturber(min_length=4)
 
-    def __repr__(self) -> str:
-        return f"Mischief(p={self.p}, r={self.r})"
-
-    def perturb(self, text, rng):
-        _check_text(text)
-        if rng.random() >= self.p:
-            return text
-        words, gaps = tokenize.split(text)
-        for i, word in enumerate(words):
-            if rng.random() < self.r and len(word) > 3:
-                words[i] = self._shuffle.perturb_word(word, self.r, rng)
-        return tokenize.join(words, gaps)
+def __getattr__(name: str):
+    return deprecated_name(__name__, name, globals())

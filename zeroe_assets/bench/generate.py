@@ -29,8 +29,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..assets import read_manifest, sha256_file
-from ..attackers import available_names, get_attacker
-from ..protocol import LEVELS, resolve_level, sample_rngs
+from ..spec import available_names, get_attacker
+from ..protocol import LEVELS, resolve_level
+from ..rng import sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
 from ..tokenize import words
 from .tasks import check_task, format_for
@@ -197,7 +198,7 @@ def run_job(job: Job) -> Outcome:
         return Outcome(job.output, skipped=True)
     fmt = format_for(job.task, Path(job.input), job.fields or None)
     attacks = [get_attacker(a, level=lv, protocol=job.protocol) for a, lv in job.mixture]
-    prefetch(attacks, fmt, Path(job.input))
+    prepare(attacks, fmt, Path(job.input))
     rngs = sample_rngs(job.seed)
     assign = random.Random(job.seed ^ 0x5EED)  # balanced shares: a permutation per block
     block: list[int] = []
@@ -238,29 +239,29 @@ def run_job(job: Job) -> Outcome:
     return outcome
 
 
-def prefetch(attacks, fmt, path: Path) -> int:
-    """Let the perturbers that decode words outside their tables (phonetic) decode all of a
-    file's words in one batch, many times faster than word by word; returns how many."""
-    perturbers = [p for a in attacks if hasattr(p := getattr(a, "perturber", None), "prefetch")]
-    if not perturbers:
+def prepare(attacks, fmt, path: Path) -> int:
+    """Let the perturbations that batch work (phonetic decodes words outside its table) see all
+    of a file's texts at once, many times faster than word by word; returns how many words."""
+    attacks = [a for a in attacks if a.prepares]
+    if not attacks:
         return 0
-    found = {w for record in fmt.read(path) for text in record.texts for w in words(text)}
-    return sum(p.prefetch(found) for p in perturbers)
+    texts = [text for record in fmt.read(path) for text in record.texts]
+    return sum(a.prepare(texts) for a in attacks)
 
 
-def _prefetch_inputs(jobs: Sequence[Job], progress) -> None:
-    """Decode each input's out-of-vocabulary words once, here, before workers fork: every job
-    (each level, each worker) then finds them decoded instead of decoding them again."""
+def _prepare_inputs(jobs: Sequence[Job], progress) -> None:
+    """Prepare each input once, here, before workers fork: every job (each level, each worker)
+    then finds its words decoded instead of decoding them again."""
     seen = set()
     for job in jobs:
         key = (job.task, job.input, job.fields, job.protocol)
-        attackers = {a for a, _ in job.mixture if hasattr(perturber_class(a), "prefetch")}
+        attackers = {a for a, _ in job.mixture if perturber_class(a).prepares}
         if not attackers or key in seen or is_complete(job):
             continue
         seen.add(key)
         start = time.perf_counter()
-        n = prefetch([get_attacker(a, protocol=job.protocol) for a in sorted(attackers)],
-                     format_for(job.task, Path(job.input), job.fields or None), Path(job.input))
+        n = prepare([get_attacker(a, protocol=job.protocol) for a in sorted(attackers)],
+                    format_for(job.task, Path(job.input), job.fields or None), Path(job.input))
         if progress is not None and n:
             print(f"{Path(job.input).name}: {n} words outside the phonetic table respelled in "
                   f"{time.perf_counter() - start:.1f}s", file=progress, flush=True)
@@ -270,7 +271,7 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
     """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
-    _prefetch_inputs(jobs, progress)
+    _prepare_inputs(jobs, progress)
     outcomes = []
     with contextlib.ExitStack() as stack:
         if processes == 1 or len(jobs) <= 1:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..attackers import get_attacker
+from ..spec import get_attacker
 from ..protocol import PROTOCOLS
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from ..attackers import accepted_options, available_names, get_attacker, list_attackers
+from ..spec import accepted_options, available_names, get_attacker, list_attackers
 from ._common import add_attack_options, parse_options
 
 SAMPLE = ("The quick brown fox jumps over the lazy dog, but the dog doesn't care. "

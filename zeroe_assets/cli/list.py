@@ -6,7 +6,7 @@ import sys
 
 from ..assets import default_root
 from ..assets.store import missing
-from ..attackers import list_attackers
+from ..spec import list_attackers
 
 
 def register(sub) -> None:

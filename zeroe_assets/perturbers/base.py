@@ -1,12 +1,18 @@
-"""What every perturber is: a name, which words it can attack, and how it changes one.
+"""What every perturber is: a name, which words it can change, how it changes one, and the
+distinct changed forms of a word it can offer.
 
 The protocol (which words, how many, φ) lives in `zeroe_assets.protocol` and is shared by all;
-a perturber only transforms a word (TextAttack's "transformation").
+a perturber only transforms a word (TextAttack's "transformation"); search attacks enumerate
+``candidates``.
 """
 from __future__ import annotations
 
 import operator
 import random
+import warnings
+from collections.abc import Iterable
+
+CANDIDATE_PHI = 0.5  # φ of the draws behind ``candidates`` unless a caller gives its own
 
 
 def check_int(name: str, value, low: int = 1, high: int | None = None) -> int:
@@ -32,13 +38,44 @@ class Perturber:
     name: str = ""
     description: str = ""
     token_aligned: bool = True  # False for perturbers that change the number of tokens (segment)
+    prepares: bool = False  # True where ``prepare`` does batch work (phonetic decoding)
 
-    def attackable(self, word: str) -> bool:
-        """Cheap test whether ``perturb_word`` can change ``word``; others are skipped, not counted."""
-        return True
+    def can_change(self, word: str) -> bool:
+        """Whether some draw of ``perturb_word`` returns something other than ``word``: exactly
+        the words the protocol may count as perturbed (a property test ties the two)."""
+        raise NotImplementedError
 
     def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
         raise NotImplementedError
+
+    def candidates(self, word: str, k: int, rng: random.Random,
+                   phi: float = CANDIDATE_PHI) -> list[str]:
+        """Up to ``k`` distinct changed forms of ``word``, in the order they were found (none
+        when it cannot change). Random perturbers sample ``perturb_word`` without duplicates,
+        with a bounded number of draws; table-backed ones override this to return their rows
+        in order."""
+        k = check_int("k", k)
+        if not self.can_change(word):
+            return []
+        found: dict[str, None] = {}
+        for _ in range(4 * k + 8):
+            new = self.perturb_word(word, phi, rng)
+            if new != word:
+                found[new] = None
+                if len(found) == k:
+                    break
+        return list(found)
+
+    def prepare(self, words: Iterable[str]) -> int:
+        """Batch work for ``words`` before they are perturbed one by one (only where
+        ``prepares``); results never depend on it. Returns how many words were prepared."""
+        return 0
+
+    def attackable(self, word: str) -> bool:
+        """Deprecated name of ``can_change`` (kept for one release)."""
+        warnings.warn("Perturber.attackable is deprecated, use can_change", DeprecationWarning,
+                      stacklevel=2)
+        return self.can_change(word)
 
     def attack_at(self, words: list[str], gaps: list[str], k: int, phi: float,
                   rng: random.Random, done: bytearray) -> list[int]:

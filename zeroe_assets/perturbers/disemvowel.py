@@ -17,7 +17,7 @@ class DisemvowelPerturber(Perturber):
     name = "disemvowel"
     description = "remove the vowels a, e, i, o, u"
 
-    def attackable(self, word: str) -> bool:
+    def can_change(self, word: str) -> bool:
         return self.perturb_word(word, 0.0, None) != word
 
     def perturb_word(self, word, phi, rng):

@@ -22,7 +22,7 @@ class IntrudePerturber(Perturber):
                              f"got {symbols!r}")
         self.symbols = symbols
 
-    def attackable(self, word: str) -> bool:
+    def can_change(self, word: str) -> bool:
         return length(word) >= 3
 
     def perturb_word(self, word, phi, rng):

@@ -39,7 +39,7 @@ class KeyboardPerturber(Perturber):
             plan = self._plans[word] = (units, slots)
         return plan
 
-    def attackable(self, word: str) -> bool:
+    def can_change(self, word: str) -> bool:
         return bool(self._plan(word)[1])
 
     def perturb_word(self, word, phi, rng):

@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from ._tables import read_misspellings
-from .base import Perturber
+from .base import Perturber, check_int
 
 
 def codespell_dictionary() -> Path:
@@ -33,11 +33,18 @@ class NaturalPerturber(Perturber):
         self.source = Path(source) if source else codespell_dictionary()
         self.typos = read_misspellings(self.source)
 
-    def attackable(self, word: str) -> bool:
-        return word.lower() in self.typos
+    def can_change(self, word: str) -> bool:
+        return any(match_case(word, typo) != word for typo in self.typos.get(word.lower(), ()))
 
     def perturb_word(self, word, phi, rng):
         options = self.typos.get(word.lower())
         if not options:
             return word
         return match_case(word, options[int(rng.random() * len(options))])
+
+    def candidates(self, word, k, rng, phi=None):
+        """The word's misspellings in the table's order, cased like ``word`` (no draw)."""
+        k = check_int("k", k)
+        found = dict.fromkeys(match_case(word, t) for t in self.typos.get(word.lower(), ()))
+        found.pop(word, None)
+        return list(found)[:k]

@@ -229,6 +229,7 @@ class PhoneticPerturber(Perturber):
 
     name = "phonetic"
     description = "replace a word by a sound-alike respelling (G2P→P2G, Siamese phonetic embedder)"
+    prepares = True
 
     def __init__(self, root: Path | str | None = None, skip_stopwords: bool = True,
                  oov: str = "auto", n_best: int | None = None, beam: int | None = None):
@@ -268,7 +269,7 @@ class PhoneticPerturber(Perturber):
                 return False
         return True
 
-    def prefetch(self, words: Iterable[str]) -> int:
+    def prepare(self, words: Iterable[str]) -> int:
         """Respell the new out-of-vocabulary words of ``words`` in one batch and cache them
         (``perturb_word`` does this one word at a time); returns how many were decoded."""
         lookup, shared = self.lookup, self.respelled
@@ -287,15 +288,15 @@ class PhoneticPerturber(Perturber):
         lookup.update(found)
         return len(letters)
 
-    def candidates(self, word: str) -> tuple[str, ...]:
+    def respellings(self, word: str) -> tuple[str, ...]:
         """The respellings ``word`` may get (lower case, straight apostrophes); empty when it is
         not attackable."""
         low = _key(word)
         if low not in self.lookup:
-            self.prefetch([low])
+            self.prepare([low])
         return self.lookup[low]
 
-    def attackable(self, word: str) -> bool:
+    def can_change(self, word: str) -> bool:
         low = _key(word)
         if low in self.lookup:
             return bool(self.lookup[low])
@@ -305,7 +306,7 @@ class PhoneticPerturber(Perturber):
     def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
         found = self.lookup.get(_key(word))
         if found is None:
-            found = self.candidates(word)
+            found = self.respellings(word)
         if not found:
             return word
         new = match_case(word, found[int(rng.random() * len(found))])

@@ -26,8 +26,9 @@ class SegmentPerturber(Perturber):
     description = "join adjacent words (not for token-aligned tasks such as POS)"
     token_aligned = False
 
-    def attackable(self, word: str) -> bool:
-        return True  # depends on the following gap, decided in attack_at
+    def can_change(self, word: str) -> bool:
+        """A word alone never changes: segment joins it with the next one (``attack_at``)."""
+        return False
 
     def attack_at(self, words: list[str], gaps: list[str], k: int, phi: float,
                   rng: random.Random, done: bytearray) -> list[int]:

@@ -30,8 +30,9 @@ class InnerShufflePerturber(Perturber):
     def __init__(self, min_length: int = 3):
         self.min_length = check_int("inner-shuffle's min_length", min_length, 3)
 
-    def attackable(self, word: str) -> bool:
-        return length(word) >= self.min_length and len(set(word[1:-1])) > 1
+    def can_change(self, word: str) -> bool:
+        units = clusters(word)
+        return len(units) >= self.min_length and len(set(units[1:-1])) > 1
 
     def perturb_word(self, word, phi, rng):
         units = clusters(word)
@@ -47,8 +48,8 @@ class FullShufflePerturber(Perturber):
     name = "full-shuffle"
     description = "shuffle all letters of a word"
 
-    def attackable(self, word: str) -> bool:
-        return length(word) >= 2 and len(set(word)) > 1
+    def can_change(self, word: str) -> bool:
+        return len(set(clusters(word))) > 1
 
     def perturb_word(self, word, phi, rng):
         units = _shuffle_changed(clusters(word), rng)

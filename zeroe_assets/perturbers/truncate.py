@@ -9,7 +9,7 @@ class TruncatePerturber(Perturber):
     name = "truncate"
     description = "remove the last letter"
 
-    def attackable(self, word: str) -> bool:
+    def can_change(self, word: str) -> bool:
         return length(word) >= 3
 
     def perturb_word(self, word, phi, rng):

@@ -133,7 +133,7 @@ class VisualPerturber(Perturber):
         self._options[ch] = found
         return found
 
-    def attackable(self, word: str) -> bool:
+    def can_change(self, word: str) -> bool:
         rows = self.space.rows
         return any(ch in rows for ch in word)
 

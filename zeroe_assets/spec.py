@@ -1,0 +1,112 @@
+"""Build a perturbation from a spec: a name, a chain ``a+b``, a random mix ``a|b``, per-part levels.
+
+Grammar: ``spec := mix``; ``mix := chain ('|' chain)*``; ``chain := part ('+' part)*``;
+``part := NAME [':' LEVEL]``. ``rand`` is the mix of every available attacker, ``mischief``
+the Mischief protocol (its ``r`` is an option). Examples: ``intrude``, ``intrude+visual``,
+``intrude:low+keyboard-typo:0.3``, ``disemvowel|truncate``.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import registry
+from .assets import ArtifactError
+from .protocol import PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation, resolve_level
+from .recipes import Mischief
+
+SPECIAL = ("rand", "mischief")
+
+
+def accepted_options(name: str) -> set[str]:
+    """The options the attacker ``name`` takes (its perturber's constructor parameters)."""
+    if name == "mischief":
+        return {"r"}
+    params = inspect.signature(registry.perturber_class(name).__init__).parameters
+    return {p for p in params if p != "self"}
+
+
+def _part(text: str, level, phi, protocol, options: Mapping[str, Any], used: set[str]) -> Perturbation:
+    name, sep, part_level = text.partition(":")
+    name = name.strip()
+    if not name:
+        raise ValueError(f"empty attacker name in spec; valid names: {_valid()}")
+    if sep:
+        level = part_level
+    if name.lower() == "rand":
+        return Mix([_part(n, level, phi, protocol, options, used) for n in available_names()])
+    if name.lower() == "mischief":
+        if phi is not None:
+            raise ValueError("mischief has no φ: it shuffles a share r of the words it attacks "
+                             "(option r, default p)")
+        kwargs = {k: v for k, v in options.items() if k == "r"}
+        used.update(kwargs)
+        return Mischief(level, **kwargs)
+    canonical = registry.canonical(name)
+    accepted = accepted_options(canonical)
+    kwargs = {k: v for k, v in options.items() if k in accepted}
+    used.update(kwargs)
+    return ZeroePerturbation(registry.get_perturber(canonical, **kwargs), level, phi, protocol)
+
+
+def _valid() -> str:
+    return ", ".join(registry.NAMES + SPECIAL)
+
+
+def get_attacker(spec: str | Sequence, level: float | str = "mid", phi: float | str | None = None,
+                 protocol: str = "paper", **options) -> Perturbation:
+    """A ``Perturbation`` for ``spec`` at word level ``level`` (low/mid/high or p ∈ [0, 1]).
+
+    ``spec`` is a string in the grammar above or a list of names / ``(name, level)`` pairs to
+    chain. ``options`` go to the perturbers that accept them (``layout=``, ``source=``,
+    ``top_n=``, Mischief's ``r=`` …); an option no perturber takes is an error.
+    """
+    resolve_level(level)
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    used: set[str] = set()
+    if isinstance(spec, str):
+        if not spec.strip():
+            raise ValueError(f"empty attacker spec; valid names: {_valid()}")
+        mix = []
+        for chain_text in spec.split("|"):
+            parts = [_part(p, level, phi, protocol, options, used) for p in chain_text.split("+")]
+            mix.append(parts[0] if len(parts) == 1 else Chain(parts))
+        attack = mix[0] if len(mix) == 1 else Mix(mix)
+    elif isinstance(spec, Sequence) and spec:
+        parts = []
+        for item in spec:
+            if isinstance(item, str):
+                parts.append(_part(item, level, phi, protocol, options, used))
+            elif isinstance(item, Sequence) and len(item) == 2:
+                parts.append(_part(f"{item[0]}:{item[1]}", level, phi, protocol, options, used))
+            else:
+                raise ValueError(f"chain items must be names or (name, level) pairs, got {item!r}")
+        attack = parts[0] if len(parts) == 1 else Chain(parts)
+    else:
+        raise ValueError(f"attacker spec must be a non-empty string or list, got {spec!r}")
+    unused = set(options) - used
+    if unused:
+        raise ValueError(f"option(s) {', '.join(sorted(unused))} not accepted by any attacker "
+                         f"in {spec!r}")
+    return attack
+
+
+def available_names() -> list[str]:
+    return [n for n in registry.NAMES if registry.is_available(n)]
+
+
+def list_attackers() -> list[dict[str, Any]]:
+    """Every registered attacker: name, aliases, one-line description, assets available."""
+    out = []
+    for name in registry.NAMES:
+        aliases = [a for a, target in registry.ALIASES.items() if target == name]
+        try:
+            description = registry.perturber_class(name).description
+        except ArtifactError:  # not built into this install: reported as unavailable
+            description = ""
+        out.append({"name": name, "aliases": aliases, "description": description,
+                    "available": registry.is_available(name),
+                    "assets": registry.needs_assets(name)})
+    return out
