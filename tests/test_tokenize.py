@@ -67,3 +67,28 @@ def test_character_classes_match_unicode_data():
         found = {cp for cp in range(sys.maxunicode + 1) if cls.match(chr(cp))}
         assert found == {cp for cp in range(sys.maxunicode + 1)
                          if wanted(unicodedata.category(chr(cp)))}
+
+
+@pytest.mark.parametrize("text", ["Decimal('0e0')", "0.321000e+2", "123E+1", "1e5", "2.5E-3",
+                                  "0x1F", "x = 0xdeadBEEF;", "rate 6.02e23/mol", "1e5 é"])
+def test_exponent_and_hex_literals_are_numbers_not_words(text):
+    found = words(text)
+    assert not any(c.isdigit() for w in found for c in w), found
+    assert join(*split(text)) == text
+
+
+def test_words_that_only_look_like_literals_stay_words():
+    # no exponent digits, letters after the literal, a non-hex digit: words, as before
+    assert words("2e 10e 5e-mail 0xford 1e5th 3e4b 0x1G 0x") == [
+        "2e", "10e", "5e", "mail", "0xford", "1e5th", "3e4b", "0x1G", "0x"]
+    assert words("café 0x1G") == ["café", "0x1G"]
+
+
+def test_perturbers_leave_numeric_literals_alone():
+    import zeroe_assets as z
+
+    text = "Decimal('0e0') is 0.321000e+2 or 123E+1, and 0x1F is 1e5 times 2.5E-3"
+    for name in ("truncate", "inner-shuffle", "full-shuffle", "disemvowel", "intrude"):
+        out = z.attack(text, name, level=1.0, seed=3)
+        for literal in ("0e0", "0.321000e+2", "123E+1", "0x1F", "1e5", "2.5E-3"):
+            assert literal in out, (name, out)

@@ -2,8 +2,9 @@
 
 A *word* is a run of letters/digits with their combining marks, with inner apostrophes kept
 (``don't``, ``l’homme``), that contains at least one letter. Everything else (whitespace,
-punctuation, emoji, numbers, also those written with ² ½ Ⅻ) lives in the *gaps* between words
-and is never touched by a perturber. ``re.split`` with a capturing group puts words at the odd
+punctuation, emoji, numbers, also those written with ² ½ Ⅻ, and exponent and hex literals such
+as ``1e5``, ``2.5E-3``, ``0x1F``) lives in the *gaps* between words and is never touched by a
+perturber. ``re.split`` with a capturing group puts words at the odd
 positions, so tokenizing a line is one C-level call.
 """
 from __future__ import annotations
@@ -13,12 +14,17 @@ import re
 from ._charclasses import MARKS, NUMERALS
 
 _M = f"[{MARKS}]"
+# exponent and hex literals read as letters + digits (the e of 1e5, the x of 0x1F) but are numbers;
+# the digits before a decimal point are already in the gap, so a mantissa's tail starts the match
+_NUMBER = r"(?:[0-9]+[eE][+-]?[0-9]+|0[xX][0-9A-Fa-f]+)"
 # A word starts where no letter/digit/mark precedes (the look-behinds keep digit runs linear) and
 # must contain a letter; runs of digits and numerals (12½, 100², Ⅻ) therefore stay in the gaps.
 _RUN = rf"(?:[^\W_]+{_M}*)"
-_WORD = re.compile(rf"(?<![^\W_])(?<!{_M})((?:\d{_M}*|[{NUMERALS}]{_M}*)*[^\W\d_{NUMERALS}]{_M}*"
+_WORD = re.compile(rf"(?<![^\W_])(?<!{_M})(?!{_NUMBER}(?![^\W_]|{_M}|['’][^\W_]))"
+                   rf"((?:\d{_M}*|[{NUMERALS}]{_M}*)*[^\W\d_{NUMERALS}]{_M}*"
                    rf"{_RUN}*(?:['’]{_RUN}+)*)")
-_ASCII_WORD = re.compile(r"(?<![A-Za-z0-9])([0-9]*[A-Za-z][A-Za-z0-9]*(?:'[A-Za-z0-9]+)*)")
+_ASCII_WORD = re.compile(rf"(?<![A-Za-z0-9])(?!{_NUMBER}(?![A-Za-z0-9]|'[A-Za-z0-9]))"
+                         r"([0-9]*[A-Za-z][A-Za-z0-9]*(?:'[A-Za-z0-9]+)*)")
 # a base with its marks; a decomposed Hangul syllable (leading consonants, vowels, final
 # consonants: ᄒ ᅡ ᆫ) is one base
 _JAMO = "[\u1100-\u115f\ua960-\ua97f]+[\u1160-\u11a7\ud7b0-\ud7c6]+[\u11a8-\u11ff\ud7cb-\ud7fb]*"
