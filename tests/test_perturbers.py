@@ -12,7 +12,7 @@ from zeroe_assets.perturbers.natural import NaturalPerturber, match_case
 from zeroe_assets.perturbers.segment import SegmentPerturber
 from zeroe_assets.perturbers.shuffle import FullShufflePerturber, InnerShufflePerturber
 from zeroe_assets.perturbers.truncate import TruncatePerturber
-from zeroe_assets.tokenize import clusters
+from zeroe_assets.tokenize import clusters, words
 
 from .conftest import SHARED_DATA
 
@@ -196,3 +196,74 @@ def test_segment_joins_runs_with_decaying_probability():
     for brk in ("\n", "\r\n", " \u2028", "\u2029", "\x85", "\x0b", "\x0c"):
         assert p.attack_at(["a", "b"], ["", brk, ""], 0, 1.0, random.Random(0), bytearray(2)) == []
     assert p.attack_at(["a", "b"], ["", " ", ""], 0, 1.0, random.Random(0), bytearray(b"\0\1")) == []
+
+
+# --- can_change and candidates: the seams search attacks enumerate --------------------------
+
+def _word_local():
+    """Every perturber that changes one word at a time (segment joins words: context only)."""
+    return [InnerShufflePerturber(), FullShufflePerturber(), IntrudePerturber(),
+            DisemvowelPerturber(), TruncatePerturber(), KeyboardPerturber(), NaturalPerturber()]
+
+
+WORDS = ["the", "The", "THE", "a", "ab", "aab", "abc", "aaa", "eee", "ooo", "queue", "rhythm",
+         "e\u0301aa", "e\u0301e\u0301", "cafe\u0301", "naïve", "Straße", "don't", "l’homme",
+         "1st", "x2", "Привет", "שלום", "𝐛𝐨𝐥𝐝", "한국어", "\u1112\u1161\u11ab", "Ab", "AB", "aA",
+         "receive", "RECEIVE", "Receive", "definitely", "xyzzy", "Q", "ǅungla"]
+any_words = st.one_of(st.sampled_from(WORDS),
+                      st.text(st.characters(blacklist_categories=("Cs",)), min_size=1,
+                              max_size=8).map(lambda s: "".join(words(s)[:1]) or "a"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_words, st.integers(0, 2**32))
+def test_can_change_agrees_with_perturb_word(word, seed):
+    rng = random.Random(seed)
+    for p in _word_local():
+        draws = {p.perturb_word(word, phi, rng) for phi in (0.0, 0.5, 1.0) for _ in range(20)}
+        assert p.can_change(word) == (draws != {word}), (p.name, word, draws)
+
+
+@settings(max_examples=200, deadline=None)
+@given(any_words, st.integers(1, 12), st.integers(0, 2**32))
+def test_candidates_are_distinct_changed_forms_perturb_word_can_give(word, k, seed):
+    for p in _word_local():
+        found = p.candidates(word, k, random.Random(seed))
+        assert found == p.candidates(word, k, random.Random(seed))  # same generator, same list
+        assert len(found) <= k and len(set(found)) == len(found) and word not in found
+        assert bool(found) == p.can_change(word), (p.name, word)
+        if p.name in ("truncate", "disemvowel", "natural-typo"):  # small, enumerable spaces
+            reachable = {p.perturb_word(word, phi, random.Random(s)) for phi in (0.0, 1.0)
+                         for s in range(100)}
+            assert set(found) <= reachable, (p.name, word, found)
+        elif p.name.endswith("shuffle"):
+            units = clusters(word)
+            assert all(sorted(clusters(c)) == sorted(units) for c in found)
+
+
+def test_candidates_of_table_backed_and_deterministic_perturbers():
+    assert TruncatePerturber().candidates("words", 5, random.Random(0)) == ["word"]
+    assert DisemvowelPerturber().candidates("Queue", 5, random.Random(0)) == ["Q"]
+    natural = NaturalPerturber()
+    rows = [match_case("Receive", t) for t in natural.typos["receive"]]
+    assert natural.candidates("Receive", 3, random.Random(0)) == rows[:3]  # the table's order
+    assert InnerShufflePerturber().candidates("abcd", 10, random.Random(0)) == ["acbd"]
+    assert sorted(FullShufflePerturber().candidates("abc", 10, random.Random(1))) == sorted(
+        ["acb", "bac", "bca", "cab", "cba"])
+    with pytest.raises(ValueError, match="k must be an integer"):
+        TruncatePerturber().candidates("words", 0, random.Random(0))
+
+
+def test_a_word_whose_inner_letters_are_one_cluster_repeated_cannot_change():
+    p = InnerShufflePerturber()
+    assert not p.can_change("e\u0301aa") and p.perturb_word("e\u0301aa", 1.0, random.Random(0)) == "e\u0301aa"
+
+
+def test_segment_changes_no_word_alone():
+    seg = SegmentPerturber()
+    assert not seg.can_change("hello") and seg.candidates("hello", 3, random.Random(0)) == []
+
+
+def test_attackable_is_a_deprecated_alias_of_can_change():
+    with pytest.warns(DeprecationWarning, match="can_change"):
+        assert TruncatePerturber().attackable("words")

@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 import zeroe_assets as z
 import random
 
+from zeroe_assets.perturbers.base import Perturber
 from zeroe_assets.protocol import ZeroePerturbation, resolve_level
 from zeroe_assets.registry import get_perturber
 
@@ -207,3 +208,55 @@ def test_asset_attackers_unavailable_with_clear_error(empty_artifacts):
         with pytest.raises(z.ArtifactError, match="train"):
             z.get_attacker(name)
     assert "truncate" in z.available_names()
+
+
+def test_old_names_still_work_with_a_deprecation_warning():
+    import importlib
+    import sys
+
+    import zeroe_assets
+    from zeroe_assets import protocol
+
+    with pytest.warns(DeprecationWarning, match="Perturbation"):
+        assert zeroe_assets.Attack is protocol.Perturbation
+    with pytest.warns(DeprecationWarning, match="ZeroePerturbation"):
+        assert protocol.Attacker is ZeroePerturbation
+    sys.modules.pop("zeroe_assets.attackers", None)
+    with pytest.warns(DeprecationWarning, match="zeroe_assets.attackers is deprecated"):
+        old = importlib.import_module("zeroe_assets.attackers")
+    assert old.get_attacker is zeroe_assets.get_attacker
+    with pytest.raises(AttributeError):
+        zeroe_assets.NoSuchThing
+
+
+class _Counting(Perturber):
+    """A perturber that records what it was asked to prepare."""
+
+    name = "counting"
+    prepares = True
+
+    def __init__(self):
+        self.seen = []
+
+    def can_change(self, word):
+        return True
+
+    def perturb_word(self, word, phi, rng):
+        return word.upper()
+
+    def prepare(self, words):
+        self.seen.append(sorted(words))
+        return len(self.seen[-1])
+
+
+def test_prepare_is_forwarded_through_chains_and_mixes():
+    from zeroe_assets import Chain, Mix
+
+    inner, plain = _Counting(), ZeroePerturbation(get_perturber("truncate"))
+    texts = ["one two", "two three"]
+    for attack in (Chain([plain, ZeroePerturbation(inner)]),
+                   Mix([plain, Chain([plain, ZeroePerturbation(inner)])])):
+        assert attack.prepares
+        assert attack.prepare(iter(texts)) == 3
+    assert inner.seen == [["one", "three", "two"]] * 2
+    assert not Chain([plain, plain]).prepares and Chain([plain]).prepare(texts) == 0
