@@ -1,0 +1,146 @@
+"""The import direction of the runtime, stated once and checked on the source.
+
+Layers, lowest first; a module may import its own layer and the ones below, never above:
+tokenize, rng → assets → the learned spaces (phonetic, visual) → perturbers → protocol, recipes,
+spec, registry → tasks, victims, constraints → bench, search, shield → cli, integrations.
+``train`` imports ``zeroe_assets``, never the reverse; torch is imported only by the modules that
+run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``.
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "zeroe_assets"
+
+LAYERS = [
+    {"_charclasses", "tokenize", "rng", "data"},
+    {"assets"},
+    {"phonetic", "visual"},
+    {"perturbers"},
+    {"protocol", "parallel", "recipes", "spec", "registry", "attackers"},  # attackers: deprecated
+    {"tasks", "victims", "constraints"},
+    {"bench", "search", "shield"},
+    {"cli", "integrations"},
+]
+RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+
+
+def _modules() -> dict[str, Path]:
+    """Dotted name → file, for every module of the runtime."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
+    """(imported module, at module level?) for every import in ``path``, lazy ones included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    top = set(map(id, tree.body))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, id(node) in top) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            for alias in node.names:  # `from . import registry` imports a module
+                sub = f"{base}.{alias.name}"
+                found.append((sub if sub in MODULES else base, id(node) in top))
+    return found
+
+
+def _part(module: str) -> str:
+    """The layer a runtime module belongs to: its first name below ``zeroe_assets``."""
+    return module.split(".")[1]
+
+
+def test_every_runtime_module_has_a_layer():
+    parts = {_part(m) for m in MODULES if m != "zeroe_assets"}
+    assert not parts - set(RANK), f"give these a layer in LAYERS: {sorted(parts - set(RANK))}"
+
+
+def test_imports_go_down_the_layers_only():
+    wrong = []
+    for name, path in MODULES.items():
+        if name == "zeroe_assets":
+            continue  # the package facade re-exports the public API of every layer
+        for target, _ in _imports(name, path):
+            if target.startswith("zeroe_assets.") and _part(target) in RANK and \
+                    RANK[_part(target)] > RANK[_part(name)]:
+                wrong.append(f"{name} imports {target}")
+    assert not wrong, "imports against the layer order:\n" + "\n".join(wrong)
+
+
+def test_no_import_cycles():
+    graph = {name: {t for t, _ in _imports(name, path) if t in MODULES and t != name}
+             for name, path in MODULES.items()}
+    for sub in MODULES:  # importing a.b.c runs a/__init__ and a/b/__init__ first: not an edge here
+        graph[sub] -= {p for p in MODULES if sub.startswith(p + ".")}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+
+
+def test_the_runtime_never_imports_train():
+    offenders = [f"{name} imports {t}" for name, path in MODULES.items()
+                 for t, _ in _imports(name, path) if t == "train" or t.startswith("train.")]
+    for name, path in MODULES.items():  # nor names it for importlib ("train.victim.tagger:load")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    node.value.startswith(("train.", "train:")) and " " not in node.value:
+                offenders.append(f"{name} names {node.value!r}")
+    assert not offenders, offenders
+
+
+def test_only_the_vector_index_imports_faiss():
+    users = sorted(name for name, path in MODULES.items()
+                   if any(t == "faiss" or t.startswith("faiss.") for t, _ in _imports(name, path)))
+    assert users == ["zeroe_assets.assets.index"], users
+
+
+def _torch_models() -> list[str]:
+    """Modules that run torch models: they import torch at module level, and only they may."""
+    return sorted(name for name, path in MODULES.items()
+                  if any(t == "torch" or t.startswith("torch.")
+                         for t, top in _imports(name, path) if top))
+
+
+def test_import_zeroe_assets_pulls_in_no_torch():
+    torch_free = [m for m in MODULES if m not in _torch_models() and not m.endswith(".__main__")]
+    code = ("import importlib, sys\n"
+            f"for m in {torch_free!r}: importlib.import_module(m)\n"
+            "print(sorted(m for m in ('torch', 'lightning', 'pytorch_lightning', 'hydra')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", f"importing the runtime pulled in {out.stdout.strip()}"
+
