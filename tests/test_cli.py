@@ -122,3 +122,56 @@ def test_console_script_usage_error_exit_code():
     proc = subprocess.run([sys.executable, "-m", "zeroe_assets.cli", "perturb"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "--attacker" in proc.stderr
+
+
+@pytest.mark.parametrize("good", [3, 700])
+def test_every_line_before_invalid_utf8_is_written_under_processes(tmp_path, monkeypatch, capsys,
+                                                                   good):
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"".join(b"line %d with some words\n" % i for i in range(good)) + b"\xff\n")
+    outs = []
+    for j in ("1", "2", "3"):
+        code, out, err = run_cli(["perturb", "-a", "truncate", "-j", j, str(path)], b"",
+                                 monkeypatch, capsys)
+        assert code == 2 and f"line {good + 1} is not valid UTF-8" in err
+        outs.append(out)
+    assert outs[0].count("\n") == good and outs[1] == outs[0] and outs[2] == outs[0]
+
+
+def test_a_bad_sample_in_a_stream_keeps_the_output_before_it():
+    import zeroe_assets as z
+
+    attack = z.get_attacker("truncate", level=1.0)
+    for processes in (1, 2):
+        done = []
+        with pytest.raises(ValueError, match="expected str samples"):
+            for out in attack.stream(["words here"] * 100 + [None], seed=1, processes=processes,
+                                     chunksize=64):
+                done.append(out)
+        assert done == ["word her"] * 100, processes
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_ctrl_c_is_one_line_and_exit_130(processes):
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-m", "zeroe_assets.cli", "perturb", "-a", "truncate",
+                             "-j", processes], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdin.write(b"some words here\n" * 2_000)  # within the pipe buffers: no deadlock
+    proc.stdin.flush()  # stdin stays open: the run waits for more input
+    assert proc.stdout.readline()  # it is running
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.decode().strip() == "zeroe perturb: interrupted"
+
+
+def test_closed_stdout_and_version():
+    closed = subprocess.run([sys.executable, "-c", "import os, sys; os.close(1); sys.stdout = None;"
+                             "from zeroe_assets.cli import main; sys.exit(main(['list']))"],
+                            capture_output=True, text=True)
+    assert closed.returncode == 2 and closed.stderr.strip() == \
+        "zeroe list: error: standard output is closed"
+    version = subprocess.run([sys.executable, "-m", "zeroe_assets.cli", "--version"],
+                             capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("zeroe ")

@@ -1,8 +1,14 @@
-"""Streaming, order-preserving multiprocessing for perturbations (identical to the 1-process run)."""
+"""Streaming, order-preserving multiprocessing for perturbations (identical to the 1-process run).
+
+When the input fails (invalid UTF-8, a sample that is not a str), every sample read before the
+failure is still perturbed and yielded, in order, before the error is raised: a run writes the
+same lines with any number of processes.
+"""
 from __future__ import annotations
 
 import itertools
 import multiprocessing as mp
+import signal
 from collections.abc import Iterable, Iterator
 
 from .rng import BLOCK, check_text, sample_rngs
@@ -10,15 +16,42 @@ from .rng import BLOCK, check_text, sample_rngs
 _worker_attack = None  # the worker's Perturbation, set once by the pool initializer
 
 
+def ignore_interrupts() -> None:
+    """Pool initializer part: Ctrl-C is the parent's to handle (one message, not one per worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _init(attack) -> None:
     global _worker_attack
+    ignore_interrupts()
     _worker_attack = attack
 
 
 def _run(job: tuple[int, int, list[str]]) -> list[str]:
     base, start, texts = job
-    return [_worker_attack.perturb(check_text(t), rng)
-            for t, rng in zip(texts, sample_rngs(base, start))]
+    return [_worker_attack.perturb(t, rng) for t, rng in zip(texts, sample_rngs(base, start))]
+
+
+class _Checked:
+    """The samples of ``texts`` up to the first failure (reading or type), which is kept in
+    ``error`` to be raised once everything read before it is out."""
+
+    def __init__(self, texts: Iterable[str]):
+        self._it, self.error = iter(texts), None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self.error is not None:
+            raise StopIteration
+        try:
+            return check_text(next(self._it))
+        except StopIteration:
+            raise
+        except Exception as e:  # raised again by stream() after the output before it
+            self.error = e
+            raise StopIteration from None
 
 
 def _chunks(texts: Iterable[str], base: int, size: int):
@@ -33,10 +66,18 @@ def stream(attack, texts: Iterable[str], base: int, processes: int,
     """``attack.perturb`` over ``texts`` with the generators of ``rng.sample_rngs(base)``."""
     if processes < 1 or chunksize < 1:
         raise ValueError(f"processes and chunksize must be >= 1, got {processes}, {chunksize}")
+    source = _Checked(texts)
     if processes == 1:
-        for text, rng in zip(texts, sample_rngs(base)):
-            yield attack.perturb(check_text(text), rng)
-        return
+        for text, rng in zip(source, sample_rngs(base)):
+            yield attack.perturb(text, rng)
+    else:
+        yield from _pooled(attack, source, base, processes, chunksize)
+    if source.error is not None:
+        raise source.error
+
+
+def _pooled(attack, texts: Iterable[str], base: int, processes: int,
+            chunksize: int) -> Iterator[str]:
     chunksize = -(-chunksize // BLOCK) * BLOCK  # whole blocks, so workers see the same streams
     # fork keeps loaded tables shared copy-on-write; spawn elsewhere pickles the attack once.
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")

@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
+from .. import __version__
 from ..assets import ArtifactError
 
 # Subcommand modules, in the order `zeroe --help` lists them.
@@ -14,19 +16,34 @@ COMMANDS = ("demo", "perturb", "list", "neighbours", "g2p", "bench")
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zeroe", description="Zéroe low-level adversarial attacks (Eger & Benz 2020).")
+    parser.add_argument("--version", action="version", version=f"zeroe {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
+def _one_line(message, category, filename, lineno, file=None, line=None):
+    """Warnings as ``zeroe: warning: …`` on stderr, without Python's source line."""
+    print(f"zeroe: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors exit 2 with a message on stderr (argparse's convention), missing
-    or corrupt assets exit 1 with the command that rebuilds them."""
+    or corrupt assets exit 1 with the command that rebuilds them, Ctrl-C exits 130; each is one
+    line, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if sys.stdout is None:  # started with stdout closed (`zeroe ... >&-`)
+        print(f"zeroe {args.command}: error: standard output is closed", file=sys.stderr)
+        return 2
     try:
-        return int(args.run(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line
+            return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        print(f"zeroe {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # `zeroe ... | head`
         return 0
     except (ValueError, OSError) as e:
