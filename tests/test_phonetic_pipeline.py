@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 
-import zeroe_assets.perturbers.phonetic as phonetic
 from tests.test_phonetic_pairs import CONF, TINY, write_tiny
 from train.phonetic.__main__ import train
 from train.phonetic.pairs import word_distance
@@ -18,9 +17,11 @@ from train.seq2seq import train as train_seq2seq
 from zeroe_assets import ZeroePerturbation
 from zeroe_assets.assets import ArtifactError, load_component, read_manifest
 from zeroe_assets.assets.index import VectorIndex
+from zeroe_assets.assets.tables import SOURCES
 from zeroe_assets.cli import main as cli
-from zeroe_assets.embedder import CLASSES, load_embedder
-from zeroe_assets.perturbers.phonetic import SOURCES, PhoneticPerturber, load_phonetic
+from zeroe_assets.perturbers.phonetic import PhoneticPerturber
+from zeroe_assets.phonetic import load_phonetic
+from zeroe_assets.phonetic.embedder import CLASSES, load_embedder
 from zeroe_assets.registry import get_perturber
 
 
@@ -164,7 +165,9 @@ def test_oov_without_torch_is_not_attackable(built, monkeypatch):
     def no_torch(*args):
         raise ImportError("No module named 'torch'")
 
-    monkeypatch.setattr(phonetic, "_Respeller", no_torch)
+    from zeroe_assets.phonetic import respell
+
+    monkeypatch.setattr(respell, "Respeller", no_torch)
     perturber = PhoneticPerturber(root=root)
     with pytest.warns(UserWarning, match="not attackable"):  # (a word no test respelled yet)
         assert not perturber.can_change("knyght")
@@ -290,9 +293,10 @@ def test_words_with_letters_the_g2p_never_saw_are_not_attackable(built):
 
 
 def test_an_outer_apostrophe_is_not_a_respelling(built):
-    from zeroe_assets.embedder import sound_alikes
+    from zeroe_assets.phonetic.respell import sound_alikes
 
     _, root, _ = built
     kept = sound_alikes(load_embedder(root), ["night"], [["night'", "'night", "nite"]],
                         keep=CLASSES, min_score=0.0)
     assert [c for c, _ in kept[0]] == ["nite"]
+

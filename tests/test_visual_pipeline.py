@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 from zeroe_assets.assets import ArtifactError, load_component, write_component
-from zeroe_assets.assets.index import NeighbourTable, VectorIndex, normalise
-from zeroe_assets.perturbers.visual import VisualPerturber, is_candidate, load_visual, neighbours
+from zeroe_assets.assets.index import VectorIndex, normalise
+from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.perturbers.visual import VisualPerturber
+from zeroe_assets.visual import is_candidate, load_visual, neighbours
 
 from .visual_fixtures import (CONF, SHAPES, build_font, compose_vaegan, smoke_run,  # noqa: F401
                               tiny_font)
@@ -188,8 +190,9 @@ def test_missing_and_corrupt_assets_say_how_to_rebuild(space, tmp_path_factory):
 
 
 def test_runtime_does_not_import_torch(space):
-    code = ("import sys, zeroe_assets, zeroe_assets.perturbers.visual as v; "
-            f"v.VisualPerturber(top_n=3, root={str(space)!r}); v.neighbours('a', 5, root={str(space)!r}); "
+    code = ("import sys, zeroe_assets, zeroe_assets.perturbers.visual as v, zeroe_assets.visual; "
+            f"v.VisualPerturber(top_n=3, root={str(space)!r}); "
+            f"zeroe_assets.visual.neighbours('a', 5, root={str(space)!r}); "
             "print(sorted(m for m in ('torch', 'pytorch_lightning', 'hydra') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -515,3 +518,4 @@ def test_ddp_on_two_cpu_processes_draws_and_exports_once(tiny_font, tmp_path):
     assert all((tmp_path / "run" / f).is_file() for f in ("tsne.png", "reconstructions.png"))
     assert load_component("visual", tmp_path / "artifacts").meta["glyphs"] == 10
     assert "exported" not in (tmp_path / "run" / "train_ddp_process_1.log").read_text()
+
