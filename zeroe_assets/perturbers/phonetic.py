@@ -17,7 +17,7 @@ from typing import Iterable
 
 from ..assets import ArtifactError
 from ..phonetic.space import load_phonetic
-from .base import Perturber, check_int
+from .base import CANDIDATE_PHI, Perturber, check_int
 from .natural import match_case
 
 
@@ -114,12 +114,20 @@ class PhoneticPerturber(Perturber):
             self.prepare([low])
         return self.lookup[low]
 
+    def candidates(self, word: str, k: int, rng: random.Random,
+                   phi: float = CANDIDATE_PHI) -> list[str]:
+        """The first ``k`` distinct forms of ``word``'s row (table order, or the OOV
+        respellings' order) that differ from it, in its case and apostrophes; ``rng`` and
+        ``phi`` are not used (the row is the candidates)."""
+        k = check_int("k", k)
+        found = dict.fromkeys(_like(word, r) for r in self.respellings(word))
+        found.pop(word, None)
+        return list(found)[:k]
+
     def can_change(self, word: str) -> bool:
-        low = _key(word)
-        if low in self.lookup:
-            return bool(self.lookup[low])
-        return (any(c.isalpha() for c in low) and self._can_respell()
-                and self._respeller.can_spell(low))
+        """Whether some respelling differs from ``word`` as the text spells it (an unknown word
+        is respelled to find out)."""
+        return any(_like(word, r) != word for r in self.respellings(word))
 
     def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
         found = self.lookup.get(_key(word))

@@ -42,8 +42,13 @@ class VisualPerturber(Perturber):
         return found
 
     def can_change(self, word: str) -> bool:
-        rows = self.space.rows
-        return any(ch in rows for ch in word)
+        """Some character has a look-alike among its top n other than itself."""
+        options = self._options
+        for ch in word:
+            found = options[ch] if ch in options else self._choices(ch)
+            if found is not None and any(c != ch for c in found[0]):
+                return True
+        return False
 
     def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
         rand, options = rng.random, self._options
