@@ -24,7 +24,8 @@ from train.phonetic.datamodule import Seq2SeqDataModule
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import TOKEN_METRIC, error_counts
 from zeroe_assets.assets.store import load_component
-from zeroe_assets.g2p import COMPONENT, PRECISIONS, load_transliterator, native_bf16, uses_bf16
+from zeroe_assets.phonetic.seq2seq import (COMPONENT, PRECISIONS, load_transliterator, native_bf16,
+                                           uses_bf16)
 
 
 def measure(direction: str, beams, batch_size: int, precision: str, root=None) -> dict:

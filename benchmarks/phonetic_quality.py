@@ -60,8 +60,8 @@ def produced_pairs(perturber: PhoneticPerturber, sentences: list[str], level: fl
 def fidelity(pairs: Counter, root) -> dict:
     from rapidfuzz.distance import Levenshtein
 
-    from zeroe_assets.embedder import SOUND_ALIKE, load_embedder
-    from zeroe_assets.g2p import load_transliterator
+    from zeroe_assets.phonetic.embedder import SOUND_ALIKE, load_embedder
+    from zeroe_assets.phonetic.seq2seq import load_transliterator
 
     keys = list(pairs)
     weights = np.array([pairs[k] for k in keys], dtype=np.float64)

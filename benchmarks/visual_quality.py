@@ -32,8 +32,9 @@ from train.visual.quality import (YARDSTICKS, accented_only, compare_letters, me
                                   ranks_by_kind, raw_pixels, recall, recall_curve, top_k_shares,
                                   view_invariance)
 from zeroe_assets.assets import load_component
-from zeroe_assets.assets.index import NeighbourTable, normalise
-from zeroe_assets.perturbers.visual import is_candidate
+from zeroe_assets.assets.index import normalise
+from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.visual import is_candidate
 
 ROOT = Path(__file__).resolve().parents[1]
 CURVE_KS = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 2000, 5000)

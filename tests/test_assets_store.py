@@ -115,3 +115,42 @@ def test_runtime_import_does_not_pull_torch():
             "print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_atomic_write_replaces_whole_files_and_leaves_no_temporaries(tmp_path):
+    from zeroe_assets.assets import atomic_write
+
+    path = tmp_path / "new" / "dir" / "file.bin"
+    atomic_write(path, b"first")
+    atomic_write(path, b"second")
+    assert path.read_bytes() == b"second" and os.listdir(path.parent) == ["file.bin"]
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
+def test_rebuild_hints_come_from_one_table():
+    from zeroe_assets.assets import rebuild_hint
+    from zeroe_assets.assets.hints import REBUILD
+
+    assert "train.vaegan" in rebuild_hint("visual")
+    assert rebuild_hint("phonetic/seq2seq") == REBUILD["phonetic/seq2seq"] != REBUILD["phonetic"]
+    assert rebuild_hint("phonetic/other") == REBUILD["phonetic"]  # the enclosing component's
+    assert "python -m train.victim" in rebuild_hint("victim/pos-bilstm")
+    assert rebuild_hint("nothing") == "re-run the export that produced it"
+
+
+def test_cached_component_builds_once_per_export(tmp_path):
+    from zeroe_assets.assets import cached_component
+
+    builds = []
+
+    def build(root):
+        builds.append(root)
+        return object()
+
+    write_component("space", {"a.json": b"[1]"}, {}, root=tmp_path)
+    first = cached_component("space", tmp_path, build)
+    assert cached_component("space", str(tmp_path), build) is first and len(builds) == 1
+    write_component("space", {"a.json": b"[2]"}, {}, root=tmp_path)  # a new export
+    assert cached_component("space", tmp_path, build) is not first and len(builds) == 2
+    with pytest.raises(ArtifactError, match="no 'other' assets"):
+        cached_component("other", tmp_path, build)

@@ -113,7 +113,7 @@ def test_list_and_demo(monkeypatch, capsys, empty_artifacts):
 
 
 def test_g2p_without_torch_is_a_clear_error(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "zeroe_assets.g2p", None)  # what a torch-less install sees
+    monkeypatch.setitem(sys.modules, "zeroe_assets.phonetic.seq2seq", None)  # what a torch-less install sees
     code, _, err = run_cli(["g2p", "night"], b"", monkeypatch, capsys)
     assert code == 2 and "need torch" in err
 

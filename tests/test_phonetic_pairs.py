@@ -13,8 +13,9 @@ from train.phonetic.lexicon import read_phones_tsv, split_of
 from train.phonetic.pairs import (build_pairs, label_of, normalised_distance, pair_split,
                                   read_slang, word_distance)
 from zeroe_assets.assets import ArtifactError, load_component, write_component
-from zeroe_assets.embedder import CLASSES
-from zeroe_assets.perturbers.phonetic import PhoneticTable, stopwords
+from zeroe_assets.assets.tables import PhoneticTable
+from zeroe_assets.perturbers.phonetic import stopwords
+from zeroe_assets.phonetic.embedder import CLASSES
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 RATIOS = (0.6, 0.2, 0.2)
@@ -156,7 +157,8 @@ def test_stopwords_file():
 
 
 def test_runtime_imports_without_torch():
-    code = ("import sys, zeroe_assets.perturbers.phonetic, zeroe_assets.cli.neighbours; "
+    code = ("import sys, zeroe_assets.perturbers.phonetic, zeroe_assets.phonetic, "
+            "zeroe_assets.cli.neighbours; "
             "assert not {'torch', 'lightning', 'pytorch_lightning', 'hydra'} & set(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 
-import zeroe_assets.perturbers.phonetic as phonetic
 from tests.test_phonetic_pairs import CONF, TINY, write_tiny
 from train.phonetic.__main__ import train
 from train.phonetic.pairs import word_distance
@@ -18,9 +17,11 @@ from train.seq2seq import train as train_seq2seq
 from zeroe_assets import ZeroePerturbation
 from zeroe_assets.assets import ArtifactError, load_component, read_manifest
 from zeroe_assets.assets.index import VectorIndex
+from zeroe_assets.assets.tables import SOURCES
 from zeroe_assets.cli import main as cli
-from zeroe_assets.embedder import CLASSES, load_embedder
-from zeroe_assets.perturbers.phonetic import SOURCES, PhoneticPerturber, load_phonetic
+from zeroe_assets.perturbers.phonetic import PhoneticPerturber
+from zeroe_assets.phonetic import load_phonetic
+from zeroe_assets.phonetic.embedder import CLASSES, load_embedder
 from zeroe_assets.registry import get_perturber
 
 
@@ -138,9 +139,9 @@ def test_oov_off_is_not_attackable(built):
 def test_oov_is_respelled_in_batches_with_torch(built):
     _, root, _ = built
     perturber = PhoneticPerturber(root=root)
-    assert perturber.can_change("nyght")  # loads the models
     assert perturber.prepare(["nyght", "Kat", "night", "the", "kat"]) == 2  # one batch, cached
     assert perturber.prepare(["kat"]) == 0
+    assert perturber.can_change("nyght") == bool(perturber.lookup["nyght"])  # what was decoded
     for word in ("nyght", "kat"):
         assert all(c != word for c in perturber.lookup[word])
         out = perturber.perturb_word(word.capitalize(), 1.0, random.Random(0))
@@ -164,7 +165,9 @@ def test_oov_without_torch_is_not_attackable(built, monkeypatch):
     def no_torch(*args):
         raise ImportError("No module named 'torch'")
 
-    monkeypatch.setattr(phonetic, "_Respeller", no_torch)
+    from zeroe_assets.phonetic import respell
+
+    monkeypatch.setattr(respell, "Respeller", no_torch)
     perturber = PhoneticPerturber(root=root)
     with pytest.warns(UserWarning, match="not attackable"):  # (a word no test respelled yet)
         assert not perturber.can_change("knyght")
@@ -290,9 +293,52 @@ def test_words_with_letters_the_g2p_never_saw_are_not_attackable(built):
 
 
 def test_an_outer_apostrophe_is_not_a_respelling(built):
-    from zeroe_assets.embedder import sound_alikes
+    from zeroe_assets.phonetic.respell import sound_alikes
 
     _, root, _ = built
     kept = sound_alikes(load_embedder(root), ["night"], [["night'", "'night", "nite"]],
                         keep=CLASSES, min_score=0.0)
     assert [c for c, _ in kept[0]] == ["nite"]
+
+
+# --- can_change and candidates agree with perturb_word -------------------------------------
+
+WORDS = ["night", "Night", "NIGHT", "nite", "kat", "Kat", "nyght", "zyxwv", "too", "The",
+         "teacher's", "Teacher’s", "don’t", "café", "2024", "x2", "Привет", "日本", "I", "a"]
+
+
+def assert_agrees(p, word, seed=0):
+    """can_change iff some of 50 draws at φ = 1 change the word; the candidates are the distinct
+    changed forms perturb_word gives, none missing."""
+    rng = random.Random(seed)
+    draws = {p.perturb_word(word, 1.0, rng) for _ in range(50)}
+    assert p.can_change(word) == (draws != {word}), (word, draws)
+    reachable = draws | {p.perturb_word(word, 1.0, rng) for _ in range(300)}
+    found = p.candidates(word, 100, rng)
+    assert len(set(found)) == len(found) and set(found) == reachable - {word}, (word, found)
+    assert p.candidates(word, 2, rng) == found[:2]
+
+
+def test_can_change_and_candidates_with_respelled_unknown_words(built):
+    _, root, _ = built
+    p = PhoneticPerturber(root=root)
+    for word in WORDS + [w.capitalize() for w in TINY] + [w.upper() for w in TINY]:
+        assert_agrees(p, word)
+    assert p.candidates("night", 100, random.Random(0)) == list(p.lookup["night"])  # its row
+    assert p.candidates("Night", 1, random.Random(0)) == [p.lookup["night"][0].capitalize()]
+    p.lookup["teacher's"] = ("teecher's", "Teacher’s", "teecher's")  # collapses to one change
+    assert p.candidates("Teacher’s", 5, random.Random(0)) == ["Teecher’s"]
+    assert_agrees(p, "Teacher’s")
+    p.lookup["aa"] = ("AA",)  # a form equal to the word in its case is no change
+    assert not p.can_change("AA") and p.can_change("aa") and p.candidates("AA", 3, None) == []
+
+
+def test_can_change_and_candidates_on_the_shipped_table():
+    from zeroe_assets.assets import component_available
+
+    if not component_available("phonetic"):
+        pytest.skip("no phonetic artifacts in the default root ($ZEROE_ARTIFACTS)")
+    p = PhoneticPerturber(oov="off")
+    table = [w for w in p.space.table.words[:3000:10] if p.lookup.get(w)]
+    for word in WORDS + table + [w.capitalize() for w in table] + ["McDonald", "o’clock"]:
+        assert_agrees(p, word)

@@ -17,7 +17,7 @@ from train.phonetic.seq2seq import error_counts
 from train.seq2seq import train
 from zeroe_assets.assets.store import read_manifest
 from zeroe_assets.cli import main
-from zeroe_assets.g2p import Vocab, load_transliterator
+from zeroe_assets.phonetic.seq2seq import Vocab, load_transliterator
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 TINY = {
@@ -193,7 +193,7 @@ def test_resume_from_last_checkpoint(tiny_path, tmp_path):
 
 def test_padding_does_not_change_an_encoding():
     # an unpadded batch takes the unpacked GRU, a padded one the packed GRU: same numbers
-    from zeroe_assets.g2p import PAD, Seq2SeqNet
+    from zeroe_assets.phonetic.seq2seq import PAD, Seq2SeqNet
 
     torch.manual_seed(0)
     net = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=2, dropout=0.0).eval()
@@ -206,7 +206,7 @@ def test_padding_does_not_change_an_encoding():
 
 
 def test_ensemble_of_identical_members_decodes_like_one():
-    from zeroe_assets.g2p import Ensemble, Seq2SeqNet, beam_search
+    from zeroe_assets.phonetic.seq2seq import Ensemble, Seq2SeqNet, beam_search
 
     torch.manual_seed(0)
     net = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=1, dropout=0.0).eval()
@@ -221,7 +221,7 @@ def test_ensemble_of_identical_members_decodes_like_one():
 
 
 def test_members_train_in_parallel_and_export_as_an_ensemble(tiny_path, tmp_path):
-    from zeroe_assets.g2p import Ensemble
+    from zeroe_assets.phonetic.seq2seq import Ensemble
 
     out = tmp_path / "ens"
     metrics = train(smoke_cfg(tiny_path, out, extra=["members=2", "export_artifacts=true"]))
@@ -268,7 +268,7 @@ def test_reverse_targets_flips_each_row_before_its_end():
 
 
 def test_decode_scores_are_sequence_log_probabilities_in_both_orders():
-    from zeroe_assets.g2p import Ensemble, Seq2SeqNet, beam_search, decode, sequence_logprob
+    from zeroe_assets.phonetic.seq2seq import Ensemble, Seq2SeqNet, beam_search, decode, sequence_logprob
 
     torch.manual_seed(0)
     l2r = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=1, dropout=0.0).eval()
@@ -385,7 +385,7 @@ def test_ddp_on_two_cpu_processes_trains_tests_and_exports_once(tiny_path, tmp_p
 
 
 def test_outputs_cut_off_at_the_length_cap_rank_after_finished_ones():
-    from zeroe_assets.g2p import Seq2SeqNet, beam_search
+    from zeroe_assets.phonetic.seq2seq import Seq2SeqNet, beam_search
 
     torch.manual_seed(0)
     mixed = 0

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from zeroe_assets.assets import ArtifactError, load_component, write_component
-from zeroe_assets.assets.index import (NeighbourTable, VectorIndex, agreement, choose_index,
+from zeroe_assets.assets.index import (VectorIndex, agreement, choose_index, exact_neighbours,
                                        normalise)
+from zeroe_assets.assets.tables import NeighbourTable
 
 
 def test_identity_vectors_find_themselves():
@@ -73,3 +74,19 @@ def test_mismatched_files_are_reported(tmp_path):
         VectorIndex.from_component(load_component("space", tmp_path), "index")
     with pytest.raises(ValueError, match="table shapes"):
         NeighbourTable(np.arange(3), np.zeros((2, 2)), np.zeros((2, 2)))
+
+
+def test_exact_neighbours_leave_each_row_out():
+    rng = np.random.default_rng(3)
+    vectors = normalise(rng.normal(size=(40, 6)))
+    vectors[1] = vectors[0]  # a duplicate is a neighbour, not itself
+    index = VectorIndex.build(vectors, np.arange(100, 140))
+    np.testing.assert_allclose(index.vectors(), vectors, atol=1e-6)
+    ids, sims = index.exact_neighbours(5)
+    assert ids.shape == (40, 5) and not (ids == np.arange(40)[:, None]).any()
+    assert ids[0, 0] == 1 and ids[1, 0] == 0
+    brute = np.sort(np.where(np.eye(40, dtype=bool), -np.inf, vectors @ vectors.T), 1)[:, ::-1]
+    np.testing.assert_allclose(sims, brute[:, :5], rtol=1e-5, atol=1e-5)
+    assert exact_neighbours(vectors[:3], 10, chunk=2)[0].shape == (3, 2)  # capped at the others
+    with pytest.raises(ValueError, match="at least two"):
+        exact_neighbours(vectors[:1], 3)

@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 from zeroe_assets.assets import ArtifactError, load_component, write_component
-from zeroe_assets.assets.index import NeighbourTable, VectorIndex, normalise
-from zeroe_assets.perturbers.visual import VisualPerturber, is_candidate, load_visual, neighbours
+from zeroe_assets.assets.index import VectorIndex, normalise
+from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.perturbers.visual import VisualPerturber
+from zeroe_assets.visual import is_candidate, load_visual, neighbours
 
 from .visual_fixtures import (CONF, SHAPES, build_font, compose_vaegan, smoke_run,  # noqa: F401
                               tiny_font)
@@ -188,8 +190,9 @@ def test_missing_and_corrupt_assets_say_how_to_rebuild(space, tmp_path_factory):
 
 
 def test_runtime_does_not_import_torch(space):
-    code = ("import sys, zeroe_assets, zeroe_assets.perturbers.visual as v; "
-            f"v.VisualPerturber(top_n=3, root={str(space)!r}); v.neighbours('a', 5, root={str(space)!r}); "
+    code = ("import sys, zeroe_assets, zeroe_assets.perturbers.visual as v, zeroe_assets.visual; "
+            f"v.VisualPerturber(top_n=3, root={str(space)!r}); "
+            f"zeroe_assets.visual.neighbours('a', 5, root={str(space)!r}); "
             "print(sorted(m for m in ('torch', 'pytorch_lightning', 'hydra') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -515,3 +518,48 @@ def test_ddp_on_two_cpu_processes_draws_and_exports_once(tiny_font, tmp_path):
     assert all((tmp_path / "run" / f).is_file() for f in ("tsne.png", "reconstructions.png"))
     assert load_component("visual", tmp_path / "artifacts").meta["glyphs"] == 10
     assert "exported" not in (tmp_path / "run" / "train_ddp_process_1.log").read_text()
+
+
+# --- can_change and candidates agree with perturb_word -------------------------------------
+
+WORDS = ["abc", "Abc", "ABC", "hah", "xyz", "x", "h", "night", "Café", "teacher’s", "don't",
+         "2024", "x2", "Привет", "日本", "𝐛𝐨𝐥𝐝", "\ue000", "\u200b", "e\u0301", "naïve"]
+
+
+def assert_agrees(p, word, seed=0):
+    """can_change iff some of 50 draws at φ = 1 change the word; every candidate is a form
+    perturb_word gives: each character kept or one of its top-n look-alikes."""
+    rng = random.Random(seed)
+    draws = {p.perturb_word(word, 1.0, rng) for _ in range(50)}
+    assert p.can_change(word) == (draws != {word}), (word, draws)
+    found = p.candidates(word, 8, rng)
+    assert len(set(found)) == len(found) and word not in found and bool(found) == p.can_change(word)
+    for form in found:
+        assert len(form) == len(word) and all(
+            a == b or (a in p.space.rows and b in {n for n, _ in p.space.neighbours(a, p.top_n)})
+            for a, b in zip(word, form)), (word, form)
+
+
+def test_can_change_is_exact_and_candidates_are_reachable(tmp_path):
+    # a, b and c look like the next letter; h has a row, but every look-alike is h itself
+    keys = np.array([ord(c) for c in "abch"], np.uint16)
+    nb = np.array([[ord(c)] * 2 for c in "bcah"], np.uint16)
+    files = {**VectorIndex.build(np.eye(4), keys).files("index"),
+             **NeighbourTable(keys, nb, np.ones((4, 2), np.float16)).files("table")}
+    write_component("visual", files, {"dims": 4}, root=tmp_path)
+    p = VisualPerturber(root=tmp_path)
+    assert p.can_change("xa") and not p.can_change("h") and not p.can_change("hxh")
+    assert p.perturb_word("hxh", 1.0, random.Random(0)) == "hxh"
+    for word in WORDS:
+        assert_agrees(p, word)
+
+
+def test_can_change_and_candidates_on_the_shipped_table():
+    from zeroe_assets.assets import component_available
+
+    if not component_available("visual"):
+        pytest.skip("no visual artifacts in the default root ($ZEROE_ARTIFACTS)")
+    p = VisualPerturber()
+    for word in WORDS:
+        for variant in {word, word.upper(), word.capitalize()}:
+            assert_agrees(p, variant)

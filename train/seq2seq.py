@@ -9,8 +9,8 @@ Trains one direction, tests the best checkpoint (by ``val/wer``) on the held-out
 one-thread models in the time of one, while one model on N threads gains far less (the GRU's
 small sequential steps do not parallelise well). With ``bidirectional=true`` every second member
 writes its output right to left, and the ensemble ranks both orders' proposals together
-(``zeroe_assets.g2p.decode``). With members, ``ckpt_path`` is a list, one checkpoint per member,
-to resume from or to export.
+(``zeroe_assets.phonetic.seq2seq.decode``). With members, ``ckpt_path`` is a list, one checkpoint
+per member, to resume from or to export.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from train import CONF
 from train.distributed import bucket_trainer, one_device_trainer
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import export_model
-from zeroe_assets.g2p import Ensemble, Seq2SeqNet
+from zeroe_assets.phonetic.seq2seq import Ensemble, Seq2SeqNet
 
 
 def _data(cfg: DictConfig):

@@ -9,8 +9,8 @@ import importlib
 import typing
 from pathlib import Path
 
-from .assets import ArtifactError, component_available, default_root
-from .assets.store import REBUILD_HINTS, missing
+from .assets import ArtifactError, component_available, default_root, rebuild_hint
+from .assets.store import missing
 from .perturbers.base import Perturber
 
 # name -> (module, class, asset component it needs or None)
@@ -48,7 +48,8 @@ def perturber_class(name: str) -> type[Perturber]:
     except ModuleNotFoundError as e:
         if e.name != f"{__package__}.perturbers.{module}":
             raise
-        hint = REBUILD_HINTS.get(_ENTRIES[canonical(name)][2] or "", "")
+        component = _ENTRIES[canonical(name)][2]
+        hint = rebuild_hint(component) if component else ""
         raise ArtifactError(f"the {name!r} attacker is not part of this install; {hint}") from e
     return getattr(mod, cls)
 

@@ -20,7 +20,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from train import CONF
-from zeroe_assets.embedder import CLASSES
+from zeroe_assets.phonetic.embedder import CLASSES
 
 log = logging.getLogger("train.phonetic")  # not "__main__" under python -m
 

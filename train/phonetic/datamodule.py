@@ -7,7 +7,7 @@ import pytorch_lightning as pl
 from torch.utils.data import DataLoader
 
 from train.batching import BucketLoaders
-from zeroe_assets.g2p import BOS, EOS, Vocab, pad_batch
+from zeroe_assets.phonetic.seq2seq import BOS, EOS, Vocab, pad_batch
 
 from .lexicon import DEFAULT_RATIOS, DEFAULT_SALT, Lexicon, split_lexicon, split_summary
 

@@ -23,12 +23,13 @@ from omegaconf import DictConfig, OmegaConf
 from train import CONF
 from train.checks import positive
 from zeroe_assets.assets import library_versions, load_component, write_component
-from zeroe_assets.assets.index import choose_index, normalise
-from zeroe_assets.embedder import back_transliterate, sound_alikes
-from zeroe_assets.g2p import COMPONENT as SEQ2SEQ, load_transliterator
-from zeroe_assets.perturbers.phonetic import COMPONENT, SOURCES, PhoneticTable
+from zeroe_assets.assets.index import choose_index, exact_neighbours, normalise
+from zeroe_assets.assets.tables import SOURCES, PhoneticTable
+from zeroe_assets.phonetic.respell import back_transliterate, sound_alikes
+from zeroe_assets.phonetic.seq2seq import COMPONENT as SEQ2SEQ, load_transliterator
+from zeroe_assets.phonetic.space import COMPONENT
 
-from .embed import load_embedder_checkpoint, nearest_words
+from .embed import load_embedder_checkpoint
 from .lexicon import Lexicon, filter_lexicon
 from .pairs import lexicon_labeller, read_slang
 
@@ -86,7 +87,7 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     lap("embed")
     index, agreement = choose_index(vectors, np.arange(len(words), dtype=np.uint32),
                                     list(cfg.factories), cfg.neighbours, cfg.min_agreement)
-    ids, _ = nearest_words(vectors, cfg.neighbours)
+    ids, _ = exact_neighbours(vectors, cfg.neighbours)
     lap("index")
     flags: list[dict[str, int]] = [{} for _ in words]
     for i, row in enumerate(ids.tolist()):

@@ -11,7 +11,7 @@ from torch.utils.data import DataLoader
 
 from train.batching import SplitLoaders
 from train.checks import positive
-from zeroe_assets.embedder import CLASSES, CharVocab, pad
+from zeroe_assets.phonetic.embedder import CLASSES, CharVocab, pad
 
 from .lexicon import DEFAULT_RATIOS, DEFAULT_SALT, SPLITS, Lexicon
 from .pairs import DEFAULT_BOUNDS, PairSet, build_pairs, read_slang

@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 
 from rapidfuzz.distance import Levenshtein
 
-from zeroe_assets.embedder import CLASSES
+from zeroe_assets.phonetic.embedder import CLASSES
 
 from .lexicon import DEFAULT_RATIOS, DEFAULT_SALT, SPLITS, Lexicon, split_of
 

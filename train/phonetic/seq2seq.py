@@ -1,7 +1,8 @@
 """G2P / P2G training (paper §3.3): one LightningModule for both directions, metrics and export.
 
 The reference trained a plain LSTM encoder-decoder and decoded one character per call; this is
-an attention model (``zeroe_assets.g2p.Seq2SeqNet``) with batched greedy and beam decoding.
+an attention model (``zeroe_assets.phonetic.seq2seq.Seq2SeqNet``) with batched greedy and beam
+decoding.
 """
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from rapidfuzz.distance import Levenshtein
 
 from zeroe_assets.assets.store import (ArtifactError, library_versions, load_component,
                                        write_component)
-from zeroe_assets.g2p import (BOS, COMPONENT, DIRECTIONS, PAD, Seq2SeqNet, Transliterator, Vocab,
-                              decode)
+from zeroe_assets.phonetic.seq2seq import (BOS, COMPONENT, DIRECTIONS, PAD, Seq2SeqNet,
+                                           Transliterator, Vocab, decode)
 
 # what the token error rate is called in each direction
 TOKEN_METRIC = {"g2p": "per", "p2g": "cer"}

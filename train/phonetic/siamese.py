@@ -1,7 +1,7 @@
 """The Siamese phonetic embedder's training (paper appendix A.1): loss, metrics, runtime form.
 
-The network (``zeroe_assets.embedder.SiameseNet``) lives in the runtime package because the
-exported embedder also judges out-of-vocabulary respellings there.
+The network (``zeroe_assets.phonetic.embedder.SiameseNet``) lives in the runtime package because
+the exported embedder also judges out-of-vocabulary respellings there.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytorch_lightning as pl
 import torch
 import torch.nn.functional as F
 
-from zeroe_assets.embedder import CLASSES, CharVocab, Embedder, SiameseNet
+from zeroe_assets.phonetic.embedder import CLASSES, CharVocab, Embedder, SiameseNet
 
 
 def scores(confusion: np.ndarray) -> dict:

@@ -16,8 +16,9 @@ from omegaconf import DictConfig, OmegaConf
 from train import CONF
 from train.checks import positive
 from zeroe_assets.assets import library_versions, write_component
-from zeroe_assets.assets.index import NeighbourTable, choose_index, exact_top_k
-from zeroe_assets.perturbers.visual import COMPONENT, is_candidate
+from zeroe_assets.assets.index import choose_index, exact_top_k
+from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.visual.space import COMPONENT, is_candidate
 
 from .datamodule import split
 from .embed import embed_glyphs, load_checkpoint, over_fonts, reconstruct

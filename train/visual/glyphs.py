@@ -14,14 +14,13 @@ import io
 import json
 import logging
 import os
-import tempfile
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from zeroe_assets.assets import sha256_file
+from zeroe_assets.assets import atomic_write, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -299,7 +298,7 @@ def build_glyphs(spec: GlyphSpec) -> GlyphSet:
         meta = {"fonts": [asdict(f) for f in glyphs.fonts], "spec": spec_dict(spec)}
         _save(cache, images=glyphs.images, codepoints=glyphs.codepoints,
               font_index=glyphs.font_index)
-        _atomic_write(cache.with_suffix(".json"), json.dumps(meta, indent=1).encode())
+        atomic_write(cache.with_suffix(".json"), json.dumps(meta, indent=1).encode())
     if spec.alternates:
         # a separate file: the index's glyph set (and its fingerprint) is the same with or without
         alt = cache.with_name(f"glyphs-{fp}-alternates.npz")
@@ -357,12 +356,4 @@ def _load(path: Path, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
 def _save(path: Path, **arrays: np.ndarray) -> None:
     buf = io.BytesIO()
     np.savez(buf, **arrays)
-    _atomic_write(path, buf.getvalue())
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    atomic_write(path, buf.getvalue())

@@ -1,8 +1,16 @@
-"""Artifact format (manifest + component folders): the single writer and reader."""
-from .store import (ArtifactError, Component, component_available, default_root, json_bytes,
-                    library_versions, load_component, npy_bytes, read_manifest, sha256_file,
-                    write_component)
+"""Artifact format (manifest + component folders): the single writer and reader.
 
-__all__ = ["ArtifactError", "Component", "component_available", "default_root", "json_bytes",
-           "library_versions", "load_component", "npy_bytes", "read_manifest", "sha256_file",
+``store`` (manifest, components, atomic writes), ``index`` (the FAISS vector index), ``tables``
+(neighbour and phonetic tables), ``cache`` (loaded components shared in a process), ``hints``
+(how to rebuild each component).
+"""
+from .cache import cached_component
+from .hints import rebuild_hint
+from .store import (ArtifactError, Component, atomic_write, component_available, default_root,
+                    json_bytes, library_versions, load_component, npy_bytes, read_manifest,
+                    sha256_file, write_component)
+
+__all__ = ["ArtifactError", "Component", "atomic_write", "cached_component",
+           "component_available", "default_root", "json_bytes", "library_versions",
+           "load_component", "npy_bytes", "read_manifest", "rebuild_hint", "sha256_file",
            "write_component"]

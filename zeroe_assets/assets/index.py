@@ -1,18 +1,19 @@
-"""Nearest-neighbour assets: a FAISS index over exported vectors, and precomputed top-k tables.
+"""The vector index: a FAISS index over exported vectors, keyed (row i ↔ ``keys[i]``: code points
+for the visual space, rows of ``words.txt`` for the phonetic one), and exact search.
 
-Both are keyed (row i ↔ ``keys[i]``: code points for the visual space, words for the phonetic
-one) and travel through the artifact store as plain files (``<prefix>.faiss`` + ``.npy``), so a
-pipeline exports them with ``files()`` and the runtime reads them back with ``from_component``.
-FAISS is imported only when an index is built or loaded: table lookups need numpy alone.
+It travels through the artifact store as plain files (``<prefix>.faiss`` + ``.keys.npy``): a
+pipeline exports it with ``files()`` and the runtime reads it back with ``from_component``.
+This is the only module that imports FAISS, and only when an index is built, loaded or searched
+exactly: the tables (``tables.py``) need numpy alone.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from .store import ArtifactError, Component
+from .hints import rebuild_hint
+from .store import ArtifactError, Component, npy_bytes
 
 
 class Neighbours(NamedTuple):
@@ -81,6 +82,14 @@ class VectorIndex:
         """The stored (possibly quantised) vector of ``key``."""
         return self.index.reconstruct(self.row(key))
 
+    def vectors(self) -> np.ndarray:
+        """Every stored (possibly quantised) vector, one row per key."""
+        return self.index.reconstruct_n(0, len(self))
+
+    def exact_neighbours(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``exact_neighbours`` over the stored vectors: every row's ``k`` nearest rows."""
+        return exact_neighbours(self.vectors(), k)
+
     def batch_search(self, vectors: np.ndarray, k: int) -> Neighbours:
         """Top-``k`` keys and scores per query row; rows with fewer hits are padded with score -inf."""
         if k < 1:
@@ -99,8 +108,6 @@ class VectorIndex:
         return Neighbours(keys[0][ok], scores[0][ok])
 
     def files(self, prefix: str = "index") -> dict[str, bytes]:
-        from .store import npy_bytes
-
         data = _faiss().serialize_index(self.index)
         return {f"{prefix}.faiss": np.asarray(data).tobytes(), f"{prefix}.keys.npy": npy_bytes(self.keys)}
 
@@ -116,47 +123,13 @@ class VectorIndex:
         if index.metric_type != faiss.METRIC_INNER_PRODUCT or dims not in (None, index.d):
             raise ArtifactError(f"{path} is a {index.d}-dim index with FAISS metric "
                                 f"{index.metric_type}, the manifest says {dims} dims and inner "
-                                f"product; the files of {component.name!r} do not match, re-run "
-                                "its export")
+                                f"product; the files of {component.name!r} do not match, "
+                                f"{rebuild_hint(component.name)}")
         try:
             return cls(index, component.load_npy(f"{prefix}.keys.npy"))
         except ValueError as e:
-            raise ArtifactError(f"{path}: {e}; the files of {component.name!r} do not match") from e
-
-
-@dataclass(frozen=True)
-class NeighbourTable:
-    """Precomputed top-k neighbours: ``neighbours[i, j]`` is the j-th nearest key of ``keys[i]``."""
-
-    keys: np.ndarray
-    neighbours: np.ndarray
-    scores: np.ndarray
-
-    def __post_init__(self):
-        n = len(self.keys)
-        if self.neighbours.shape[0] != n or self.scores.shape != self.neighbours.shape:
-            raise ValueError(f"table shapes disagree: keys {self.keys.shape}, neighbours "
-                             f"{self.neighbours.shape}, scores {self.scores.shape}")
-
-    @property
-    def k(self) -> int:
-        return int(self.neighbours.shape[1])
-
-    def files(self, prefix: str = "table") -> dict[str, bytes]:
-        from .store import npy_bytes
-
-        return {f"{prefix}.keys.npy": npy_bytes(self.keys),
-                f"{prefix}.neighbours.npy": npy_bytes(self.neighbours),
-                f"{prefix}.scores.npy": npy_bytes(self.scores)}
-
-    @classmethod
-    def from_component(cls, component: Component, prefix: str = "table") -> "NeighbourTable":
-        try:
-            return cls(*(component.load_npy(f"{prefix}.{part}.npy")
-                         for part in ("keys", "neighbours", "scores")))
-        except ValueError as e:
-            raise ArtifactError(f"{component.path}: {e}; the files of {component.name!r} do not "
-                                "match, re-run its export") from e
+            raise ArtifactError(f"{path}: {e}; the files of {component.name!r} do not match, "
+                                f"{rebuild_hint(component.name)}") from e
 
 
 def exact_top_k(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -165,6 +138,25 @@ def exact_top_k(vectors: np.ndarray, queries: np.ndarray, k: int) -> tuple[np.nd
     index = _faiss().IndexFlatIP(vectors.shape[1])
     index.add(np.ascontiguousarray(vectors, dtype=np.float32))
     return index.search(np.ascontiguousarray(queries, dtype=np.float32), k)
+
+
+def exact_neighbours(vectors: np.ndarray, k: int,
+                     chunk: int = 8192) -> tuple[np.ndarray, np.ndarray]:
+    """Exact top-``k`` rows (ids, scores) for every row of ``vectors``, itself excluded; chunked
+    so the score matrix stays small. ``k`` is capped at the number of other rows."""
+    k = min(k, len(vectors) - 1)
+    if k < 1:
+        raise ValueError("need at least two vectors for neighbours")
+    ids = np.zeros((len(vectors), k), dtype=np.int64)
+    sims = np.zeros((len(vectors), k), dtype=np.float32)
+    for start in range(0, len(vectors), chunk):
+        part = vectors[start:start + chunk]
+        s, i = exact_top_k(vectors, part, k + 1)
+        own = i == np.arange(start, start + len(part))[:, None]
+        keep = np.argsort(own, axis=1, kind="stable")[:, :k]  # self last, then dropped
+        ids[start:start + len(part)] = np.take_along_axis(i, keep, 1)
+        sims[start:start + len(part)] = np.take_along_axis(s, keep, 1)
+    return ids, sims
 
 
 def agreement(vectors: np.ndarray, queries: np.ndarray, approx_ids: np.ndarray, k: int) -> float:

@@ -28,6 +28,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .hints import rebuild_hint
+
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 
@@ -42,26 +44,14 @@ def default_root() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / "artifacts"
 
 
-REBUILD_HINTS = {
-    "visual": "rebuild with `python -m train.vaegan` (trains and exports) or "
-    "`python -m train.export visual ckpt=PATH`",
-    "phonetic": "rebuild with `python -m train.seq2seq`, `python -m train.phonetic` and "
-    "`python -m train.export phonetic ...`",
-}
-
-
-def _hint(component: str) -> str:
-    return REBUILD_HINTS.get(component.split("/")[0], "re-run the export that produced it")
-
-
 def missing(component: str, root: Path) -> str:
     """Why ``component`` is not under ``root`` and what to do: usually the root is not where the
     prebuilt assets are (they live in a checkout's ``artifacts/``, not in the installed package)."""
     if not (root / MANIFEST).exists():
         return (f"no artifacts at {root}: set ZEROE_ARTIFACTS to the artifacts/ folder of a zeroe "
                 f"checkout (the prebuilt assets are not part of the Python package), or "
-                f"{_hint(component)}")
-    return f"no '{component}' assets in {root / MANIFEST}; {_hint(component)}"
+                f"{rebuild_hint(component)}")
+    return f"no '{component}' assets in {root / MANIFEST}; {rebuild_hint(component)}"
 
 
 def sha256_file(path: Path) -> str:
@@ -91,7 +81,11 @@ def library_versions(*names: str) -> dict[str, str]:
     return out
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename, so that readers see the
+    old file or the new one, never half of it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -184,7 +178,7 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
                     "meta": dict(meta),
                     "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 }
-                _atomic_write(root / MANIFEST, json_bytes(manifest))
+                atomic_write(root / MANIFEST, json_bytes(manifest))
             except BaseException:  # roll back: the previous version stays in place
                 _restore(final, old, nested)
                 raise
@@ -225,7 +219,7 @@ class Component:
     def file(self, rel: str) -> Path:
         if rel not in self.files:
             raise ArtifactError(f"component {self.name!r} has no file {rel!r} in its manifest; "
-                                f"{_hint(self.name)}")
+                                f"{rebuild_hint(self.name)}")
         return self.path / rel
 
     def load_npy(self, rel: str, mmap: bool = False) -> np.ndarray:
@@ -253,7 +247,7 @@ def load_component(name: str, root: Path | None = None, verify: bool = True) -> 
             isinstance(info, dict) and isinstance(info.get("sha256"), str)
             and isinstance(info.get("bytes"), int) for info in files.values()):
         raise ArtifactError(f"{root / MANIFEST}: the entry of '{name}' does not list its files "
-                            f"with sha256 and bytes; restore the manifest or {_hint(name)}")
+                            f"with sha256 and bytes; restore the manifest or {rebuild_hint(name)}")
     primary = root / name
     problem = _mismatch(primary, files, verify)
     if problem:
@@ -262,7 +256,7 @@ def load_component(name: str, root: Path | None = None, verify: bool = True) -> 
         for folder in _swapped_out(root, name):
             if folder.is_dir() and not _mismatch(folder, files, verify):
                 return Component(name, folder, files, entry.get("meta", {}))
-        raise ArtifactError(f"{problem}; {_hint(name)}")
+        raise ArtifactError(f"{problem}; {rebuild_hint(name)}")
     return Component(name, primary, files, entry.get("meta", {}))
 
 

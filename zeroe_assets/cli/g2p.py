@@ -29,7 +29,7 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from ..g2p import load_transliterator
+        from ..phonetic.seq2seq import load_transliterator
     except ImportError as e:
         raise ValueError(f"zeroe {args.direction} runs the seq2seq models, which need torch "
                          f"(pip install torch==2.13.0, or the [train] extra): {e}") from None

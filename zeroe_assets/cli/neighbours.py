@@ -30,7 +30,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..perturbers.visual import load_visual
+    from ..visual import load_visual
 
     if args.all == (args.char is not None):
         raise ValueError("give either one CHAR or --all")
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_phonetic(args: argparse.Namespace) -> int:
     """Nearest words in the phonetic space (artifacts/phonetic); ``--all`` searches exactly."""
-    from ..perturbers.phonetic import load_phonetic
+    from ..phonetic import load_phonetic
 
     space = load_phonetic()
     args.k = 20 if args.k is None else args.k

@@ -1,9 +1,8 @@
-"""The phonetic word embedder (paper §3.3, appendix A.1) and back-transliteration with its filter.
+"""The phonetic word embedder (paper §3.3, appendix A.1).
 
 An InferSent-style Siamese encoder over characters: words that sound alike get close 100-d
 vectors, and a small classifier over ``[u, v, |u−v|, u⊙v]`` says whether two spellings sound
-identical, very similar, similar or different. Export and the runtime's out-of-vocabulary path
-share :func:`sound_alikes`, so a word respelled on the fly is judged exactly like a table entry.
+identical, very similar, similar or different (``respell.sound_alikes`` filters with it).
 
 Needs torch; ``zeroe_assets`` imports this module only inside the functions that need it.
 Training lives in ``train.phonetic.siamese``; the exported form is ``embedder.npz`` + JSON.
@@ -13,17 +12,16 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
-from .assets.store import ArtifactError, load_component
+from ..assets import ArtifactError, json_bytes, load_component, rebuild_hint
+from .classes import CLASSES, SOUND_ALIKE
+from .space import COMPONENT
 
-COMPONENT = "phonetic"
-CLASSES = ("identical", "very_similar", "similar", "different")
-SOUND_ALIKE = ("identical", "very_similar")  # what the attack keeps
 PAD, UNK = 0, 1
 
 
@@ -146,8 +144,6 @@ class Embedder:
         return out
 
     def to_files(self) -> dict[str, bytes]:
-        from .assets.store import json_bytes
-
         buf = io.BytesIO()
         np.savez(buf, **{k: v.detach().cpu().numpy() for k, v in self.net.state_dict().items()})
         return {"embedder.npz": buf.getvalue(),
@@ -166,68 +162,14 @@ def load_embedder(root: Path | None = None) -> Embedder:
     """The exported embedder of the ``phonetic`` component (checksums verified)."""
     component = load_component(COMPONENT, root)
     if "embedder.npz" not in component.files:
-        raise ArtifactError(f"no embedder in {component.path}; re-run `python -m train.export "
-                            "phonetic ckpt=PATH`")
+        raise ArtifactError(f"no embedder in {component.path}; {rebuild_hint(COMPONENT)}")
     weights = component.file("embedder.npz")
     try:
         return Embedder.from_files(weights, component.load_json("embedder.json"))
     except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
         raise ArtifactError(f"{weights} and embedder.json do not make a model "
-                            f"({type(e).__name__}: {e}); re-run `python -m train.export phonetic "
-                            "ckpt=PATH`") from e
+                            f"({type(e).__name__}: {e}); {rebuild_hint(COMPONENT)}") from e
 
 
-def back_transliterate(g2p, p2g, words: Sequence[str], n: int = 8, beam: int = 8,
-                       prons: Sequence[Sequence[Sequence[str]]] | None = None,
-                       batch_size: int = 512, precision: str = "auto") -> list[list[str]]:
-    """Respellings of each word (paper §3.3): its pronunciations decoded back into letters by
-    the P2G n-best, distinct, in model order. ``prons[i]`` gives known pronunciations; where it
-    is empty (or ``prons`` is None) the G2P 1-best stands in. Words with letters the G2P model
-    never saw, and pronunciations with phones the P2G model never saw, get no respellings.
-    ``precision``: as in ``Transliterator.translate``.
-    """
-    prons = [list(p) for p in prons] if prons is not None else [[] for _ in words]
-    guess = [i for i, w in enumerate(words)
-             if not prons[i] and w and g2p.src_vocab.knows(w.lower())]
-    for i, hyps in zip(guess, g2p.translate([tuple(words[i].lower()) for i in guess], n=1, beam=1,
-                                            batch_size=batch_size, precision=precision)):
-        prons[i] = [h.tokens for h in hyps if h.tokens]
-    unique = list(dict.fromkeys(tuple(p) for ps in prons for p in ps
-                                if p and p2g.src_vocab.knows(p)))
-    spelled = dict(zip(unique, p2g.translate(unique, n=n, beam=beam, batch_size=batch_size,
-                                             precision=precision)))
-    out = []
-    for ps in prons:  # homophones share one decoding
-        found = {"".join(h.tokens): None for p in ps for h in spelled.get(tuple(p), ()) if h.tokens}
-        out.append(list(found))
-    return out
-
-
-def sound_alikes(embedder: Embedder, words: Sequence[str], candidates: Sequence[Sequence[str]],
-                 keep: Sequence[str] = SOUND_ALIKE, min_score: float = 0.5,
-                 vectors: np.ndarray | None = None,
-                 known: Callable[[str, str], str | None] | None = None,
-                 ) -> list[list[tuple[str, float]]]:
-    """The candidates that sound like their word, spelled differently ignoring case and outer
-    apostrophes (pass' is the word pass followed by a quote, not a respelling); best
-    embedder score first. A pair passes when its class is in ``keep``: the class ``known``
-    returns (e.g. from a pronunciation lexicon) or else the embedder's, whose
-    P(identical) + P(very similar) must also reach ``min_score``."""
-    keep = set(keep)
-    unknown = keep - set(CLASSES)
-    if unknown:
-        raise ValueError(f"unknown classes {sorted(unknown)}; choose from {CLASSES}")
-    kept = []
-    for word, cands, judged in zip(words, candidates, embedder.judge(words, candidates, vectors)):
-        low, found = word.lower().strip("'"), {}
-        for c, j in zip(cands, judged):
-            label = known(word, c) if known else None
-            ok = label in keep if label else j.label in keep and j.score >= min_score
-            if ok and c.lower().strip("'") != low:
-                found[c] = j.score
-        kept.append(sorted(found.items(), key=lambda kv: -kv[1]))
-    return kept
-
-
-__all__ = ["CLASSES", "COMPONENT", "SOUND_ALIKE", "CharVocab", "Embedder", "Judgement",
-           "SiameseNet", "back_transliterate", "load_embedder", "pad", "sound_alikes"]
+__all__ = ["CLASSES", "SOUND_ALIKE", "CharVocab", "Embedder", "Judgement", "SiameseNet",
+           "load_embedder", "pad"]

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .assets.store import ArtifactError, load_component
+from ..assets import ArtifactError, json_bytes, load_component, rebuild_hint
 
 PAD, BOS, EOS = 0, 1, 2
 SPECIALS = ("<pad>", "<s>", "</s>")
@@ -402,8 +402,6 @@ class Transliterator:
     def to_files(self) -> dict[str, bytes]:
         """The exported form: ``<direction>.npz`` (weights, stored as float16 to halve the file;
         loading casts them back to the nets' float32) and ``<direction>.json`` (the rest)."""
-        from .assets.store import json_bytes
-
         buf = io.BytesIO()
         np.savez(buf, **{k: v.detach().cpu().to(torch.float16 if v.is_floating_point() else v.dtype)
                          .numpy() for k, v in self.net.state_dict().items()})
@@ -431,12 +429,10 @@ def load_transliterator(direction: str, root: Path | None = None) -> Translitera
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     component = load_component(COMPONENT, root)
     if f"{direction}.npz" not in component.files:
-        raise ArtifactError(f"no {direction} model in {component.path}; train and export it with "
-                            f"`python -m train.seq2seq direction={direction}`")
+        raise ArtifactError(f"no {direction} model in {component.path}; {rebuild_hint(COMPONENT)}")
     weights = component.file(f"{direction}.npz")
     try:
         return Transliterator.from_files(weights, component.load_json(f"{direction}.json"))
     except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
         raise ArtifactError(f"{weights} and {direction}.json do not make a model "
-                            f"({type(e).__name__}: {e}); re-export it with "
-                            f"`python -m train.seq2seq direction={direction}`") from e
+                            f"({type(e).__name__}: {e}); {rebuild_hint(COMPONENT)}") from e
