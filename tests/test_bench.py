@@ -603,3 +603,16 @@ def test_results_round_trip_and_bad_files(tmp_path):
     (tmp_path / "bad.json").write_text("{nope")
     with pytest.raises(ValueError, match="cannot read results"):
         Results.load(tmp_path / "bad.json")
+
+
+def test_victims_saved_before_the_move_still_unpickle():
+    import pickle
+    import warnings
+
+    from zeroe_assets.baselines import TextScorer
+
+    old = pickle.dumps(TextScorer(0), protocol=0).replace(b"zeroe_assets.baselines\n",
+                                                          b"zeroe_assets.bench.victims\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        assert type(pickle.loads(old)) is TextScorer
