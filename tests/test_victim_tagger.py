@@ -11,8 +11,8 @@ from hydra.utils import instantiate
 
 from train.victim.__main__ import train
 from train.victim.conllu import read_conllu
-from train.victim.tagger import load
-from train.victim.vocab import TaggerVocab
+from zeroe_assets.tagger.vocab import TaggerVocab
+from zeroe_assets.victims import load_pos_bilstm as load, load_victim
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
@@ -155,9 +155,19 @@ def test_command_line_entry_point(tiny_path, tmp_path):
 
 
 def test_importing_the_factory_does_not_import_torch():
-    code = "import sys, train.victim.tagger; print('torch' in sys.modules)"
+    code = ("import sys, zeroe_assets.victims, zeroe_assets.assets.victim, zeroe_assets.tagger; "
+            "print('torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_the_builtin_name_loads_the_bundle_with_the_trained_network(trained):
+    from train.victim import module
+    from zeroe_assets.tagger.net import BiLSTMTagger
+
+    tagger = load_victim("pos-bilstm", trained[0] / "model")
+    assert type(tagger.net) is BiLSTMTagger is module.BiLSTMTagger  # one definition, trained here
+    assert tagger.predict([[f for f, _ in TINY[0]]]) == [[t for _, t in TINY[0]]]
 
 
 def test_resume_from_last_checkpoint(tiny_path, tmp_path):

@@ -1,5 +1,3 @@
-"""Neural POS victim: a character-aware BiLSTM tagger (``python -m train.victim``).
-
-Importing this package (or :mod:`train.victim.tagger`) does not import torch, so the benchmark
-can resolve ``train.victim.tagger:load`` cheaply and only pay for torch when it loads a model.
+"""Neural POS victim: trains the character-aware BiLSTM tagger of ``zeroe_assets.tagger``
+(``python -m train.victim``) and exports it as the bundle the ``pos-bilstm`` victim loads.
 """

@@ -2,7 +2,7 @@
 
 Trains the character-aware BiLSTM tagger on UD English-EWT (or on a perturbed CoNLL-U file for
 adversarial training), keeps the best checkpoint by ``val/acc`` plus ``last.ckpt`` (resume with
-``ckpt_path=``), tests the best one, and exports it to ``model_dir`` for ``train.victim.tagger:load``.
+``ckpt_path=``), tests the best one, and exports it to ``model_dir`` for the ``pos-bilstm`` victim.
 """
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ from pytorch_lightning.callbacks import LearningRateMonitor, ModelCheckpoint
 from train import CONF
 from train.distributed import bucket_trainer, one_device_trainer
 from zeroe_assets.assets.store import library_versions
+from zeroe_assets.victims import load_pos_bilstm as load
 
-from .tagger import load
+from .tagger import export
 
 
 def _check_export(path, sentences) -> dict:
@@ -76,7 +77,7 @@ def train(cfg: DictConfig) -> dict:
     }
     info = {"metrics": metrics, "config": OmegaConf.to_container(cfg, resolve=True),
             "libraries": library_versions("torch", "pytorch-lightning")}
-    path = module.tagger().save(cfg.model_dir, info)
+    path = export(module.tagger(), cfg.model_dir, info)
     metrics["exported"] = {"path": str(path), **_check_export(path, data.data["test"])}
     with open(f"{cfg.out_dir}/metrics.json", "w") as f:
         json.dump(metrics, f, indent=1)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zeroe_assets.bench.formats import ConlluFormat
+from zeroe_assets.formats import ConlluFormat
 
 Sentence = tuple[list[str], list[str]]
 

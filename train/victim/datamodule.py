@@ -10,9 +10,9 @@ from torch.utils.data import DataLoader
 
 from train.batching import BucketLoaders
 from zeroe_assets.assets.store import sha256_file
+from zeroe_assets.tagger.vocab import TaggerVocab
 
 from .conllu import Sentence, read_conllu
-from .vocab import TaggerVocab
 
 IGNORE = -100  # target of padding positions (F.cross_entropy's default ignore_index)
 

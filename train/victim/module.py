@@ -8,10 +8,11 @@ import pytorch_lightning as pl
 import torch
 import torch.nn.functional as F
 
+from zeroe_assets.tagger.net import BiLSTMTagger
+from zeroe_assets.tagger.predict import Tagger
+from zeroe_assets.tagger.vocab import UNK, TaggerVocab
+
 from .datamodule import IGNORE
-from .nets import BiLSTMTagger
-from .tagger import Tagger
-from .vocab import UNK, TaggerVocab
 
 
 class TaggerModule(pl.LightningModule):

@@ -13,10 +13,13 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from ..assets.store import _atomic_write
 from ..protocol import resolve_level
+from ..tasks import Task, get_task
+from ..victims import Victim, check_victim_task
 from .generate import SIDECAR
-from .tasks import chance, examples, format_for, score
-from .victims import check_victim_task
+from .report import write_report
+from .results import Results, SetResult, add_delta_tau, ranking, ranking_level
 
 
 def find_sets(data_dir: Path, split: str | None = None) -> tuple[str, Path, list[dict]]:
@@ -64,92 +67,52 @@ def _edit_distance(clean: list[list[str]], attacked: list[list[str]]) -> float:
     return sum(Levenshtein.normalized_distance(a, b) for a, b in pairs) / max(1, len(pairs))
 
 
-def evaluate(task: str, victim, data_dir: Path, split: str | None = None,
+def evaluate(task: str | Task, victim: Victim, data_dir: Path, split: str | None = None,
              clean: Path | None = None, batch_size: int = 256, victim_name: str = "",
-             baseline: dict | None = None, progress=sys.stderr) -> dict:
+             baseline: Results | None = None, progress=sys.stderr) -> Results:
     """Every number of one victim on one task's sets; with ``baseline`` (the clean-trained
     victim's results on the same sets) also Δτ."""
+    task = get_task(task)
     if batch_size < 1:
         raise ValueError(f"batch size must be >= 1, got {batch_size}")
-    check_victim_task(getattr(victim, "task", None), task, victim_name or type(victim).__name__)
+    check_victim_task(getattr(victim, "task", None), task.name,
+                      victim_name or type(victim).__name__)
     split, recorded_clean, sets = find_sets(data_dir, split)
     clean = Path(clean) if clean else recorded_clean
     if not clean.is_file():
         raise ValueError(f"clean test set {clean} not found; pass --clean PATH")
     fields = sets[0]["fields"] or None
-    fmt = format_for(task, clean, fields)
+    fmt = task.format_for(clean, fields)
     start = time.perf_counter()
-    base = examples(task, clean, fmt)
-    s0 = score(task, base.gold, _predict(victim, base.inputs, batch_size))
+    base = task.examples(clean, fmt)
+    s0 = task.score(base.gold, _predict(victim, base.inputs, batch_size))
     if s0 <= 0:
         raise ValueError(f"the victim scores {s0} on the clean set {clean}: s* = s(p)/s(0) is "
                          "undefined")
     rows = []
     sets.sort(key=lambda r: (r["attacker"], resolve_level(r["level"])))
     for i, item in enumerate(sets, 1):
-        ex = examples(task, item["path"], fmt)
+        ex = task.examples(item["path"], fmt)
         if len(ex.gold) != len(base.gold):
             raise ValueError(f"{item['path']} has {len(ex.gold)} examples, the clean set "
                              f"{len(base.gold)}: not generated from {clean}?")
-        s = score(task, ex.gold, _predict(victim, ex.inputs, batch_size))
-        row = {"attacker": item["attacker"], "level": item["level"],
-               "p": resolve_level(item["level"]), "score": s, "s_star": s / s0,
-               "edit_distance": _edit_distance(base.texts, ex.texts), "file": item["path"].name}
+        s = task.score(ex.gold, _predict(victim, ex.inputs, batch_size))
+        row = SetResult(item["attacker"], item["level"], resolve_level(item["level"]), s, s / s0,
+                        _edit_distance(base.texts, ex.texts), item["path"].name)
         rows.append(row)
         if progress is not None:
-            print(f"[{i}/{len(sets)}] {row['file']}: s = {s:.4f}, s* = {row['s_star']:.3f}",
+            print(f"[{i}/{len(sets)}] {row.file}: s = {s:.4f}, s* = {row.s_star:.3f}",
                   file=progress, flush=True)
     at = ranking_level(rows)
-    results = {"task": task, "victim": victim_name, "split": split, "clean_file": str(clean),
-               "examples": len(base.gold), "clean_score": s0, "chance": chance(task, base.gold),
-               "metric": {"pos": "accuracy", "nli": "accuracy", "tc": "roc_auc",
-                          "generic": "accuracy"}[task],
-               "sets": rows, "ranking_level": at, "ranking": ranking(rows, at),
-               "seconds": time.perf_counter() - start}
-    if baseline is not None:
-        add_delta_tau(results, baseline)
-    return results
+    results = Results(task.name, victim_name, split, str(clean), len(base.gold), s0,
+                      task.chance(base.gold), task.metric, rows, at, ranking(rows, at),
+                      time.perf_counter() - start)
+    return add_delta_tau(results, baseline) if baseline is not None else results
 
 
-def levels_by_p(rows: list[dict]) -> list[str]:
-    """The levels of ``rows``, named and numeric on one axis, by p."""
-    return sorted(dict.fromkeys(r["level"] for r in rows), key=resolve_level)
-
-
-def ranking_level(rows: list[dict]) -> str:
-    """``high``, as in the paper's Table 5, or the highest level a custom curve has."""
-    levels = levels_by_p(rows)
-    return "high" if "high" in levels else levels[-1]
-
-
-def ranking(rows: list[dict], level: str | None = None) -> list[dict]:
-    """Attackers from most to least damaging at ``level`` (default ``ranking_level``; Table 5)."""
-    level = level or ranking_level(rows)
-    at = [r for r in rows if r["level"] == level]
-    return [{"rank": i, "attacker": r["attacker"], "s_star": r["s_star"]}
-            for i, r in enumerate(sorted(at, key=lambda r: r["s_star"]), 1)]
-
-
-def add_delta_tau(results: dict, baseline: dict) -> dict:
-    """Δτ(p) = σ(p)/s(0) − s*(p) for every (attacker, level) both results have."""
-    s0 = baseline["clean_score"]
-    base = {(r["attacker"], r["level"]): r for r in baseline["sets"]}
-    results["baseline_clean_score"] = s0
-    results["clean_delta"] = results["clean_score"] / s0 - 1.0
-    for row in results["sets"]:
-        ref = base.get((row["attacker"], row["level"]))
-        if ref is not None:
-            row["delta_tau"] = row["score"] / s0 - ref["s_star"]
-    return results
-
-
-def write(results: dict, out_dir: Path) -> list[Path]:
+def write(results: Results, out_dir: Path) -> list[Path]:
     """``results.json``, ``report.md`` and the figures into ``out_dir``."""
-    from .report import write_report
-
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "results.json"
-    tmp = path.with_name(".results.json.tmp")
-    tmp.write_text(json.dumps(results, indent=1))
-    tmp.replace(path)
+    _atomic_write(path, json.dumps(results.to_json(), indent=1).encode())
     return [path, *write_report(results, out_dir)]

@@ -33,8 +33,7 @@ from ..spec import available_names, get_attacker
 from ..protocol import LEVELS, resolve_level
 from ..rng import sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
-from ..tokenize import words
-from .tasks import check_task, format_for
+from ..tasks import Task, get_task
 
 SIDECAR = ".zeroe.json"
 _UMASK = os.umask(0o022)  # read once (setting it is the only way): outputs get the usual mode
@@ -43,7 +42,7 @@ os.umask(_UMASK)
 
 @dataclass(frozen=True)
 class Job:
-    task: str
+    task: str  # the task's name (sidecars are JSON)
     split: str
     input: str
     output: str
@@ -86,9 +85,10 @@ def parse_inputs(inputs: Sequence[str]) -> dict[str, Path]:
     return out
 
 
-def resolve_attackers(task: str, attackers: str | Sequence[str]) -> list[str]:
+def resolve_attackers(task: str | Task, attackers: str | Sequence[str]) -> list[str]:
     """``all`` = every available attacker (segment left out for token-aligned tasks)."""
-    aligned = task == "pos"
+    task = get_task(task)
+    aligned = task.token_aligned
     if isinstance(attackers, str):
         if attackers.strip() == "all":
             names = available_names()
@@ -98,7 +98,7 @@ def resolve_attackers(task: str, attackers: str | Sequence[str]) -> list[str]:
     for name in names:
         if aligned and not perturber_class(name).token_aligned:
             raise ValueError(f"{name} changes the number of tokens, so it cannot attack the "
-                             f"token-aligned {task} task (paper §3.2)")
+                             f"token-aligned {task.name} task (paper §3.2)")
     if not names:
         raise ValueError("no attackers given")
     return names
@@ -129,13 +129,13 @@ def level_tag(level: float | str) -> str:
     return format(abs(resolve_level(level)), "g")  # abs: "-0" is 0
 
 
-def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: Sequence[str],
-         out_dir: Path, seed: int, mode: str = "grid", fields: Sequence[str] = (),
-         protocol: str = "paper") -> list[Job]:
+def plan(task: str | Task, inputs: dict[str, Path], attackers: Sequence[str],
+         levels: Sequence[str], out_dir: Path, seed: int, mode: str = "grid",
+         fields: Sequence[str] = (), protocol: str = "paper") -> list[Job]:
     """The jobs: ``grid`` (attacker × level), ``1-1`` (per attacker, its levels mixed) or
     ``loo`` (per attacker, all *other* attackers and levels mixed). ``levels``: named or numbers,
     two with the same p refused (they would be one set under two names)."""
-    check_task(task)
+    task = get_task(task)
     if not levels:
         raise ValueError("no levels given")
     tags = [level_tag(lv) for lv in levels]
@@ -147,8 +147,8 @@ def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: S
         given[p] = level
     levels = tags
     for path in inputs.values():  # before any job writes: a bad input fails the whole run
-        if not any(r.texts for r in format_for(task, path, fields or None).read(path)):
-            raise ValueError(f"{path}: no records to attack for task {task}")
+        if not any(r.texts for r in task.format_for(path, fields or None).read(path)):
+            raise ValueError(f"{path}: no records to attack for task {task.name}")
     jobs = []
     for split, path in inputs.items():
         ext = path.suffix
@@ -169,7 +169,7 @@ def plan(task: str, inputs: dict[str, Path], attackers: Sequence[str], levels: S
                 name = (f"{split}_{attacker}_{tag}{ext}" if mode == "grid"
                         else f"{split}_{tag}_{attacker}{ext}")
                 key = ",".join(f"{a}:{lv}" for a, lv in mixture)
-                jobs.append(Job(task, split, source, str(out_dir / name), mixture,
+                jobs.append(Job(task.name, split, source, str(out_dir / name), mixture,
                                 job_seed(seed, mode, key, split), tuple(fields), protocol,
                                 asset_fingerprints([a for a, _ in mixture]), mode))
     return jobs
@@ -196,7 +196,7 @@ def run_job(job: Job) -> Outcome:
     source = sha256_file(Path(job.input))  # what was read, not what the file may be by the end
     if is_complete(job, source):
         return Outcome(job.output, skipped=True)
-    fmt = format_for(job.task, Path(job.input), job.fields or None)
+    fmt = get_task(job.task).format_for(Path(job.input), job.fields or None)
     attacks = [get_attacker(a, level=lv, protocol=job.protocol) for a, lv in job.mixture]
     prepare(attacks, fmt, Path(job.input))
     rngs = sample_rngs(job.seed)
@@ -261,7 +261,8 @@ def _prepare_inputs(jobs: Sequence[Job], progress) -> None:
         seen.add(key)
         start = time.perf_counter()
         n = prepare([get_attacker(a, protocol=job.protocol) for a in sorted(attackers)],
-                    format_for(job.task, Path(job.input), job.fields or None), Path(job.input))
+                    get_task(job.task).format_for(Path(job.input), job.fields or None),
+                    Path(job.input))
         if progress is not None and n:
             print(f"{Path(job.input).name}: {n} words outside the phonetic table respelled in "
                   f"{time.perf_counter() - start:.1f}s", file=progress, flush=True)

