@@ -6,6 +6,7 @@ The ``export`` group of ``conf/export.yaml`` picks the pipeline and brings its s
 from __future__ import annotations
 
 import json
+import sys
 
 import hydra
 import torch
@@ -15,13 +16,13 @@ from omegaconf import DictConfig
 from train import CONF
 
 
-def export_visual(cfg: DictConfig) -> dict:
+def visual(cfg: DictConfig) -> dict:
     from train.visual.export import export_visual
 
     return export_visual(cfg.ckpt, cfg.export)
 
 
-def export_phonetic(cfg: DictConfig) -> dict:
+def phonetic(cfg: DictConfig) -> dict:
     from train.phonetic.export import export_phonetic
     from train.phonetic.lexicon import filter_lexicon
 
@@ -31,7 +32,7 @@ def export_phonetic(cfg: DictConfig) -> dict:
     return meta
 
 
-PIPELINES = {"visual": export_visual, "phonetic": export_phonetic}
+PIPELINES = {"visual": visual, "phonetic": phonetic}
 
 
 def export(cfg: DictConfig) -> dict:
@@ -48,4 +49,6 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] in PIPELINES:  # the older `train.export visual ...`
+        sys.argv[1] = f"export={sys.argv[1]}"
     main()

@@ -25,6 +25,8 @@ def vaegan_trainer(cfg: DictConfig) -> tuple[pl.Trainer, dict]:
 
 
 def train(cfg: DictConfig) -> dict:
+    """Fit, draw the figures of the best checkpoint, export it if ``export_after``; returns the
+    checkpoints, the last metrics, the figures and the export's metadata."""
     from train.visual.embed import encode, load_checkpoint
     from train.visual.export import check_export, export_visual
     from train.visual.figures import TSNE_LETTERS, distorted_views, reconstruction_grid, tsne_plot
