@@ -3,7 +3,7 @@
 Assets are loaded once before the clock starts (forked workers inherit them), so the figure is
 generation alone, as the issue's target (≤ 2 minutes on 2 cores) asks.
 
-    python benchmarks/generate_speed.py [--processes 2]
+    python benchmarks/generate_speed.py [--data DIR | --input FILE] [--processes 2]
 """
 from __future__ import annotations
 
@@ -15,17 +15,20 @@ import tempfile
 import time
 from pathlib import Path
 
+from perturb_throughput import DATA, DATA_HELP
 from zeroe_assets import get_attacker
 from zeroe_assets.bench import generate as gen
 
-TEST = Path(__file__).resolve().parents[2] / "shared/data/bench/ud_ewt/en_ewt-ud-test.conllu"
+UD_TEST = "bench/ud_ewt/en_ewt-ud-test.conllu"  # the default input, in the data folder
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--input", type=Path, default=TEST)
+    parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
+    parser.add_argument("--input", type=Path, default=None, help=f"default: DATA/{UD_TEST}")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
+    args.input = args.input or args.data / UD_TEST
     attackers = gen.resolve_attackers("pos", "all")
     start = time.perf_counter()
     for name in attackers:  # load tables / indexes outside the timing

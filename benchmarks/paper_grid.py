@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from perturb_throughput import DATA, DATA_HELP
 from zeroe_assets.baselines import save_victim, train_victim
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.bench.evaluate import evaluate, write
@@ -28,7 +29,6 @@ from zeroe_assets.tasks import get_task
 from zeroe_assets.victims import load_victim
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "bench"
 
 # Table 6 of the paper (RoBERTa; POS and NLI accuracy in %, TC ROC-AUC): clean, then low/mid/high.
 PAPER = {
@@ -49,12 +49,12 @@ DEFAULT_VICTIMS = {"pos": "pos-features", "nli": "nli-tfidf", "tc": "tc-tfidf"}
 ADV_VICTIMS = {"tc": "tc-tfidf"}  # the victim trained 1-1 per attacker for Fig. 3, per task
 
 
-def olid_test_with_labels(work: Path) -> Path:
+def olid_test_with_labels(data: Path, work: Path) -> Path:
     """OLID ships test tweets and labels separately; join them into one TSV."""
-    labels = dict(csv.reader(open(DATA / "olid/labels-levela.csv", encoding="utf-8")))
+    labels = dict(csv.reader(open(data / "olid/labels-levela.csv", encoding="utf-8")))
     out = work / "olid" / "test.tsv"
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(DATA / "olid/testset-levela.tsv", encoding="utf-8") as src, \
+    with open(data / "olid/testset-levela.tsv", encoding="utf-8") as src, \
             open(out, "w", encoding="utf-8") as dst:
         next(src)
         dst.write("id\ttweet\tsubtask_a\n")
@@ -85,6 +85,7 @@ def paper_s_star(task: str, attacker: str) -> list[float] | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
     parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-paper-grid"))
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "bench")
     parser.add_argument("--victim", action="append", default=[], metavar="TASK=NAME[@PATH]",
@@ -96,14 +97,15 @@ def main() -> None:
     parser.add_argument("-j", "--processes", type=int, default=2)
     parser.add_argument("--tasks", default="pos,nli,tc")
     args = parser.parse_args()
-    if not DATA.exists():
-        sys.exit(f"benchmark data not found at {DATA}")
+    data = args.data / "bench"
+    if not data.exists():
+        sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
     work, out = args.work, args.out
     tasks = args.tasks.split(",")
     setups = {
-        "pos": (DATA / "ud_ewt/en_ewt-ud-test.conllu", DATA / "ud_ewt/en_ewt-ud-train.conllu"),
-        "nli": (DATA / "snli/snli_test.tsv", DATA / "snli/snli_dev.tsv"),
-        "tc": (olid_test_with_labels(work), DATA / "olid/olid-training-v1.0.tsv"),
+        "pos": (data / "ud_ewt/en_ewt-ud-test.conllu", data / "ud_ewt/en_ewt-ud-train.conllu"),
+        "nli": (data / "snli/snli_test.tsv", data / "snli/snli_dev.tsv"),
+        "tc": (olid_test_with_labels(data, work), data / "olid/olid-training-v1.0.tsv"),
     }
     summary_path = out / "summary.json"  # tasks run separately accumulate here
     tasks_run = Summary.from_json(json.loads(summary_path.read_text()), str(summary_path)).tasks \

@@ -1,10 +1,10 @@
 """Throughput of the rule-based perturbers vs nlpaug's comparable augmenters (JSON on stdout).
 
 Corpus: the sentences of UD English-EWT train (real web English, ~205k tokens), read from
-``../shared/data`` or ``--corpus`` (a CoNLL-U file or plain text, one sample per line).
+``--data`` or ``--corpus`` (a CoNLL-U file or plain text, one sample per line).
 Tokens are whitespace-separated tokens of the corpus, the same count for every tool.
 
-    python benchmarks/perturb_throughput.py [--corpus PATH] [--level 0.5] [--processes 2]
+    python benchmarks/perturb_throughput.py [--data DIR | --corpus PATH] [--level 0.5] [--processes 2]
 """
 from __future__ import annotations
 
@@ -19,8 +19,10 @@ from pathlib import Path
 import zeroe_assets as z
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CORPUS = ROOT.parent / "shared/data/bench/ud_ewt/en_ewt-ud-train.conllu"
-NATURAL = ROOT.parent / "shared/data/noise/en.natural"
+# the datasets' folder, as in conf/paths/default.yaml: $ZEROE_DATA, else data/ in the checkout
+DATA = Path(os.environ.get("ZEROE_DATA") or ROOT / "data")
+DATA_HELP = "the data folder (default: $ZEROE_DATA, else data/ in the checkout)"
+UD_TRAIN = "bench/ud_ewt/en_ewt-ud-train.conllu"  # the default corpus, in the data folder
 
 # ours -> nlpaug's closest augmenter (None: nlpaug has nothing comparable)
 COMPARABLE = {
@@ -51,7 +53,7 @@ def timed(fn, repeat: int) -> float:
     return best
 
 
-def nlpaug_augmenters(p: float):
+def nlpaug_augmenters(p: float, natural: Path):
     import nlpaug.augmenter.char as nac
     import nlpaug.augmenter.word as naw
 
@@ -62,22 +64,24 @@ def nlpaug_augmenters(p: float):
         "RandomCharAug(delete)": nac.RandomCharAug(action="delete", **common),
         "KeyboardAug": nac.KeyboardAug(**common),
     }
-    if NATURAL.exists():
-        augs["SpellingAug"] = naw.SpellingAug(dict_path=str(NATURAL), aug_p=p, aug_max=None)
+    if natural.exists():
+        augs["SpellingAug"] = naw.SpellingAug(dict_path=str(natural), aug_p=p, aug_max=None)
     return augs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
+    parser.add_argument("--corpus", type=Path, default=None, help=f"default: DATA/{UD_TRAIN}")
     parser.add_argument("--level", type=float, default=0.5)
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--nlpaug-lines", type=int, default=3000,
                         help="nlpaug is slow: time it on this many lines (tokens/s is a rate)")
     args = parser.parse_args()
+    args.corpus = args.corpus or args.data / UD_TRAIN
     if not args.corpus.exists():
-        sys.exit(f"corpus not found: {args.corpus} (pass --corpus PATH)")
+        sys.exit(f"corpus not found: {args.corpus} (pass --data DIR or --corpus PATH)")
     lines = read_corpus(args.corpus)
     tokens = sum(len(line.split()) for line in lines)
     sub = lines[: args.nlpaug_lines]
@@ -96,7 +100,7 @@ def main() -> None:
 
     theirs = {}
     try:
-        augs = nlpaug_augmenters(args.level)
+        augs = nlpaug_augmenters(args.level, args.data / "noise/en.natural")
     except ImportError:
         augs = {}
     for label, aug in augs.items():

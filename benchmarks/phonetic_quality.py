@@ -9,7 +9,7 @@
   distance, the classic recipe);
 - perturber tokens/s at p = 0.5 from the table, and the export time from the manifest.
 
-    python benchmarks/phonetic_quality.py [--corpus PATH] [--root ARTIFACTS] [--no-oov]
+    python benchmarks/phonetic_quality.py [--data DIR | --corpus PATH] [--root ARTIFACTS] [--no-oov]
 
 Needs the ``bench`` extra (jellyfish, metaphone) and, for fidelity/OOV, torch.
 """
@@ -27,7 +27,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.perturb_throughput import DEFAULT_CORPUS, read_corpus, timed  # noqa: E402
+from benchmarks.perturb_throughput import DATA, DATA_HELP, UD_TRAIN, read_corpus, timed  # noqa: E402
 from zeroe_assets import ZeroePerturbation, tokenize  # noqa: E402
 from zeroe_assets.assets import ArtifactError, load_component  # noqa: E402
 from zeroe_assets.perturbers.phonetic import PhoneticPerturber, stopwords  # noqa: E402
@@ -150,12 +150,14 @@ def homophones(space, ratios=(0.9, 0.05, 0.05)) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
+    parser.add_argument("--corpus", type=Path, default=None, help=f"default: DATA/{UD_TRAIN}")
     parser.add_argument("--root", type=Path, default=None, help="artifact root (default: artifacts/)")
     parser.add_argument("--level", type=float, default=0.5)
     parser.add_argument("--no-oov", action="store_true", help="skip the out-of-vocabulary path")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    args.corpus = args.corpus or args.data / UD_TRAIN
 
     sentences = read_corpus(args.corpus)
     n_tokens = sum(len(s.split()) for s in sentences)

@@ -1,7 +1,7 @@
 """Speed of the visual runtime (JSON on stdout): asset load time in a fresh process, perturber
 throughput at p = φ = 0.5 through the Zéroe protocol, artifact sizes and the recorded export time.
 
-    python benchmarks/visual_speed.py [--corpus PATH] [--repeat 3] [--out FILE]
+    python benchmarks/visual_speed.py [--data DIR | --corpus PATH] [--repeat 3] [--out FILE]
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from perturb_throughput import DEFAULT_CORPUS, read_corpus, timed
+from perturb_throughput import DATA, DATA_HELP, UD_TRAIN, read_corpus, timed
 
 import zeroe_assets as z
 from zeroe_assets.assets import default_root, read_manifest
@@ -34,11 +34,13 @@ def load_seconds(repeat: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
+    ap.add_argument("--corpus", type=Path, default=None, help=f"default: DATA/{UD_TRAIN}")
     ap.add_argument("--level", type=float, default=0.5)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", help="also write the JSON here")
     args = ap.parse_args()
+    args.corpus = args.corpus or args.data / UD_TRAIN
 
     texts = read_corpus(args.corpus)
     tokens = sum(len(t.split()) for t in texts)

@@ -1,8 +1,28 @@
+import os
 from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+ROOT = Path(__file__).resolve().parents[1]
+CONF = ROOT / "conf"
+# The datasets: $ZEROE_DATA (CI sets it), else data/ in the checkout, as conf/paths/default.yaml.
+DATA = Path(os.environ.get("ZEROE_DATA") or ROOT / "data")
+
+
+def needs_data(relative: str) -> pytest.MarkDecorator:
+    """Skip the test unless ``relative`` exists in the data folder, saying how to provide it."""
+    path = DATA / relative
+    return pytest.mark.skipif(not path.exists(),
+                              reason=f"{path} not found: set ZEROE_DATA to the data folder")
+
+
+def compose(name: str, overrides=()):
+    """Job config ``conf/<name>.yaml`` with Hydra overrides, as ``python -m train.<name>`` sees it
+    (without the ``hydra`` node: set ``out_dir`` where a job writes)."""
+    from hydra import compose as hydra_compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        return hydra_compose(name, overrides=list(overrides))
 
 
 @pytest.fixture

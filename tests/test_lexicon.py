@@ -2,11 +2,11 @@ import collections
 
 import pytest
 
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA, needs_data
 from train.phonetic.lexicon import (LexiconError, filter_lexicon, read_cmudict, read_combilex,
                                     read_phones_tsv, split_lexicon, split_of, split_summary)
 
-COMBILEX = SHARED_DATA / "combilex" / "combilex_en_ph.tsv"
+COMBILEX = DATA / "combilex" / "combilex_en_ph.tsv"
 
 
 @pytest.fixture(scope="module")
@@ -70,9 +70,8 @@ def test_filter_length_and_pattern(tmp_path):
     assert set(filter_lexicon(lex, min_len=1, pattern=None).entries) == set(lex.entries)
 
 
+@needs_data("combilex/combilex_en_ph.tsv")
 def test_real_combilex_file():
-    if not COMBILEX.exists():
-        pytest.skip(f"{COMBILEX} not present (the shared data folder is not checked out)")
     lex = read_combilex(COMBILEX, lowercase=False)
     assert len(lex) == 73576 and len(lex.phones()) == 55
     assert lex.num_pairs() == 78093  # 80,000 lines, repeated word/transcription lines kept once

@@ -14,7 +14,7 @@ from zeroe_assets.perturbers.shuffle import FullShufflePerturber, InnerShufflePe
 from zeroe_assets.perturbers.truncate import TruncatePerturber
 from zeroe_assets.tokenize import clusters, words
 
-from .conftest import SHARED_DATA
+from .conftest import DATA, needs_data
 
 letters = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéüß", min_size=1,
                   max_size=15)
@@ -177,9 +177,9 @@ def test_natural_typos_from_belinkov_bisk_format(tmp_path):
     assert p.perturb_word("The", 0.5, random.Random(0)) == "Teh"
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "noise/en.natural").exists(), reason="../shared/data absent")
+@needs_data("noise/en.natural")
 def test_natural_typos_real_en_natural():
-    p = NaturalPerturber(source=SHARED_DATA / "noise/en.natural")
+    p = NaturalPerturber(source=DATA / "noise/en.natural")
     assert len(p.typos) > 10_000 and "luck" in p.typos
 
 

@@ -5,9 +5,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
-from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
 from train.phonetic.lexicon import read_phones_tsv, split_of
 from train.phonetic.pairs import (build_pairs, label_of, normalised_distance, pair_split,
@@ -17,7 +14,6 @@ from zeroe_assets.assets.tables import PhoneticTable
 from zeroe_assets.perturbers.phonetic import stopwords
 from zeroe_assets.phonetic.embedder import CLASSES
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
 RATIOS = (0.6, 0.2, 0.2)
 TINY = {
     "night": "N AY T", "knight": "N AY T", "write": "R AY T", "right": "R AY T", "rite": "R AY T",
@@ -111,27 +107,6 @@ def test_pairs_are_labelled_balanced_and_respect_the_split(tmp_path):
     assert sum(sum(v.values()) for v in summary["per_split"].values()) == len(pairs)
     pairs.write_tsv(tmp_path / "pairs.tsv")
     assert len((tmp_path / "pairs.tsv").read_text().splitlines()) == len(pairs) + 1
-
-
-def cfg_for(name, overrides=()):
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return compose(name, overrides=list(overrides))
-
-
-@pytest.mark.parametrize("lexicon", ["cmudict", "combilex", "phones_tsv"])
-@pytest.mark.parametrize("trainer", ["cpu", "gpu", "ddp"])
-def test_every_config_composes(lexicon, trainer):
-    for extra in ([], ["experiment=phonetic_smoke"]):
-        cfg = cfg_for("phonetic", [f"lexicon={lexicon}", f"trainer={trainer}", "out_dir=/tmp/x",
-                                   *extra])
-        assert cfg.data._target_.endswith("PairDataModule") and cfg.model.net.dim % 2 == 0
-        module = instantiate(cfg.model, vocab=list("abc"), class_counts=[1, 2, 3, 4], _convert_="all")
-        assert callable(module.optimizer)
-        assert {c._target_.rsplit(".", 1)[1] for c in cfg.callbacks.values()} == {
-            "ModelCheckpoint", "LearningRateMonitor"}
-        assert set(cfg.export.keep) <= set(CLASSES)
-    export = cfg_for("export_phonetic", [f"lexicon={lexicon}"])
-    assert OmegaConf.is_missing(export, "ckpt") and export.export.n_best <= export.export.beam
 
 
 def test_table_round_trip_and_corruption(tmp_path):

@@ -8,9 +8,9 @@ import shutil
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
-from tests.test_phonetic_pairs import CONF, TINY, write_tiny
+from tests.conftest import compose
+from tests.test_phonetic_pairs import TINY, write_tiny
 from train.phonetic.__main__ import train
 from train.phonetic.pairs import word_distance
 from train.seq2seq import train as train_seq2seq
@@ -25,13 +25,8 @@ from zeroe_assets.phonetic.embedder import CLASSES, load_embedder
 from zeroe_assets.registry import get_perturber
 
 
-def cfg_for(name, overrides):
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return compose(name, overrides=list(overrides))
-
-
 def phonetic_cfg(lexicon, out, root, extra=()):
-    return cfg_for("phonetic", ["experiment=phonetic_smoke", "lexicon=phones_tsv",
+    return compose("phonetic", ["experiment=phonetic_smoke", "lexicon=phones_tsv",
                                 f"lexicon.reader.path={lexicon}", f"out_dir={out}",
                                 "export_after=true", f"export.root={root}", *extra])
 
@@ -42,10 +37,10 @@ def built(tmp_path_factory):
     base = tmp_path_factory.mktemp("phonetic")
     lexicon, root = write_tiny(base / "tiny.tsv"), base / "artifacts"
     for direction in ("g2p", "p2g"):
-        train_seq2seq(cfg_for("seq2seq", [
+        train_seq2seq(compose("seq2seq", [
             "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={lexicon}",
-            f"direction={direction}", f"out_dir={base / direction}", "export_artifacts=true",
-            f"artifacts_root={root}", "trainer.max_epochs=4", "trainer.check_val_every_n_epoch=4"]))
+            f"direction={direction}", f"out_dir={base / direction}", "export_after=true",
+            f"paths.artifacts_dir={root}", "trainer.max_epochs=4", "trainer.check_val_every_n_epoch=4"]))
     metrics = train(phonetic_cfg(lexicon, base / "run", root))
     return base, root, metrics
 

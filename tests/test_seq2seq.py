@@ -7,10 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
+from tests.conftest import compose
 from train.batching import BucketBatchSampler
 from train.phonetic.lexicon import read_phones_tsv, split_lexicon
 from train.phonetic.seq2seq import error_counts
@@ -19,7 +18,6 @@ from zeroe_assets.assets.store import read_manifest
 from zeroe_assets.cli import main
 from zeroe_assets.phonetic.seq2seq import Vocab, load_transliterator
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
 TINY = {
     "cat": ["K AE T"], "dog": ["D AO G"], "house": ["HH AW S"], "mouse": ["M AW S"],
     "phone": ["F OW N"], "photo": ["F OW T OW"], "night": ["N AY T"], "knight": ["N AY T"],
@@ -31,11 +29,6 @@ TINY = {
 }
 
 
-def cfg_for(overrides=()):
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return compose("seq2seq", overrides=list(overrides))
-
-
 @pytest.fixture(scope="module")
 def tiny_path(tmp_path_factory):
     path = tmp_path_factory.mktemp("lex") / "tiny.tsv"
@@ -44,9 +37,10 @@ def tiny_path(tmp_path_factory):
 
 
 def smoke_cfg(tiny_path, out, direction="g2p", extra=()):
-    return cfg_for(["experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}",
-                    f"direction={direction}", f"out_dir={out}", "export_artifacts=true",
-                    f"artifacts_root={out.parent / 'artifacts'}", *extra])
+    return compose("seq2seq", [
+        "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}",
+        f"direction={direction}", f"out_dir={out}", "export_after=true",
+        f"paths.artifacts_dir={out.parent / 'artifacts'}", *extra])
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +49,6 @@ def trained(tiny_path, tmp_path_factory):
     base = tmp_path_factory.mktemp("s2s")
     metrics = {d: train(smoke_cfg(tiny_path, base / d, d)) for d in ("g2p", "p2g")}
     return base, base / "artifacts", metrics
-
-
-@pytest.mark.parametrize("lexicon", ["cmudict", "combilex", "phones_tsv"])
-@pytest.mark.parametrize("trainer", ["cpu", "gpu", "ddp"])
-def test_every_config_composes(lexicon, trainer):
-    for extra in ([], ["experiment=seq2seq_smoke"]):
-        cfg = cfg_for([f"lexicon={lexicon}", f"trainer={trainer}", "direction=p2g", *extra])
-        assert cfg.data._target_.endswith("Seq2SeqDataModule") and cfg.model.net.hidden > 0
-        assert callable(instantiate(cfg.model.optimizer))
-        if lexicon == "phones_tsv":
-            assert OmegaConf.is_missing(cfg.lexicon.reader, "path")
 
 
 def test_smoke_training_overfits_and_exports(trained, tiny_path):
@@ -181,7 +164,7 @@ def test_bucket_sampler_covers_once_and_reshuffles_per_epoch():
 @pytest.mark.slow
 def test_resume_from_last_checkpoint(tiny_path, tmp_path):
     out = tmp_path / "run"
-    extra = ["export_artifacts=false", "trainer.check_val_every_n_epoch=1"]
+    extra = ["export_after=false", "trainer.check_val_every_n_epoch=1"]
     train(smoke_cfg(tiny_path, out, extra=[*extra, "trainer.max_epochs=10"]))
     last = out / "checkpoints" / "last.ckpt"
     before = torch.load(last, weights_only=True)
@@ -224,7 +207,7 @@ def test_members_train_in_parallel_and_export_as_an_ensemble(tiny_path, tmp_path
     from zeroe_assets.phonetic.seq2seq import Ensemble
 
     out = tmp_path / "ens"
-    metrics = train(smoke_cfg(tiny_path, out, extra=["members=2", "export_artifacts=true"]))
+    metrics = train(smoke_cfg(tiny_path, out, extra=["members=2", "export_after=true"]))
     assert metrics["members"] == 2 and len(metrics["checkpoint"]) == 2
     assert [Path(c).parts[-3] for c in metrics["checkpoint"]] == ["member0", "member1"]
     assert (out / "member1" / "train.log").exists()
@@ -245,17 +228,17 @@ def test_members_train_in_parallel_and_export_as_an_ensemble(tiny_path, tmp_path
 
 
 def test_member_progress_line_survives_a_half_written_log(tmp_path):
-    from train.seq2seq import _latest
+    from train.members import _latest
 
-    assert _latest(tmp_path) == "starting"
+    assert _latest(tmp_path, "val/wer") == "starting"
     for version in (2, 10):  # the newest version is the running one, in numeric order
         (tmp_path / "logs" / f"version_{version}").mkdir(parents=True)
     (tmp_path / "logs" / "version_2" / "metrics.csv").write_text("epoch,step,val/wer\n0,10,0.5\n")
     log = tmp_path / "logs" / "version_10" / "metrics.csv"
     log.write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4\n")
-    assert _latest(tmp_path) == "epoch 1 val/wer 0.4000"
+    assert _latest(tmp_path, "val/wer") == "epoch 1 val/wer 0.4000"
     log.write_text("epoch,step,val/wer\n0,10,0.5\n1,20,0.4x")
-    assert _latest(tmp_path) == "…"
+    assert _latest(tmp_path, "val/wer") == "…"
 
 
 def test_reverse_targets_flips_each_row_before_its_end():
@@ -348,7 +331,7 @@ def test_missing_member_checkpoints_fail_before_members_start(tiny_path, tmp_pat
 
 def test_resume_logs_to_a_new_version_and_keeps_the_history(tiny_path, tmp_path):
     out = tmp_path / "run"
-    extra = ["export_artifacts=false", "trainer.check_val_every_n_epoch=1"]
+    extra = ["export_after=false", "trainer.check_val_every_n_epoch=1"]
     train(smoke_cfg(tiny_path, out, extra=[*extra, "trainer.max_epochs=2"]))
     train(smoke_cfg(tiny_path, out, extra=[*extra, "trainer.max_epochs=3",
                                            f"ckpt_path={out / 'checkpoints' / 'last.ckpt'}"]))
@@ -362,7 +345,7 @@ def test_resume_logs_to_a_new_version_and_keeps_the_history(tiny_path, tmp_path)
 def test_one_device_trainer_tests_after_a_ddp_fit():
     from train.distributed import one_device_trainer
 
-    cfg = cfg_for(["trainer=ddp", "trainer.accelerator=cpu", "trainer.devices=2"]).trainer
+    cfg = compose("seq2seq", ["trainer=ddp", "trainer.accelerator=cpu", "trainer.devices=2"]).trainer
     assert instantiate(cfg).world_size == 2
     tester = one_device_trainer(cfg)
     assert tester.world_size == 1 and tester.logger is None and tester.checkpoint_callback is None
@@ -373,8 +356,8 @@ def test_ddp_on_two_cpu_processes_trains_tests_and_exports_once(tiny_path, tmp_p
     # ``python -m``: Lightning starts rank 1 by running the command line again
     run = subprocess.run([sys.executable, "-m", "train.seq2seq", "experiment=seq2seq_smoke",
                           "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}", "trainer=ddp",
-                          "trainer.accelerator=cpu", "trainer.devices=2", "export_artifacts=true",
-                          f"artifacts_root={tmp_path / 'artifacts'}", f"hydra.run.dir={tmp_path}"],
+                          "trainer.accelerator=cpu", "trainer.devices=2", "export_after=true",
+                          f"paths.artifacts_dir={tmp_path / 'artifacts'}", f"hydra.run.dir={tmp_path}"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert json.loads(run.stdout.strip().splitlines()[-1]).keys() >= {"wer", "per"}

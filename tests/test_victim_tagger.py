@@ -2,19 +2,15 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
-from hydra.utils import instantiate
 
+from tests.conftest import CONF, compose
 from train.victim.__main__ import train
 from train.victim.conllu import read_conllu
 from zeroe_assets.tagger.vocab import TaggerVocab
 from zeroe_assets.victims import load_pos_bilstm as load, load_victim
-
-CONF = Path(__file__).resolve().parents[1] / "conf"
 
 # (form, UPOS) per sentence; a multiword token and an empty node must be skipped by the reader
 TINY = [
@@ -49,15 +45,10 @@ def tiny_path(tmp_path_factory):
     return path
 
 
-def cfg_for(overrides=()):
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return compose("victim", overrides=list(overrides))
-
-
 def smoke_cfg(tiny_path, out, extra=()):
-    return cfg_for(["experiment=victim_smoke", f"data.train_path={tiny_path}",
-                    f"data.val_path={tiny_path}", f"data.test_path={tiny_path}",
-                    f"out_dir={out}", *extra])
+    return compose("victim", ["experiment=victim_smoke", f"data.train_path={tiny_path}",
+                              f"data.val_path={tiny_path}", f"data.test_path={tiny_path}",
+                              f"out_dir={out}", *extra])
 
 
 @pytest.fixture(scope="module")
@@ -76,15 +67,6 @@ def test_reader_rejects_malformed_lines(tmp_path):
     bad.write_text("1\tcat\tNOUN\n")
     with pytest.raises(ValueError, match=r"bad.conllu:1: expected 10"):
         read_conllu(bad)
-
-
-@pytest.mark.parametrize("trainer", ["cpu", "gpu", "ddp"])
-@pytest.mark.parametrize("experiment", [None, "victim_smoke"])
-def test_configs_compose(trainer, experiment):
-    cfg = cfg_for([f"trainer={trainer}"] + ([f"experiment={experiment}"] if experiment else []))
-    assert cfg.data._target_.endswith("TaggerDataModule") and cfg.model.net.hidden > 0
-    assert cfg.data.train_path.endswith("en_ewt-ud-train.conllu")
-    assert callable(instantiate(cfg.model.optimizer))
 
 
 def test_vocab_round_trip_and_specials():

@@ -36,26 +36,6 @@ def space(tmp_path):
     return tmp_path
 
 
-def test_every_config_composes():
-    from hydra import compose, initialize_config_dir
-
-    experiments = [p.stem for p in (Path(CONF) / "experiment").glob("visual_*.yaml")]
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        for overrides in [[], *[[f"experiment={e}"] for e in experiments],
-                          ["trainer=gpu"], ["trainer=ddp"]]:
-            cfg = compose("vaegan", overrides=[*overrides, "output_dir=/tmp/x"])
-            assert cfg.model.latent > 0 and cfg.data.glyphs.fonts
-        assert compose("export_visual", overrides=["ckpt=x.ckpt"]).export.top_k == 20
-
-
-def test_configs_instantiate(tmp_path, tiny_font):
-    from hydra.utils import instantiate
-
-    cfg = compose_vaegan(tmp_path, tiny_font)
-    model, data = instantiate(cfg.model), instantiate(cfg.data)
-    assert model.hparams.latent == cfg.model.latent and data.spec.fonts == (str(tiny_font),)
-
-
 def test_smoke_run_trains_draws_and_exports(smoke_run):
     tmp, cfg, result = smoke_run
     assert Path(result["best"]).is_file() and Path(result["last"]).name == "last.ckpt"
@@ -83,9 +63,9 @@ def test_exported_assets_attack(smoke_run):
 
 
 def test_export_entry_point_rebuilds_from_a_checkpoint(smoke_run, tmp_path):
-    """``python -m train.export visual ckpt=...``: the Hydra entry point users run."""
+    """``python -m train.export export=visual ckpt=...``: the Hydra entry point users run."""
     _, _, result = smoke_run
-    cmd = [sys.executable, "-m", "train.export", "visual", f"ckpt={result['last']}",
+    cmd = [sys.executable, "-m", "train.export", "export=visual", f"ckpt={result['last']}",
            f"export.root={tmp_path}", "export.top_k=2", f"hydra.run.dir={tmp_path / 'run'}"]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(CONF).parent)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -488,22 +468,6 @@ def test_export_checks_top_k_and_the_kind_of_checkpoint(smoke_run, tmp_path):
                phonetic)
     with pytest.raises(ValueError, match=f"{phonetic} is not a VAE-GAN checkpoint"):
         export_visual(phonetic, cfg.export)
-
-
-def test_ddp_keeps_unused_parameters_of_the_three_optimisers_only_for_the_vaegan(tmp_path):
-    """Each of the three optimisers' steps leaves the other nets without gradients; the other
-    jobs keep plain DDP, which does not search the graph for unused parameters every step."""
-    from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
-
-    from train.vaegan import fit_trainer
-
-    ddp = ["trainer=ddp", "trainer.accelerator=cpu", "trainer.devices=2"]
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        cfg = compose("vaegan", overrides=[*ddp, f"output_dir={tmp_path}"])
-        other = compose("seq2seq", overrides=ddp)
-    assert fit_trainer(cfg, []).strategy._ddp_kwargs.get("find_unused_parameters") is True
-    assert not instantiate(other.trainer).strategy._ddp_kwargs.get("find_unused_parameters")
 
 
 @pytest.mark.slow

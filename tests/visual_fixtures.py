@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-CONF = str(Path(__file__).resolve().parents[1] / "conf")
+from .conftest import CONF, compose  # noqa: F401  (CONF: for the tests that import it from here)
 
 ACCENT = [(200, 620), (400, 620), (400, 760), (200, 760)]
 
@@ -66,13 +66,10 @@ def tiny_font(tmp_path_factory) -> Path:
 
 
 def compose_vaegan(tmp: Path, font: Path, *overrides: str):
-    from hydra import compose, initialize_config_dir
-
-    with initialize_config_dir(config_dir=CONF, version_base="1.3"):
-        return compose("vaegan", overrides=[
-            "experiment=visual_smoke", f"data.glyphs.fonts=[{font}]",
-            f"data.glyphs.cache_dir={tmp / 'cache'}", f"output_dir={tmp / 'run'}",
-            f"export.root={tmp / 'artifacts'}", *overrides])
+    return compose("vaegan", [
+        "experiment=visual_smoke", f"data.glyphs.fonts=[{font}]",
+        f"data.glyphs.cache_dir={tmp / 'cache'}", f"out_dir={tmp / 'run'}",
+        f"export.root={tmp / 'artifacts'}", *overrides])
 
 
 @pytest.fixture(scope="session")

@@ -6,20 +6,25 @@ of the split, and each would write the results.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytorch_lightning as pl
 from hydra.utils import instantiate
 from omegaconf import DictConfig
-from pytorch_lightning.loggers import CSVLogger
 
 
-def bucket_trainer(trainer_cfg: DictConfig, out: str | Path, callbacks) -> pl.Trainer:
-    """The fit's Trainer for a job batched by ``train.batching.BucketBatchSampler``, which shares
-    its batches out over DDP ranks itself (so no distributed sampler); CSV metrics go to a new
-    ``out/logs/version_N`` per run, as a fixed version would wipe them on resume."""
-    return instantiate(trainer_cfg, default_root_dir=str(out), callbacks=list(callbacks),
-                       logger=CSVLogger(str(out), name="logs"), use_distributed_sampler=False)
+def fit_trainer(cfg: DictConfig, **settings) -> tuple[pl.Trainer, dict[str, pl.Callback]]:
+    """The fit's Trainer, with the job's ``callbacks`` and ``logger`` from its config, writing
+    into ``out_dir``; also the callbacks by config name (``callbacks.NAME=null`` drops one)."""
+    callbacks = {name: instantiate(c) for name, c in cfg.callbacks.items() if c is not None}
+    trainer = instantiate(cfg.trainer, default_root_dir=str(cfg.out_dir),
+                          callbacks=list(callbacks.values()),
+                          logger=instantiate(cfg.logger) if cfg.logger else False, **settings)
+    return trainer, callbacks
+
+
+def bucket_trainer(cfg: DictConfig) -> tuple[pl.Trainer, dict[str, pl.Callback]]:
+    """``fit_trainer`` for a job batched by ``train.batching.BucketBatchSampler``, which shares
+    its batches out over DDP ranks itself (so no distributed sampler)."""
+    return fit_trainer(cfg, use_distributed_sampler=False)
 
 
 def one_device_trainer(trainer_cfg: DictConfig) -> pl.Trainer:

@@ -1,26 +1,54 @@
-"""``python -m train.export visual|phonetic [hydra overrides]``: regenerate exported artifacts.
+"""``python -m train.export export=visual|phonetic ckpt=PATH [key=value ...]``: regenerate the
+exported artifacts of one pipeline from a checkpoint, without training.
 
-The first argument picks the pipeline; the rest are passed to that pipeline's Hydra entry point.
+The ``export`` group of ``conf/export.yaml`` picks the pipeline and brings its settings.
 """
 from __future__ import annotations
 
-import importlib
+import json
 import sys
 
-PIPELINES = {
-    "visual": "train.visual.export",
-    "phonetic": "train.phonetic.export",
-}
+import hydra
+import torch
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from train import CONF
 
 
-def main() -> None:
-    if len(sys.argv) < 2 or sys.argv[1] not in PIPELINES:
-        print(f"usage: python -m train.export {{{','.join(PIPELINES)}}} [key=value ...]",
-              file=sys.stderr)
-        sys.exit(2)
-    module = importlib.import_module(PIPELINES[sys.argv.pop(1)])
-    module.main()
+def visual(cfg: DictConfig) -> dict:
+    from train.visual.export import export_visual
+
+    return export_visual(cfg.ckpt, cfg.export)
+
+
+def phonetic(cfg: DictConfig) -> dict:
+    from train.phonetic.export import export_phonetic
+    from train.phonetic.lexicon import filter_lexicon
+
+    lexicon = filter_lexicon(instantiate(cfg.lexicon.reader), **cfg.lexicon.filter)
+    meta = export_phonetic(cfg.ckpt, cfg.export, lexicon)
+    print(json.dumps({k: meta[k] for k in ("words", "table", "export_seconds", "seconds")}))
+    return meta
+
+
+PIPELINES = {"visual": visual, "phonetic": phonetic}
+
+
+def export(cfg: DictConfig) -> dict:
+    """Run the pipeline ``cfg.pipeline`` names; returns the exported component's metadata."""
+    if cfg.pipeline not in PIPELINES:
+        raise ValueError(f"export={cfg.pipeline}: the pipelines are {', '.join(PIPELINES)}")
+    torch.set_num_threads(cfg.threads)
+    return PIPELINES[cfg.pipeline](cfg)
+
+
+@hydra.main(config_path=CONF, config_name="export", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    export(cfg)
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] in PIPELINES:  # the older `train.export visual ...`
+        sys.argv[1] = f"export={sys.argv[1]}"
     main()

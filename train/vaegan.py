@@ -12,19 +12,21 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from train import CONF
+from train.distributed import fit_trainer
 
 log = logging.getLogger(__name__)
 
 
-def fit_trainer(cfg: DictConfig, callbacks: list) -> pl.Trainer:
+def vaegan_trainer(cfg: DictConfig) -> tuple[pl.Trainer, dict]:
     """The run's Trainer. The VAE-GAN steps three optimisers in turn (manual optimisation), so
     each backward leaves the other nets' parameters without gradients, which plain DDP rejects."""
     ddp = cfg.trainer.get("strategy") == "ddp"
-    unused = {"strategy": "ddp_find_unused_parameters_true"} if ddp else {}
-    return instantiate(cfg.trainer, callbacks=callbacks, logger=instantiate(cfg.logger), **unused)
+    return fit_trainer(cfg, **{"strategy": "ddp_find_unused_parameters_true"} if ddp else {})
 
 
 def train(cfg: DictConfig) -> dict:
+    """Fit, draw the figures of the best checkpoint, export it if ``export_after``; returns the
+    checkpoints, the last metrics, the figures and the export's metadata."""
     from train.visual.embed import encode, load_checkpoint
     from train.visual.export import check_export, export_visual
     from train.visual.figures import TSNE_LETTERS, distorted_views, reconstruction_grid, tsne_plot
@@ -35,17 +37,16 @@ def train(cfg: DictConfig) -> dict:
     pl.seed_everything(cfg.seed, workers=True)
     datamodule = instantiate(cfg.data)
     model = instantiate(cfg.model)
-    callbacks = [instantiate(c) for c in cfg.callbacks.values()]
-    trainer = fit_trainer(cfg, callbacks)
+    trainer, callbacks = vaegan_trainer(cfg)
     trainer.fit(model, datamodule=datamodule, ckpt_path=cfg.ckpt_path)
 
-    checkpoint = next(c for c in callbacks if isinstance(c, pl.callbacks.ModelCheckpoint))
+    checkpoint = callbacks["checkpoint"]
     best = checkpoint.best_model_path or checkpoint.last_model_path
     result = {"best": best, "last": checkpoint.last_model_path,
               "metrics": {k: float(v) for k, v in trainer.callback_metrics.items()}}
     if not trainer.is_global_zero or not best:
         return result
-    out = Path(cfg.output_dir)
+    out = Path(cfg.out_dir)
     glyphs = datamodule.glyph_set
     best_model, _, _ = load_checkpoint(best)
     augment = datamodule.augment

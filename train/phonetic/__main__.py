@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import hydra
-import numpy as np
 import pytorch_lightning as pl
 import torch
 from hydra.utils import instantiate
@@ -25,40 +24,14 @@ from zeroe_assets.phonetic.embedder import CLASSES
 log = logging.getLogger("train.phonetic")  # not "__main__" under python -m
 
 
-def confusion_figure(confusion: np.ndarray, path: Path, title: str) -> Path:
-    """Row-normalised confusion matrix with counts, as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rates = confusion / np.maximum(confusion.sum(1, keepdims=True), 1)
-    fig, ax = plt.subplots(figsize=(5.2, 4.4), dpi=120)
-    ax.imshow(rates, cmap="Blues", vmin=0, vmax=1)
-    names = [c.replace("_", " ") for c in CLASSES]
-    ax.set_xticks(range(len(CLASSES)), names, rotation=20)
-    ax.set_yticks(range(len(CLASSES)), names)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true (held-out pairs)")
-    for i in range(len(CLASSES)):
-        for j in range(len(CLASSES)):
-            ax.text(j, i, f"{rates[i, j]:.2f}\n({confusion[i, j]})", ha="center", va="center",
-                    fontsize=8, color="white" if rates[i, j] > 0.5 else "black")
-    ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
 def train(cfg: DictConfig) -> dict:
     """Fit, test the best checkpoint (by ``val/macro_f1``), write ``metrics.json`` and the
     confusion matrix, export if ``export_after``; returns the metrics (empty on DDP ranks other
     than 0, which stop after the fit)."""
-    from train.distributed import one_device_trainer
+    from train.distributed import fit_trainer, one_device_trainer
     from train.phonetic.embed import load_checkpoint
     from train.phonetic.export import check_export, export_phonetic
+    from train.phonetic.figures import confusion_figure
     from train.phonetic.lexicon import filter_lexicon
 
     if cfg.export_after:
@@ -72,17 +45,13 @@ def train(cfg: DictConfig) -> dict:
     log.info("pairs: %s", json.dumps(pairs.summary()))
     module = instantiate(cfg.model, vocab=list(data.vocab.symbols),
                          class_counts=data.class_counts(), _convert_="all")
-    callbacks = [instantiate(c) for c in cfg.callbacks.values()]
-    trainer = instantiate(cfg.trainer, default_root_dir=str(out), callbacks=callbacks,
-                          logger=instantiate(cfg.logger))
+    trainer, callbacks = fit_trainer(cfg)
     started = time.time()
     trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
     fit_seconds = time.time() - started
     if not trainer.is_global_zero:
         return {}
-    best_cb = next(c for c in callbacks if isinstance(c, pl.callbacks.ModelCheckpoint)
-                   and c.monitor)
-    best = best_cb.best_model_path or cfg.ckpt_path
+    best = callbacks["best"].best_model_path or cfg.ckpt_path
     tested_module = load_checkpoint(best)
     one_device_trainer(cfg.trainer).test(tested_module, data, verbose=False)
     metrics = {"checkpoint": str(best), "fit_seconds": round(fit_seconds, 1),

@@ -3,7 +3,7 @@ perturbation table: back-transliterations, index neighbours, homophones and slan
 the embedder, or by the exact phone distance when the candidate is itself a lexicon word (the
 index neighbours of a word are the look-alikes the embedder confuses most).
 
-``python -m train.export phonetic ckpt=PATH [export.words=FILE] [lexicon=...]`` writes
+``python -m train.export export=phonetic ckpt=PATH [export.words=FILE] [lexicon=...]`` writes
 ``artifacts/phonetic/`` (the nested ``phonetic/seq2seq`` models stay in place).
 """
 from __future__ import annotations
@@ -14,13 +14,10 @@ import logging
 import time
 from pathlib import Path
 
-import hydra
 import numpy as np
 import torch
-from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from train import CONF
 from train.checks import positive
 from zeroe_assets.assets import library_versions, load_component, write_component
 from zeroe_assets.assets.index import choose_index, exact_neighbours, normalise
@@ -30,7 +27,7 @@ from zeroe_assets.phonetic.seq2seq import COMPONENT as SEQ2SEQ, load_translitera
 from zeroe_assets.phonetic.space import COMPONENT
 
 from .embed import load_embedder_checkpoint
-from .lexicon import Lexicon, filter_lexicon
+from .lexicon import Lexicon
 from .pairs import lexicon_labeller, read_slang
 
 log = logging.getLogger(__name__)
@@ -160,11 +157,3 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
              len(words), path, meta["export_seconds"], len(table.candidates),
              100 * meta["table"]["coverage"], meta["index_factory"])
     return meta
-
-
-@hydra.main(config_path=CONF, config_name="export_phonetic", version_base="1.3")
-def main(cfg: DictConfig) -> None:
-    torch.set_num_threads(cfg.threads)
-    lexicon = filter_lexicon(instantiate(cfg.lexicon.reader), **cfg.lexicon.filter)
-    meta = export_phonetic(cfg.ckpt, cfg.export, lexicon)
-    print(json.dumps({k: meta[k] for k in ("words", "table", "export_seconds", "seconds")}))

@@ -14,7 +14,6 @@ import pytorch_lightning as pl
 import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
-from pytorch_lightning.callbacks import LearningRateMonitor, ModelCheckpoint
 
 from train import CONF
 from train.distributed import bucket_trainer, one_device_trainer
@@ -46,19 +45,14 @@ def train(cfg: DictConfig) -> dict:
     data.setup()
     # a partial: instantiate would read vocabulary entries such as "???" or "${x}" as OmegaConf syntax
     module = instantiate(cfg.model, _partial_=True, _convert_="all")(vocab=data.vocab.to_dict())
-    ckpt_dir = f"{cfg.out_dir}/checkpoints"
-    best = ModelCheckpoint(dirpath=ckpt_dir, filename="best-epoch{epoch:03d}", monitor="val/acc",
-                           mode="max", auto_insert_metric_name=False)
-    # save_last alone only refreshes last.ckpt when val/acc improves; resume wants every epoch
-    last = ModelCheckpoint(dirpath=ckpt_dir, filename="last", enable_version_counter=False)
-    trainer = bucket_trainer(cfg.trainer, cfg.out_dir, [best, last, LearningRateMonitor("step")])
+    trainer, callbacks = bucket_trainer(cfg)
     started, cpu_started = time.perf_counter(), time.process_time()
     trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
     # CPU seconds too: on a shared machine they, not wall time, say what one thread needs
     fit_seconds, fit_cpu = time.perf_counter() - started, time.process_time() - cpu_started
     if not trainer.is_global_zero:
         return {}
-    chosen = best.best_model_path or last.best_model_path
+    chosen = callbacks["best"].best_model_path or callbacks["last"].best_model_path
     if not chosen:
         raise RuntimeError("training wrote no checkpoint: validation never ran (is "
                            "trainer.check_val_every_n_epoch larger than trainer.max_epochs?)")

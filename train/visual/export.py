@@ -8,12 +8,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import hydra
 import numpy as np
 import torch
 from omegaconf import DictConfig, OmegaConf
 
-from train import CONF
 from train.checks import positive
 from zeroe_assets.assets import library_versions, write_component
 from zeroe_assets.assets.index import choose_index, exact_top_k
@@ -98,9 +96,3 @@ def export_visual(ckpt: str | Path, cfg: DictConfig, glyphs: GlyphSet | None = N
             f"{space} {r['macro']} / {r['micro']}"
             for space, r in quality[f"{name}_recall"].items()))
     return meta
-
-
-@hydra.main(config_path=CONF, config_name="export_visual", version_base="1.3")
-def main(cfg: DictConfig) -> None:
-    torch.set_num_threads(cfg.threads)
-    export_visual(cfg.ckpt, cfg.export)

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 REBUILD = {
     "visual": "rebuild with `python -m train.vaegan` (trains and exports) or "
-    "`python -m train.export visual ckpt=PATH`",
+    "`python -m train.export export=visual ckpt=PATH`",
     "phonetic": "rebuild with `python -m train.seq2seq`, `python -m train.phonetic` and "
-    "`python -m train.export phonetic ...`",
+    "`python -m train.export export=phonetic ckpt=PATH`",
     "phonetic/seq2seq": "rebuild with `python -m train.seq2seq direction=g2p` and "
     "`python -m train.seq2seq direction=p2g`",
-    "victim/pos-bilstm": "rebuild with `python -m train.victim`",
+    "victim/pos-bilstm": "train one with `python -m train.victim` (the bundle is its run's "
+    "model/ folder)",
 }
 
 

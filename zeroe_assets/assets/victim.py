@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from .hints import rebuild_hint
 from .store import json_bytes, sha256_file
 
 FORMAT = "zeroe-pos-tagger"
 VERSION = 1
 MODEL, VOCAB, CONFIG = "model.pt", "vocab.json", "config.json"
+COMPONENT = "victim/pos-bilstm"  # for its rebuild hint
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,7 @@ def load_pos_bundle(path: str | os.PathLike) -> PosBundle:
     missing = [name for name in (CONFIG, VOCAB, MODEL) if not (root / name).is_file()]
     if missing:
         raise FileNotFoundError(f"{root} is not a tagger model directory (missing "
-                                f"{', '.join(missing)}); train one with "
-                                "`python -m train.victim out_dir=...`")
+                                f"{', '.join(missing)}); {rebuild_hint(COMPONENT)}")
     config = json.loads((root / CONFIG).read_text(encoding="utf-8"))
     if config.get("format") != FORMAT or config.get("version") != VERSION:
         raise ValueError(f"{root / CONFIG}: expected format {FORMAT} version {VERSION}, got "
@@ -79,7 +80,7 @@ def load_pos_bundle(path: str | os.PathLike) -> PosBundle:
     for name, digest in config["files"].items():
         if sha256_file(root / name) != digest:
             raise ValueError(f"{root / name} does not match the checksum in {CONFIG} "
-                             "(corrupt or from another export); re-export the model")
+                             f"(corrupt or from another export); {rebuild_hint(COMPONENT)}")
     vocab = json.loads((root / VOCAB).read_text(encoding="utf-8"))
     state = torch.load(root / MODEL, map_location="cpu", weights_only=True)
     return PosBundle(root, config, vocab, state)

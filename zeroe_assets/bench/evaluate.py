@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from ..assets.store import _atomic_write
+from ..assets import atomic_write
 from ..protocol import resolve_level
 from ..tasks import Task, get_task
 from ..victims import Victim, check_victim_task
@@ -114,5 +114,5 @@ def write(results: Results, out_dir: Path) -> list[Path]:
     """``results.json``, ``report.md`` and the figures into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "results.json"
-    _atomic_write(path, json.dumps(results.to_json(), indent=1).encode())
+    atomic_write(path, json.dumps(results.to_json(), indent=1).encode())
     return [path, *write_report(results, out_dir)]
