@@ -154,16 +154,31 @@ def test_a_bad_sample_in_a_stream_keeps_the_output_before_it():
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_ctrl_c_is_one_line_and_exit_130(processes):
     import signal
+    import threading
 
     proc = subprocess.Popen([sys.executable, "-m", "zeroe_assets.cli", "perturb", "-a", "truncate",
                              "-j", processes], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
-    proc.stdin.write(b"some words here\n" * 2_000)  # within the pipe buffers: no deadlock
-    proc.stdin.flush()  # stdin stays open: the run waits for more input
-    assert proc.stdout.readline()  # it is running
+    started = threading.Event()
+
+    def feed():  # more than a window of work, and stdin stays open: the run waits for more
+        try:
+            proc.stdin.write(b"some words here\n" * 20_000)
+            proc.stdin.flush()
+        except BrokenPipeError:
+            pass
+
+    def drain():
+        while proc.stdout.read(4096):
+            started.set()
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (feed, drain)]
+    for t in threads:
+        t.start()
+    assert started.wait(60)  # it is running
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.decode().strip() == "zeroe perturb: interrupted"
+    assert proc.wait(60) == 130
+    assert proc.stderr.read().decode().strip() == "zeroe perturb: interrupted"
 
 
 def test_closed_stdout_and_version():

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zeroe_assets.phonetic.classes import CLASSES
+from zeroe_assets.phonetic.names import CLASSES
 
 
 def confusion_figure(confusion: np.ndarray, path: Path, title: str) -> Path:

@@ -19,8 +19,7 @@ import torch
 from torch import nn
 
 from ..assets import ArtifactError, json_bytes, load_component, rebuild_hint
-from .classes import CLASSES, SOUND_ALIKE
-from .space import COMPONENT
+from .names import CLASSES, COMPONENT, SOUND_ALIKE
 
 PAD, UNK = 0, 1
 

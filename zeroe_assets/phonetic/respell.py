@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from .classes import CLASSES, SOUND_ALIKE
+from .names import CLASSES, SOUND_ALIKE
 
 if TYPE_CHECKING:
     from .embedder import Embedder

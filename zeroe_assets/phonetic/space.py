@@ -13,8 +13,7 @@ import numpy as np
 from ..assets import ArtifactError, cached_component, load_component, rebuild_hint
 from ..assets.index import VectorIndex, normalise
 from ..assets.tables import PhoneticTable
-
-COMPONENT = "phonetic"
+from .names import COMPONENT
 
 
 class PhoneticSpace:
