@@ -13,13 +13,14 @@ go to ``--out``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import csv
 import json
 import sys
 import time
 from pathlib import Path
 
-from perturb_throughput import DATA, DATA_HELP
+from perturb_throughput import DATA, DATA_HELP, recorded
 from zeroe_assets.baselines import save_victim, train_victim
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.bench.evaluate import evaluate, write
@@ -125,6 +126,7 @@ def main() -> None:
             victim = train(task, name, train_path, work / task / f"{name}.joblib")
         key = task if name == DEFAULT_VICTIMS[task] else f"{task}-{name}"
         results = evaluate(task, victim, work / task / "sets", victim_name=name)
+        results = dataclasses.replace(results, clean_file=recorded(results.clean_file, args.data))
         write(results, out / key)
         adv = ADV_VICTIMS.get(task) if key == task and not args.no_adv else None
         tasks_run[key] = TaskSummary(

@@ -24,6 +24,15 @@ DATA = Path(os.environ.get("ZEROE_DATA") or ROOT / "data")
 DATA_HELP = "the data folder (default: $ZEROE_DATA, else data/ in the checkout)"
 UD_TRAIN = "bench/ud_ewt/en_ewt-ud-train.conllu"  # the default corpus, in the data folder
 
+
+def recorded(path: Path, data: Path) -> str:
+    """How a result file names an input: ``$ZEROE_DATA/…`` inside the data folder, so that results
+    say which dataset they used without naming a machine's folders."""
+    try:
+        return "$ZEROE_DATA/" + Path(path).resolve().relative_to(Path(data).resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
 # ours -> nlpaug's closest augmenter (None: nlpaug has nothing comparable)
 COMPARABLE = {
     "inner-shuffle": "RandomCharAug(swap)",

@@ -27,7 +27,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.perturb_throughput import DATA, DATA_HELP, UD_TRAIN, read_corpus, timed  # noqa: E402
+from benchmarks.perturb_throughput import (DATA, DATA_HELP, UD_TRAIN, read_corpus,  # noqa: E402
+                                           recorded, timed)
 from zeroe_assets import ZeroePerturbation, tokenize  # noqa: E402
 from zeroe_assets.assets import ArtifactError, load_component  # noqa: E402
 from zeroe_assets.perturbers.phonetic import PhoneticPerturber, stopwords  # noqa: E402
@@ -167,7 +168,7 @@ def main() -> None:
     meta = load_component("phonetic", args.root).meta
     tokens = content_tokens(sentences)
     result = {
-        "corpus": str(args.corpus), "sentences": len(sentences), "tokens": n_tokens,
+        "corpus": recorded(args.corpus, args.data), "sentences": len(sentences), "tokens": n_tokens,
         "level": args.level, "python": platform.python_version(),
         "export": {"words": meta.get("words"), "export_seconds": meta.get("export_seconds"),
                    "seconds": meta.get("seconds"), "table": meta.get("table"),

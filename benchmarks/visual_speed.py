@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from perturb_throughput import DATA, DATA_HELP, UD_TRAIN, read_corpus, timed
+from perturb_throughput import DATA, DATA_HELP, UD_TRAIN, read_corpus, recorded, timed
 
 import zeroe_assets as z
 from zeroe_assets.assets import default_root, read_manifest
@@ -50,7 +50,7 @@ def main() -> None:
     entry = read_manifest()["components"]["visual"]
     result = {
         "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()},
-        "corpus": {"path": str(args.corpus), "samples": len(texts), "tokens": tokens},
+        "corpus": {"path": recorded(args.corpus, args.data), "samples": len(texts), "tokens": tokens},
         "perturber": {"level": args.level, "phi": args.level, "seconds": round(seconds, 3),
                       "tokens_per_s": round(tokens / seconds)},
         "assets": {**load_seconds(args.repeat), "root": str(default_root()),
