@@ -260,3 +260,75 @@ def test_prepare_is_forwarded_through_chains_and_mixes():
         assert attack.prepare(iter(texts)) == 3
     assert inner.seen == [["one", "three", "two"]] * 2
     assert not Chain([plain, plain]).prepares and Chain([plain]).prepare(texts) == 0
+
+
+# --- protocol="reference": what the original code did --------------------------------------
+
+def test_reference_counts_its_target_over_nltk_tokens():
+    text = "Mountains shouldn't tremble, rivers wouldn't freeze."  # 6 words, 10 nltk tokens
+    for seed in range(20):
+        paper = ZeroePerturbation(get_perturber("truncate"), level=0.5, protocol="paper")
+        ref = ZeroePerturbation(get_perturber("truncate"), level=0.5, protocol="reference")
+        assert ref.perturb_counted(text, random.Random(seed))[1] == 5  # ⌈0.5 · 10⌉
+        assert paper.perturb_counted(text, random.Random(seed))[1] <= 3  # ⌈0.5 · 6⌉
+
+
+def test_reference_keyboard_changes_one_lower_case_letter_per_word():
+    attack = ZeroePerturbation(get_perturber("keyboard-typo"), level=1.0, protocol="reference")
+    text = "Typing QUICKLY makes Keyboards produce many Different Errors everywhere"
+    for seed in range(30):
+        out = attack(text, seed=seed)
+        for before, after in zip(text.split(), out.split()):
+            diff = [(a, b) for a, b in zip(before, after) if a != b]
+            if before.isupper():
+                assert after == before  # no lower-case letter: untouched
+            else:
+                assert len(diff) == 1 and diff[0][0].islower(), (before, after)
+
+
+def test_reference_segment_joins_each_boundary_on_its_own():
+    attack = ZeroePerturbation(get_perturber("segment"), level=0.05, protocol="reference")
+    text = " ".join(["word"] * 21)  # 20 boundaries
+    outs = [attack(text, seed=s) for s in range(400)]
+    joined = [20 - o.count(" ") for o in outs]
+    untouched = sum(j == 0 for j in joined) / len(outs)
+    assert 0.25 < untouched < 0.45  # (1 - 0.05)^20 = 0.36; the word protocol joins every time
+    assert abs(sum(joined) / (20 * len(outs)) - 0.05) < 0.01  # each boundary with p
+
+
+def test_reference_visual_touches_words_outside_any_target_count():
+    if "visual" not in z.available_names():
+        pytest.skip("the visual assets are not built here")
+    attack = z.get_attacker("visual", level=0.2, protocol="reference")
+    text = " ".join(["letters"] * 50)
+    changed = [sum(a != b for a, b in zip(text.split(), attack(text, seed=s).split()))
+               for s in range(10)]
+    assert min(changed) > math.ceil(0.2 * 50)  # 1 - 0.8^7 ≈ 0.79 of the words, not ⌈p·n⌉
+
+
+CLITICS = st.sampled_from(["n't", "'s", "'re", "'ve", "'ll", "'d", "'m", "’s", "N'T", ""])
+HEADS = st.sampled_from(["", "O'", "l’", "d'", "y'"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(HEADS, st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJK", min_size=1, max_size=12),
+       CLITICS, st.integers(0, 2**16))
+def test_apostrophes_and_clitics_stay_in_place_under_every_attacker(head, body, clitic, seed):
+    from zeroe_assets.tokenize import stem
+
+    word = head + body + clitic
+    if "'" not in word and "’" not in word:
+        return
+    head, _, clitic = stem(word)  # what stays: every apostrophe, the clitic, the shorter parts
+    for name in z.available_names():
+        for protocol in z.PROTOCOLS:
+            options = {"oov": "off"} if name == "phonetic" else {}
+            out = z.attack(word, name, level=1.0, seed=seed, protocol=protocol, **options)
+            assert out.startswith(head) and out.endswith(clitic), (name, protocol, word, out)
+
+
+def test_mischief_keeps_clitics():
+    text = "Shouldn't Egypt's scientists've wondered"
+    out = z.attack(text, "mischief", level=1.0, r=1.0, seed=4)
+    assert out.split()[0].endswith("n't") and out.split()[1].endswith("'s") and \
+        out.split()[2].endswith("'ve")

@@ -92,3 +92,21 @@ def test_perturbers_leave_numeric_literals_alone():
         out = z.attack(text, name, level=1.0, seed=3)
         for literal in ("0e0", "0.321000e+2", "123E+1", "0x1F", "1e5", "2.5E-3"):
             assert literal in out, (name, out)
+
+
+@pytest.mark.parametrize("word, parts", [
+    ("don't", ("", "do", "n't")), ("Egypt's", ("", "Egypt", "'s")), ("I'm", ("", "I", "'m")),
+    ("they’re", ("", "they", "’re")), ("l’homme", ("l’", "homme", "")),
+    ("O'Brien's", ("O'", "Brien", "'s")), ("rock'n'roll", ("", "rock", "'n'roll")),
+    ("CAN'T", ("", "CA", "N'T")), ("word", ("", "word", ""))])
+def test_stem_keeps_apostrophes_and_clitics_out(word, parts):
+    from zeroe_assets.tokenize import stem
+
+    assert stem(word) == parts and "".join(parts) == word
+
+
+def test_treebank_count_counts_punctuation_numbers_and_clitics():
+    from zeroe_assets.tokenize import treebank_count
+
+    assert treebank_count("I don't know, do you?") == 8  # I do n't know , do you ?
+    assert treebank_count("It costs $4.99.") == 5  # It costs $ 4.99 .

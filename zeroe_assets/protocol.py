@@ -4,7 +4,13 @@
 a coin with probability p and attack on heads; a word counts as perturbed only if it changed;
 stop once ⌈p·n⌉ words are perturbed or no indices are left.
 ``protocol="reference"``: the original code's behaviour, no coin: attack each drawn word until
-⌈p·n⌉ have changed (so exactly that many whenever enough words can change).
+⌈p·n⌉ have changed (so exactly that many whenever enough words can change), with n counted as the
+original counted it, over nltk's tokens (punctuation, numbers and clitics included); where the
+original bypassed the word protocol (segment, visual) the perturber's ``reference_sentence`` does
+what it did, and where it changed a word differently (keyboard-typo) its ``reference_word``.
+
+Under both, a word's apostrophes and clitics stay in place and the perturber sees only its stem
+(`tokenize.stem`: don't → do + n't).
 
 These are random, non-targeted perturbations; targeted search attacks (goal, constraints,
 transformation, search) are another layer built on the perturbers' candidates. How a seed
@@ -108,7 +114,8 @@ class ZeroePerturbation(Perturbation):
     def prepare(self, texts: Iterable[str]) -> int:
         if not self.prepares:
             return 0
-        return self.perturber.prepare({w for text in texts for w in tokenize.words(text)})
+        return self.perturber.prepare({tokenize.stem(w)[1] for text in texts
+                                       for w in tokenize.words(text)})
 
     def perturb(self, text: str, rng: random.Random) -> str:
         return self.perturb_counted(text, rng)[0]
@@ -118,7 +125,15 @@ class ZeroePerturbation(Perturbation):
         check_text(text)
         words, gaps = tokenize.split(text)
         n = len(words)
-        target = math.ceil(self.p * n - 1e-9)
+        if self.protocol == "paper":
+            target = math.ceil(self.p * n - 1e-9)
+        elif self.p == 0 or not n:
+            target = 0
+        else:
+            changed = self.perturber.reference_sentence(words, gaps, self.p, self.phi, rng)
+            if changed is not None:  # the original's sentence-level use, no target count
+                return (tokenize.join(words, gaps), changed, n) if changed else (text, 0, n)
+            target = math.ceil(self.p * tokenize.treebank_count(text) - 1e-9)
         if target == 0:
             return text, 0, n
         # Flipping every coin first and visiting the heads in random order is the same
@@ -139,10 +154,15 @@ class ZeroePerturbation(Perturbation):
         """
         phi, perturber, changed = self.phi, self.perturber, 0
         if type(perturber).attack_at is Perturber.attack_at:  # word-local: the fast path
-            perturb_word = perturber.perturb_word
+            perturb_word = (perturber.perturb_word if self.protocol == "paper"
+                            else perturber.reference_word)
             for k in drawn:
                 word = words[k]
-                new = perturb_word(word, phi, rng)
+                if "'" in word or "’" in word:  # the stem changes, apostrophes and clitics stay
+                    head, stem, tail = tokenize.stem(word)
+                    new = head + perturb_word(stem, phi, rng) + tail if stem else word
+                else:
+                    new = perturb_word(word, phi, rng)
                 if new != word:
                     words[k] = new
                     changed += 1

@@ -30,6 +30,7 @@ class Mischief(Perturbation):
             return text
         words, gaps = tokenize.split(text)
         for i, word in enumerate(words):
-            if rng.random() < self.r and len(word) > 3:
-                words[i] = self._shuffle.perturb_word(word, self.r, rng)
+            head, stem, tail = tokenize.stem(word)  # apostrophes and clitics stay in place
+            if rng.random() < self.r and len(stem) > 3:
+                words[i] = head + self._shuffle.perturb_word(stem, self.r, rng) + tail
         return tokenize.join(words, gaps)

@@ -9,6 +9,7 @@ positions, so tokenizing a line is one C-level call.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from ._charclasses import MARKS, NUMERALS
@@ -65,6 +66,42 @@ def detokenize(tokens: list[str]) -> str:
 
 def words(text: str) -> list[str]:
     return split(text)[0]
+
+
+# English clitics a word may end in (nltk's tokenizer splits them off too): don't, it's, we're …
+_CLITIC = re.compile(r"(?:[nN]['’][tT]|['’](?:[sS]|[rR][eE]|[vV][eE]|[lL][lL]|[dD]|[mM]))$")
+_APOSTROPHE = re.compile(r"(['’])")
+
+
+def stem(word: str) -> tuple[str, str, str]:
+    """``(head, stem, tail)`` with ``head + stem + tail == word``: the part of a word with
+    apostrophes that perturbers change, and the apostrophes and clitics around it that stay.
+
+    A final English clitic (``n't``, ``'s``, ``'re``, ``'ve``, ``'ll``, ``'d``, ``'m``) goes to
+    the tail; of what is left, the stem is the longest run without an apostrophe (the first of
+    equals): ``don't`` → do + n't, ``Egypt's`` → Egypt + 's, ``l’homme`` → l’ + homme,
+    ``O'Brien`` → O' + Brien. The paper's rules speak of letters, not of apostrophes.
+    """
+    if "'" not in word and "’" not in word:
+        return "", word, ""
+    clitic = _CLITIC.search(word)
+    body, tail = (word[:clitic.start()], word[clitic.start():]) if clitic else (word, "")
+    parts = _APOSTROPHE.split(body)
+    best = max(range(0, len(parts), 2), key=lambda i: (len(parts[i]), -i))
+    return "".join(parts[:best]), parts[best], "".join(parts[best + 1:]) + tail
+
+
+def treebank_count(text: str) -> int:
+    """How many tokens nltk's word tokenizer finds in ``text`` (punctuation, numbers and clitics
+    such as 's and n't count): what the original code counted its ⌈p·n⌉ over."""
+    return len(_treebank().tokenize(text))
+
+
+@functools.lru_cache(maxsize=1)
+def _treebank():
+    from nltk.tokenize import NLTKWordTokenizer  # only the reference protocol counts this way
+
+    return NLTKWordTokenizer()
 
 
 def length(word: str) -> int:

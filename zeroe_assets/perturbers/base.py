@@ -77,6 +77,18 @@ class Perturber:
                       stacklevel=2)
         return self.can_change(word)
 
+    def reference_word(self, word: str, phi: float, rng: random.Random) -> str:
+        """``perturb_word`` as the original code did it, where that differs from the paper's
+        reading (``protocol="reference"``)."""
+        return self.perturb_word(word, phi, rng)
+
+    def reference_sentence(self, words: list[str], gaps: list[str], p: float, phi: float,
+                           rng: random.Random) -> int | None:
+        """The original code's sentence-level use, where it bypassed the word protocol: change
+        ``words``/``gaps`` in place and return how many words changed; None (the default) where
+        the original attacked ⌈p·n⌉ drawn words."""
+        return None
+
     def attack_at(self, words: list[str], gaps: list[str], k: int, phi: float,
                   rng: random.Random, done: bytearray) -> list[int]:
         """Attack word ``k`` in place; return the indices of the words that changed.

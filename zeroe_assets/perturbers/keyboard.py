@@ -13,7 +13,8 @@ class KeyboardPerturber(Perturber):
     """Replace each letter with a neighbouring key with probability φ (≥ 1 per word).
 
     The layout is data: ``layout`` is a path in the ``en.key`` format (default: QWERTY).
-    Unlike the reference code, the case of a replaced letter is kept.
+    Unlike the original code (``protocol="reference"``, one lower-case letter per word), each
+    letter may change and the case of a replaced letter is kept.
     """
 
     name = "keyboard-typo"
@@ -54,6 +55,18 @@ class KeyboardPerturber(Perturber):
             picks = [slots[j] for j in at_least_one(len(slots), phi, rng)]
         for i, options, count in picks:
             units[i] = options[int(rand() * count)]
+        return "".join(units)
+
+    def reference_word(self, word, phi, rng):
+        """The original code: exactly one lower-case letter, uniformly among those with keys
+        around them, goes to a neighbour (φ and capitals play no part)."""
+        units, slots = self._plan(word)
+        lower = [slot for slot in slots if units[slot[0]].islower()]
+        if not lower:
+            return word
+        i, options, count = lower[int(rng.random() * len(lower))]
+        units = units[:]
+        units[i] = options[int(rng.random() * count)]
         return "".join(units)
 
 

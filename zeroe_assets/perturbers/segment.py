@@ -42,3 +42,13 @@ class SegmentPerturber(Perturber):
             gaps[j + 1] = _join(gaps[j + 1])
             j, power = j + 1, power + 1
         return list(range(k, j + 1))
+
+    def reference_sentence(self, words, gaps, p, phi, rng):
+        """The original code: every joinable boundary between two words is joined on its own
+        with probability p, whatever the target count."""
+        joined = [j for j in range(1, len(words)) if _joinable(gaps[j]) and rng.random() < p]
+        touched = set()
+        for j in joined:
+            gaps[j] = _join(gaps[j])
+            touched.update((j - 1, j))
+        return len(touched)

@@ -8,6 +8,7 @@ import bisect
 import random
 from pathlib import Path
 
+from ..tokenize import stem as stem_of
 from ..visual.space import load_visual
 from .base import Perturber, check_int
 
@@ -61,6 +62,19 @@ class VisualPerturber(Perturber):
                     ch = cands[bisect.bisect_right(cum, rand() * total)]
             out.append(ch)
         return "".join(out)
+
+    def reference_sentence(self, words, gaps, p, phi, rng):
+        """The original's sentence-level use: every character of the text is replaced with
+        probability φ (= p unless given), no target count; here every character of every word's
+        stem (punctuation, numbers and clitics stay, as under the paper's protocol)."""
+        changed = 0
+        for k, word in enumerate(words):
+            head, stem, tail = stem_of(word)
+            new = head + self.perturb_word(stem, phi, rng) + tail
+            if new != word:
+                words[k] = new
+                changed += 1
+        return changed
 
     def __repr__(self) -> str:
         return f"VisualPerturber(top_n={self.top_n})"
