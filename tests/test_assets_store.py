@@ -154,3 +154,30 @@ def test_cached_component_builds_once_per_export(tmp_path):
     assert cached_component("space", tmp_path, build) is not first and len(builds) == 2
     with pytest.raises(ArtifactError, match="no 'other' assets"):
         cached_component("other", tmp_path, build)
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended (reaped, so no process has it unless reused)."""
+    proc = subprocess.Popen([sys.executable, "-c", ""])
+    proc.wait()
+    return proc.pid
+
+
+def test_next_export_removes_a_killed_exports_leftovers_but_not_a_live_writers(tmp_path):
+    """issue 21, leftovers: a kill -9 leaves staging folders and manifest temporaries."""
+    from zeroe_assets.assets import temp_prefix
+
+    write_component("visual", {"x.json": b"[1]"}, {}, root=tmp_path)
+    dead, live = dead_pid(), temp_prefix("visual")  # this process: a writer at work
+    stage = tmp_path / f".visual.tmp{dead}.abcd_123"
+    (stage / "sub").mkdir(parents=True)
+    (stage / "sub" / "big.npy").write_bytes(b"0" * 1000)
+    manifest_tmp = tmp_path / f".manifest.json.tmp{dead}.zz9_q0ab"
+    manifest_tmp.write_bytes(b"{")
+    busy = tmp_path / f"{live}xyz_0123"
+    busy.mkdir()
+    write_component("visual", {"x.json": b"[2]"}, {}, root=tmp_path)
+    assert not stage.exists() and not manifest_tmp.exists()
+    assert busy.exists()
+    assert load_component("visual", root=tmp_path).load_json("x.json") == [2]
+    assert (tmp_path / ".lock").exists()  # not a temporary

@@ -99,6 +99,10 @@ class ConlluFormat(Format):
                 raise ValueError(f"{path}:{first + i}: expected {self.columns} "
                                  f"tab-separated {self.name} columns, got {len(cols)}")
             if self._is_token(cols):
+                if not cols[self.form_column]:  # render would take it for a token an attack ate
+                    raise ValueError(f"{path}:{first + i}: token {len(rows) + 1} of the sentence "
+                                     f"at line {first} has an empty form; every word line "
+                                     "needs one (_ if there is none)")
                 rows.append((i, cols, ending))
         texts = [TOKEN_SEP.join(cols[self.form_column] for _, cols, _ in rows)] if rows else []
         return Record("".join(block), texts, [block, rows])

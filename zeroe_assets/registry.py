@@ -9,7 +9,8 @@ import importlib
 import typing
 from pathlib import Path
 
-from .assets import ArtifactError, component_available, default_root, rebuild_hint
+from .assets import (ArtifactError, component_available, default_root, load_component,
+                     rebuild_hint)
 from .assets.store import missing
 from .perturbers.base import Perturber
 
@@ -60,14 +61,23 @@ def needs_assets(name: str) -> str | None:
 
 def is_available(name: str) -> bool:
     """True when the attacker can be built here (its assets, if any, are in the manifest)."""
+    return not unavailable_reason(name)
+
+
+def unavailable_reason(name: str, verify: bool = False) -> str:
+    """Why the attacker cannot be built here, "" if it can: its assets are not in the manifest,
+    fail their checksums (checked only if ``verify``: that reads every file), or its module is not
+    part of this install. A manifest that cannot be read is an error, not a reason."""
     component = needs_assets(name)
     if component is not None and not component_available(component):
-        return False
+        return missing(component, default_root())
     try:
+        if component is not None and verify:
+            load_component(component)
         perturber_class(name)
-    except ArtifactError:
-        return False
-    return True
+    except ArtifactError as e:
+        return str(e)
+    return ""
 
 
 def get_perturber(name: str, **options) -> Perturber:

@@ -1,13 +1,15 @@
 """Build a perturbation from a spec: a name, a chain ``a+b``, a random mix ``a|b``, per-part levels.
 
 Grammar: ``spec := mix``; ``mix := chain ('|' chain)*``; ``chain := part ('+' part)*``;
-``part := NAME [':' LEVEL]``. ``rand`` is the mix of every available attacker, ``mischief``
+``part := NAME [':' LEVEL]``. ``rand`` is the mix of every available attacker (those left out
+are named in a warning, or an error with ``strict=True``), ``mischief``
 the Mischief protocol (its ``r`` is an option). Examples: ``intrude``, ``intrude+visual``,
 ``intrude:low+keyboard-typo:0.3``, ``disemvowel|truncate``.
 """
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,7 +29,8 @@ def accepted_options(name: str) -> set[str]:
     return {p for p in params if p != "self"}
 
 
-def _part(text: str, level, phi, protocol, options: Mapping[str, Any], used: set[str]) -> Perturbation:
+def _part(text: str, level, phi, protocol, options: Mapping[str, Any], used: set[str],
+          strict: bool = False) -> Perturbation:
     name, sep, part_level = text.partition(":")
     name = name.strip()
     if not name:
@@ -35,7 +38,8 @@ def _part(text: str, level, phi, protocol, options: Mapping[str, Any], used: set
     if sep:
         level = part_level
     if name.lower() == "rand":
-        return Mix([_part(n, level, phi, protocol, options, used) for n in available_names()])
+        return Mix([_part(n, level, phi, protocol, options, used)
+                    for n in attackers_here("rand", strict)])
     if name.lower() == "mischief":
         if phi is not None:
             raise ValueError("mischief has no φ: it shuffles a share r of the words it attacks "
@@ -55,12 +59,14 @@ def _valid() -> str:
 
 
 def get_attacker(spec: str | Sequence, level: float | str = "mid", phi: float | str | None = None,
-                 protocol: str = "paper", **options) -> Perturbation:
+                 protocol: str = "paper", strict: bool = False, **options) -> Perturbation:
     """A ``Perturbation`` for ``spec`` at word level ``level`` (low/mid/high or p ∈ [0, 1]).
 
     ``spec`` is a string in the grammar above or a list of names / ``(name, level)`` pairs to
     chain. ``options`` go to the perturbers that accept them (``layout=``, ``source=``,
-    ``top_n=``, Mischief's ``r=`` …); an option no perturber takes is an error.
+    ``top_n=``, Mischief's ``r=`` …); an option no perturber takes is an error. ``strict``:
+    ``rand`` raises ``ArtifactError`` instead of leaving out (with a warning) attackers whose
+    assets are missing.
     """
     resolve_level(level)
     if protocol not in PROTOCOLS:
@@ -71,16 +77,18 @@ def get_attacker(spec: str | Sequence, level: float | str = "mid", phi: float | 
             raise ValueError(f"empty attacker spec; valid names: {_valid()}")
         mix = []
         for chain_text in spec.split("|"):
-            parts = [_part(p, level, phi, protocol, options, used) for p in chain_text.split("+")]
+            parts = [_part(p, level, phi, protocol, options, used, strict)
+                     for p in chain_text.split("+")]
             mix.append(parts[0] if len(parts) == 1 else Chain(parts))
         attack = mix[0] if len(mix) == 1 else Mix(mix)
     elif isinstance(spec, Sequence) and spec:
         parts = []
         for item in spec:
             if isinstance(item, str):
-                parts.append(_part(item, level, phi, protocol, options, used))
+                parts.append(_part(item, level, phi, protocol, options, used, strict))
             elif isinstance(item, Sequence) and len(item) == 2:
-                parts.append(_part(f"{item[0]}:{item[1]}", level, phi, protocol, options, used))
+                parts.append(_part(f"{item[0]}:{item[1]}", level, phi, protocol, options, used,
+                                   strict))
             else:
                 raise ValueError(f"chain items must be names or (name, level) pairs, got {item!r}")
         attack = parts[0] if len(parts) == 1 else Chain(parts)
@@ -95,6 +103,21 @@ def get_attacker(spec: str | Sequence, level: float | str = "mid", phi: float | 
 
 def available_names() -> list[str]:
     return [n for n in registry.NAMES if registry.is_available(n)]
+
+
+def attackers_here(what: str, strict: bool = False) -> list[str]:
+    """The available attackers, for ``what`` (``rand``, ``--attackers all``) that means every
+    one: each left out is named with why in a warning, or (``strict``) an ``ArtifactError``."""
+    names = []
+    for name in registry.NAMES:
+        reason = registry.unavailable_reason(name)
+        if not reason:
+            names.append(name)
+        elif strict:
+            raise ArtifactError(f"{what} needs {name}, which is not available: {reason}")
+        else:
+            warnings.warn(f"{what} leaves out {name}: {reason}", stacklevel=2)
+    return names
 
 
 def list_attackers() -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ import io
 import json
 import os
 import platform
+import re
 import shutil
 import tempfile
 import time
@@ -81,12 +82,51 @@ def library_versions(*names: str) -> dict[str, str]:
     return out
 
 
+# Temporary files and staging folders are named ``.<name>.tmp<pid>.<8 random>`` (``temp_prefix``
+# and mkstemp/mkdtemp): the writer's pid in the name tells a leftover of a killed run from the
+# file of a writer still at work.
+_TEMP = re.compile(r"\..+\.tmp(?P<pid>\d+)\.[a-z0-9_]{8}")
+
+
+def temp_prefix(name: str) -> str:
+    """The ``prefix`` for mkstemp/mkdtemp of a temporary that becomes ``name``."""
+    return f".{name}.tmp{os.getpid()}."
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Remove the temporaries in ``folder`` that killed writers (``kill -9``, a crash) left: the
+    ones named by ``temp_prefix`` whose pid is no running process. Those of a live writer (this
+    run, another one) are kept, whatever their age. Returns what was removed."""
+    removed = []
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        for path in Path(folder).iterdir():
+            match = _TEMP.fullmatch(path.name)
+            if match is None or _running(int(match["pid"])):
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename, so that readers see the
     old file or the new one, never half of it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temp_prefix(path.name))
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -145,7 +185,8 @@ def write_component(name: str, files: Mapping[str, bytes], meta: Mapping[str, An
     root.mkdir(parents=True, exist_ok=True)
     flat = name.replace("/", "-")
     (root / name).parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=root, prefix=f".{flat}."))
+    remove_stale_temporaries(root)  # staging folders and manifests of killed exports
+    stage = Path(tempfile.mkdtemp(dir=root, prefix=temp_prefix(flat)))
     stage.chmod(0o755)  # mkdtemp makes it private; artifacts are meant to be shared read-only
     try:
         entries = {}

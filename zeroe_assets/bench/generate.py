@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..assets import read_manifest, sha256_file
-from ..spec import available_names, get_attacker
+from ..assets import read_manifest, remove_stale_temporaries, sha256_file, temp_prefix
+from ..parallel import ignore_interrupts
+from ..spec import attackers_here, get_attacker
 from ..protocol import LEVELS, resolve_level
 from ..rng import sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
@@ -85,13 +86,15 @@ def parse_inputs(inputs: Sequence[str]) -> dict[str, Path]:
     return out
 
 
-def resolve_attackers(task: str | Task, attackers: str | Sequence[str]) -> list[str]:
-    """``all`` = every available attacker (segment left out for token-aligned tasks)."""
+def resolve_attackers(task: str | Task, attackers: str | Sequence[str],
+                      strict: bool = False) -> list[str]:
+    """``all`` = every available attacker (segment left out for token-aligned tasks); those
+    whose assets are missing are left out with a warning, or an ``ArtifactError`` if ``strict``."""
     task = get_task(task)
     aligned = task.token_aligned
     if isinstance(attackers, str):
         if attackers.strip() == "all":
-            names = available_names()
+            names = attackers_here("--attackers all", strict)
             return [n for n in names if not (aligned and not perturber_class(n).token_aligned)]
         attackers = [a for a in attackers.split(",") if a.strip()]
     names = [canonical(a) for a in attackers]
@@ -146,8 +149,8 @@ def plan(task: str | Task, inputs: dict[str, Path], attackers: Sequence[str],
             raise ValueError(f"levels {given[p]!r} and {level!r} are the same p = {p:g}")
         given[p] = level
     levels = tags
-    for path in inputs.values():  # before any job writes: a bad input fails the whole run
-        if not any(r.texts for r in task.format_for(path, fields or None).read(path)):
+    for path in inputs.values():  # read whole before any job runs: a bad record fails the run
+        if not sum(bool(r.texts) for r in task.format_for(path, fields or None).read(path)):
             raise ValueError(f"{path}: no records to attack for task {task.name}")
     jobs = []
     for split, path in inputs.items():
@@ -206,7 +209,7 @@ def run_job(job: Job) -> Outcome:
     records = texts = changed = 0
     out = Path(job.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.")
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=temp_prefix(out.name))
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             for record in fmt.read(Path(job.input)):
@@ -269,17 +272,25 @@ def _prepare_inputs(jobs: Sequence[Job], progress) -> None:
 
 
 def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Outcome]:
-    """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job."""
+    """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job.
+
+    Temporaries of killed runs are removed first; those of workers stopped by an interrupt
+    (the pool terminates them) are removed when the run ends."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
+    folders = {Path(job.output).parent for job in jobs}
+    for folder in folders:
+        remove_stale_temporaries(folder)
     _prepare_inputs(jobs, progress)
     outcomes = []
     with contextlib.ExitStack() as stack:
+        stack.callback(lambda: [remove_stale_temporaries(f) for f in folders])
         if processes == 1 or len(jobs) <= 1:
             results = map(run_job, jobs)
         else:
             ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-            results = stack.enter_context(ctx.Pool(processes)).imap_unordered(run_job, jobs)
+            pool = stack.enter_context(ctx.Pool(processes, initializer=ignore_interrupts))
+            results = pool.imap_unordered(run_job, jobs)
         for done, outcome in enumerate(results, 1):
             outcomes.append(outcome)
             if progress is not None:

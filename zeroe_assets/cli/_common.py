@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from ..spec import get_attacker
 from ..protocol import PROTOCOLS
@@ -20,6 +22,24 @@ def add_attack_options(parser: argparse.ArgumentParser, default_level: str = "mi
                         help="perturber option, e.g. layout=PATH, source=PATH, top_n=10, r=0.3")
 
 
+def add_strict_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--strict", action="store_true",
+                        help="an error (exit 1) instead of a warning when rand or --attackers all "
+                             "would leave out attackers whose assets are missing")
+
+
+def cap_processes(processes: int, command: str) -> int:
+    """``-j`` beyond the cores this process may use only adds start-up cost: capped there, with a
+    one-line note on stderr."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    if processes <= cores:
+        return processes
+    print(f"zeroe {command}: note: -j {processes} capped at {cores}, the CPU cores available",
+          file=sys.stderr)
+    return cores
+
+
 def parse_options(pairs: list[str]) -> dict[str, str]:
     """``-o KEY=VALUE`` pairs as text; each perturber converts them to its parameters' types."""
     options: dict[str, str] = {}
@@ -36,4 +56,4 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
 def build_attacker(spec: str, args: argparse.Namespace):
     """The attack ``spec`` with the command line's settings."""
     return get_attacker(spec, level=args.level, phi=args.phi, protocol=args.protocol,
-                        **parse_options(args.option))
+                        strict=args.strict, **parse_options(args.option))

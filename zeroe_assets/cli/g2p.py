@@ -1,11 +1,13 @@
 """``zeroe g2p WORD…`` and ``zeroe p2g "PH ON E M Z"…``: n-best output of the exported seq2seq models.
 
-torch is imported only when one of these commands runs.
+torch is imported only when one of these commands runs. An input with a symbol the model never
+saw is reported on stderr (one line each) and the others are answered; the exit status is then 1.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def register(subparsers) -> None:
@@ -16,7 +18,9 @@ def register(subparsers) -> None:
             name, help=f"n-best {outputs}",
             description=f"The n-best {outputs} from the exported {name.upper()} model "
                         f"(artifacts/phonetic/seq2seq; $ZEROE_ARTIFACTS overrides). "
-                        f"Example: zeroe {name} {example}")
+                        f"Example: zeroe {name} {example}",
+            epilog="Exit status: 0 if every input was answered, 1 if some had a symbol the "
+                   "model does not know (each named on stderr), 2 for a usage error.")
         p.add_argument("inputs", nargs="+", metavar=what.upper(),
                        help="a word" if name == "g2p" else
                        "phones separated by spaces, one quoted argument per pronunciation "
@@ -38,9 +42,18 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("-n must be at least 1")
     model = load_transliterator(args.direction)
     joiner = "" if args.direction == "p2g" else " "
-    results = model.translate([model.tokens(text) for text in args.inputs], n=args.n,
-                              beam=max(args.beam, args.n))
-    for text, hyps in zip(args.inputs, results):
+    known = []
+    for text in args.inputs:
+        tokens = model.tokens(text)
+        unknown = sorted(set(tokens) - model.src_vocab.index.keys())
+        if tokens and not unknown:
+            known.append((text, tokens))
+        else:
+            why = f"unknown symbol(s) {' '.join(unknown)}" if unknown else "empty input"
+            print(f"zeroe {args.direction}: {text!r} not answered: {why}", file=sys.stderr)
+    results = model.translate([tokens for _, tokens in known], n=args.n,
+                              beam=max(args.beam, args.n)) if known else []
+    for (text, _), hyps in zip(known, results):
         outputs = [{"output": joiner.join(h.tokens), "score": round(h.score, 4)} for h in hyps]
         if args.json:
             print(json.dumps({"input": text, "nbest": outputs}, ensure_ascii=False))
@@ -48,4 +61,4 @@ def run(args: argparse.Namespace) -> int:
             print(text)
             for o in outputs:
                 print(f"  {o['score']:9.4f}  {o['output']}")
-    return 0
+    return 0 if len(known) == len(args.inputs) else 1

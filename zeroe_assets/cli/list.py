@@ -1,11 +1,11 @@
-"""``zeroe list``: attackers, what they do, and whether their assets are here."""
+"""``zeroe list``: attackers, what they do, and whether their assets are here and intact (every
+file is checked against its sha256, as loading would)."""
 from __future__ import annotations
 
 import json
 import sys
 
-from ..assets import default_root
-from ..assets.store import missing
+from ..registry import unavailable_reason
 from ..spec import list_attackers
 
 
@@ -17,15 +17,19 @@ def register(sub) -> None:
 
 def run(args) -> int:
     rows = list_attackers()
+    for row in rows:
+        row["problem"] = unavailable_reason(row["name"], verify=True)
+        row["available"] = not row["problem"]
     if args.json:
         json.dump(rows, sys.stdout, indent=1)
         print()
         return 0
     for row in rows:
         names = ", ".join([row["name"], *row["aliases"]])
-        status = "yes" if row["available"] else f"no ({row['assets']} assets not found)"
+        status = "yes" if row["available"] else f"no ({row['assets']} assets: see below)"
         print(f"{names:28} {status:30} {row['description']}")
     print("\nchain with a+b, mix with a|b, per-part levels with name:level; also: rand, mischief")
-    for component in sorted({r["assets"] for r in rows if not r["available"]}):
-        print(f"{component}: {missing(component, default_root())}")
+    problems = {r["assets"] or r["name"]: r["problem"] for r in rows if r["problem"]}
+    for what, problem in sorted(problems.items()):
+        print(f"{what}: {problem}")
     return 0

@@ -5,7 +5,7 @@ import argparse
 import collections
 import sys
 
-from ._common import add_attack_options, build_attacker
+from ._common import add_attack_options, add_strict_option, build_attacker, cap_processes
 
 
 def register(sub) -> None:
@@ -15,6 +15,7 @@ def register(sub) -> None:
     p.add_argument("-a", "--attacker", required=True,
                    help="attacker spec: a name (see `zeroe list`), a+b to chain, a|b to mix")
     add_attack_options(p)
+    add_strict_option(p)
     p.add_argument("--jsonl", action="store_true", help="input and output are JSON lines")
     p.add_argument("--field", action="append", default=None,
                    help="JSON field(s) to attack with --jsonl (default: text)")
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if args.field and not args.jsonl:
         raise ValueError("--field needs --jsonl")
     attack = build_attacker(args.attacker, args)
+    args.processes = cap_processes(args.processes, "perturb")
     fields = args.field or ["text"]
     src = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
     out = sys.stdout
