@@ -50,7 +50,7 @@ def test_ctrl_c_during_bench_generate_is_one_line_130_and_leaves_no_temporaries(
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
         assert proc.wait(60) == 130
     lines = log.read_text().splitlines()
-    assert lines[-1] == "zeroe bench: interrupted"
+    assert lines[-1] == "zeroe bench generate: interrupted"
     assert lines[0].startswith("40 outputs") and all(line.startswith("[") for line in lines[1:-1])
     assert len(lines) < 42  # interrupted before the end
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
@@ -147,7 +147,7 @@ def test_attackers_all_names_what_it_leaves_out_and_strict_exits_1(empty_artifac
     assert "zeroe: warning: --attackers all leaves out phonetic" in err
     assert "zeroe: warning: --attackers all leaves out visual" in err
     assert main(args + ["--strict"]) == 1
-    assert "zeroe bench: error: --attackers all needs" in capsys.readouterr().err
+    assert "zeroe bench generate: error: --attackers all needs" in capsys.readouterr().err
     assert not (tmp_path / "sets" / "test_visual_0.tsv").exists()
 
 

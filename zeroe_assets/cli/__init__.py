@@ -34,23 +34,24 @@ def main(argv: list[str] | None = None) -> int:
     line, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    command = " ".join(filter(None, (args.command, getattr(args, "bench_command", None))))
     if sys.stdout is None:  # started with stdout closed (`zeroe ... >&-`)
-        print(f"zeroe {args.command}: error: standard output is closed", file=sys.stderr)
+        print(f"zeroe {command}: error: standard output is closed", file=sys.stderr)
         return 2
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line
             return int(args.run(args) or 0)
     except KeyboardInterrupt:
-        print(f"zeroe {args.command}: interrupted", file=sys.stderr)
+        print(f"zeroe {command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `zeroe ... | head`
         return 0
     except (ValueError, OSError) as e:
-        print(f"zeroe {args.command}: error: {e}", file=sys.stderr)
+        print(f"zeroe {command}: error: {e}", file=sys.stderr)
         return 2
     except ArtifactError as e:
-        print(f"zeroe {args.command}: error: {e}", file=sys.stderr)
+        print(f"zeroe {command}: error: {e}", file=sys.stderr)
         return 1
 
 
