@@ -332,3 +332,20 @@ def test_mischief_keeps_clitics():
     out = z.attack(text, "mischief", level=1.0, r=1.0, seed=4)
     assert out.split()[0].endswith("n't") and out.split()[1].endswith("'s") and \
         out.split()[2].endswith("'ve")
+
+
+@pytest.mark.parametrize("name", [n for n in z.available_names() if n not in ("segment", "visual")])
+def test_reference_changes_exactly_its_target_or_every_changeable_word(name):
+    from zeroe_assets.tokenize import stem, treebank_count, words
+
+    text = ("Their beautiful neighbours definitely received seventeen interesting letters, "
+            "didn't they? Researchers weren't surprised; the government's officials believed it.")
+    options = {"oov": "off"} if name == "phonetic" else {}
+    perturber = get_perturber(name, **options)
+    changeable = sum(perturber.can_change(stem(w)[1]) for w in words(text))
+    for level in (0.2, 0.5, 0.8):
+        target = math.ceil(level * treebank_count(text) - 1e-9)
+        attack = ZeroePerturbation(perturber, level=level, protocol="reference")
+        for seed in range(5):
+            _, changed, _ = attack.perturb_counted(text, random.Random(seed))
+            assert changed == min(target, changeable), (name, level, seed)
