@@ -59,7 +59,7 @@ def _like(word: str, respelling: str) -> str | None:
     new = match_case(word, respelling)
     if "\u2019" in word:
         new = new.replace("'", "\u2019")
-    if word.isupper():
+    if _plain_case(word):
         return new
     for i in (i for i in range(1, len(word)) if word[i].isupper()):
         if word[i - 1] in _SEPARATORS:
@@ -72,6 +72,11 @@ def _like(word: str, respelling: str) -> str | None:
             return None
         new = new[:j] + new[j].upper() + new[j + 1:]
     return new
+
+
+def _plain_case(word: str) -> bool:
+    """Whether ``word`` has no inner capital to place (night, Night, NIGHT)."""
+    return word[1:].islower() or word.isupper() or not any(c.isupper() for c in word[1:])
 
 
 def oov_available() -> bool:
@@ -165,18 +170,22 @@ class PhoneticPerturber(Perturber):
         """The policy on ``word`` itself: at least ``MIN_LETTERS`` letters and not an acronym
         (all capitals, at most ``ACRONYM_LETTERS``). Abbreviations need the next character:
         ``attack_drawn``."""
+        if len(word) > 2 * ACRONYM_LETTERS:  # the hot path: no need to count
+            return True
         letters = sum(c.isalpha() for c in word)
         return letters >= MIN_LETTERS and not (word.isupper() and letters <= ACRONYM_LETTERS)
+
+    def _row(self, word: str, low: str) -> tuple[str, ...]:
+        """``word``'s respellings (``low``: its key) where the policy lets it change, else ()."""
+        if not self.attackable(word):
+            return ()
+        found = self.lookup.get(low)
+        return self.respellings(word) if found is None else found
 
     def forms(self, word: str) -> list[str]:
         """The forms ``word`` may take, in its case and apostrophes (repeats kept: each is one
         draw); empty when the policy leaves it alone."""
-        if not self.attackable(word):
-            return []
-        found = self.lookup.get(_key(word))
-        if found is None:
-            found = self.respellings(word)
-        return [f for f in (_like(word, r) for r in found) if f is not None]
+        return [f for f in (_like(word, r) for r in self._row(word, _key(word))) if f is not None]
 
     def candidates(self, word: str, k: int, rng: random.Random,
                    phi: float = CANDIDATE_PHI) -> list[str]:
@@ -195,11 +204,16 @@ class PhoneticPerturber(Perturber):
 
     def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
         """One form of ``word`` drawn uniformly; always one random number, whatever the word."""
-        return self._pick(word, rng.random())
+        return self._pick(word, _key(word), rng.random())
 
-    def _pick(self, word: str, u: float) -> str:
-        found = self.forms(word)
-        return found[int(u * len(found))] if found else word
+    def _pick(self, word: str, low: str, u: float) -> str:
+        """``forms(word)[int(u · len)]``, or ``word`` when it has none; casing one form only
+        where no inner capital can rule one out."""
+        if not _plain_case(word):
+            found = self.forms(word)
+            return found[int(u * len(found))] if found else word
+        found = self._row(word, low)
+        return _like(word, found[int(u * len(found))]) if found else word
 
     def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
                      phi: float, rng: random.Random) -> int:
@@ -215,16 +229,18 @@ class PhoneticPerturber(Perturber):
         the next sentence the same draws, with or without the OOV path. An abbreviation (a word
         of ``ABBREVIATIONS`` before a full stop) stays.
         """
-        draws = [rng.random() for _ in drawn]
+        rand = rng.random
+        draws = [rand() for _ in drawn]
         table, skip = self.space.options, self.skip
-        outside = [(low := _key(words[k])) not in table and low not in skip for k in drawn]
+        keys = [_key(words[k]) for k in drawn]
+        outside = [low not in table and low not in skip for low in keys]
         changed = 0
         for second in (False, True):
-            for k, u, out in zip(drawn, draws, outside):
-                if out != second or (gaps[k + 1].startswith(".") and _key(words[k]) in ABBREVIATIONS):
+            for k, low, u, out in zip(drawn, keys, draws, outside):
+                if out != second or (gaps[k + 1][:1] == "." and low in ABBREVIATIONS):
                     continue
                 word = words[k]
-                new = self._pick(word, u)
+                new = self._pick(word, low, u)
                 if new != word:
                     words[k] = new
                     changed += 1
