@@ -4,6 +4,7 @@ share the cores."""
 import json
 import os
 import random
+from pathlib import Path
 
 import pytest
 
@@ -93,7 +94,7 @@ def test_the_sidecar_names_the_components_and_the_oov_path(tmp_path):
     path.write_text("text\tlabel\nthe night was dark\tx\n")
     job, = gen.plan("generic", {"test": path}, ["phonetic"], ["high"], tmp_path / "out", 0)
     gen.run_job(job)
-    meta = json.loads((tmp_path / "out" / (job.output.split("/")[-1] + gen.SIDECAR)).read_text())
+    meta = json.loads(Path(job.output + gen.SIDECAR).read_text())
     assert meta["components"] == dict(gen.asset_fingerprints(["phonetic"]))
     assert meta["phonetic_oov"] is phonetic.oov_available()
 
