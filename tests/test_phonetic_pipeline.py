@@ -324,8 +324,9 @@ def test_can_change_and_candidates_with_respelled_unknown_words(built):
     p.lookup["teacher's"] = ("teecher's", "Teacher’s", "teecher's")  # collapses to one change
     assert p.candidates("Teacher’s", 5, random.Random(0)) == ["Teecher’s"]
     assert_agrees(p, "Teacher’s")
-    p.lookup["aa"] = ("AA",)  # a form equal to the word in its case is no change
-    assert not p.can_change("AA") and p.can_change("aa") and p.candidates("AA", 3, None) == []
+    p.lookup["aaaaa"] = ("AAAAA",)  # a form equal to the word in its case is no change
+    assert not p.can_change("AAAAA") and p.can_change("aaaaa")
+    assert p.candidates("AAAAA", 3, None) == []
 
 
 def test_can_change_and_candidates_on_the_shipped_table():
@@ -337,3 +338,122 @@ def test_can_change_and_candidates_on_the_shipped_table():
     table = [w for w in p.space.table.words[:3000:10] if p.lookup.get(w)]
     for word in WORDS + table + [w.capitalize() for w in table] + ["McDonald", "o’clock"]:
         assert_agrees(p, word)
+
+
+# --- issue 21: bounded OOV decoding, draws independent of the OOV path, corrupt models -----
+
+def test_words_far_longer_than_the_training_words_are_not_decoded(built, monkeypatch):
+    from zeroe_assets.phonetic import respell
+
+    _, root, _ = built
+    decoded = []
+    real = respell.back_transliterate
+    monkeypatch.setattr(respell, "back_transliterate",
+                        lambda g2p, p2g, words, *a, **k: decoded.extend(words) or
+                        real(g2p, p2g, words, *a, **k))
+    p = PhoneticPerturber(root=root)
+    assert p._can_respell()
+    longest = load_component("phonetic/seq2seq", root).meta["g2p"]["config"]["lexicon"]["filter"]["max_len"]
+    limit = p._respeller.max_letters
+    assert limit == longest * 5 // 4  # the training filter plus a quarter, from the manifest
+    huge, over, under = "nyght" * 1000, "k" + "a" * limit, "k" + "a" * (limit - 1)
+    assert p.perturb_word(huge.capitalize(), 1.0, random.Random(0)) == huge.capitalize()
+    assert not p.can_change(over) and p.prepare([under]) == 1
+    assert decoded == [under]  # the 5,000 letters and the limit + 1 never reached a decoder
+
+
+def test_a_cut_off_decoding_is_never_a_respelling(built, monkeypatch):
+    from zeroe_assets.phonetic import seq2seq
+
+    from zeroe_assets.phonetic.respell import back_transliterate
+
+    _, root, _ = built
+    g2p, p2g = (seq2seq.load_transliterator(d, root) for d in ("g2p", "p2g"))
+    assert back_transliterate(g2p, p2g, ["nyghtz"]) != [[]]  # these models do spell it
+    monkeypatch.setattr(seq2seq, "EOS", -1)  # no hypothesis ever ends: each one hits the cap
+    assert back_transliterate(g2p, p2g, ["nyghtz"]) == [[]]
+
+
+def _sentences(rng: random.Random, n: int) -> list[str]:
+    words = list(TINY) + ["nyght", "katt", "lyght", "whyte", "kween", "zzxq"]  # + OOV
+    return [" ".join(rng.choice(words).capitalize() if rng.random() < 0.2 else rng.choice(words)
+                     for _ in range(rng.randrange(1, 12))) for _ in range(n)]
+
+
+def test_table_words_get_the_same_respelling_with_or_without_the_oov_path(built, tmp_path,
+                                                                          monkeypatch):
+    from zeroe_assets.phonetic import respell
+    from zeroe_assets.tokenize import words as split_words
+
+    root = tmp_path / "artifacts"  # its own copy: the respellings said below are not cached for others
+    shutil.copytree(built[1], root)
+    texts = _sentences(random.Random(5), 150)
+    # the tiny models find no sound-alike for these: say they found two, the path is what counts
+    monkeypatch.setattr(respell.Respeller, "__call__",
+                        lambda self, words: [(w + "e", w + "h") for w in words])
+    with_oov = PhoneticPerturber(root=root)
+    assert with_oov.prepare(w for t in texts for w in split_words(t)) > 0
+
+    def no_torch(*args):
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setattr(respell, "Respeller", no_torch)
+    without = PhoneticPerturber(root=root, oov="off")  # what an install without torch does
+    table = without.space.options
+    oov_changed = 0
+    for seed in range(6):
+        for level in ("low", "mid", "high"):
+            a = ZeroePerturbation(with_oov, level)(texts, seed=seed)
+            b = ZeroePerturbation(without, level)(texts, seed=seed)
+            for text, x, y in zip(texts, a, b):  # respellings replace words in place
+                assert len(x.split(" ")) == len(y.split(" ")) == len(text.split(" "))
+                for w, u, v in zip(text.split(" "), x.split(" "), y.split(" ")):
+                    if w.lower() in table:
+                        assert u == v, (seed, level, text, x, y)
+                    else:
+                        oov_changed += u != w
+                        assert v == w
+    assert oov_changed  # the OOV path did respell words, and shifted nothing
+
+
+def test_a_corrupt_or_missing_seq2seq_model_is_a_clean_cli_error(built, tmp_path, monkeypatch,
+                                                                capsys):
+    _, root, _ = built
+    copy = tmp_path / "artifacts"
+    shutil.copytree(root, copy)
+    path = copy / "phonetic" / "seq2seq" / "g2p.npz"
+    path.write_bytes(path.read_bytes()[:-10] + b"corrupted!")
+    text = tmp_path / "in.txt"
+    text.write_text("the nyght is kwiet\n")
+    monkeypatch.setenv("ZEROE_ARTIFACTS", str(copy))
+    assert cli(["perturb", "-a", "phonetic", "-l", "high", str(text)]) == 1
+    err = capsys.readouterr().err
+    assert str(path) in err and "rebuild" in err and "Traceback" not in err
+    path.unlink()
+    assert cli(["perturb", "-a", "phonetic", "-l", "high", str(text)]) == 1
+    err = capsys.readouterr().err
+    assert str(path) in err and "Traceback" not in err
+
+
+def test_without_torch_the_oov_path_is_off_with_one_warning_line(built, tmp_path, monkeypatch,
+                                                                capsys):
+    from zeroe_assets.perturbers import phonetic
+    from zeroe_assets.phonetic import respell
+
+    _, root, _ = built
+    copy = tmp_path / "artifacts"
+    shutil.copytree(root, copy)
+    (copy / "phonetic" / "seq2seq" / "g2p.npz").write_bytes(b"not read without torch")
+
+    def no_torch(*args):
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setattr(respell, "Respeller", no_torch)
+    monkeypatch.setattr(phonetic, "oov_available", lambda: False)
+    text = tmp_path / "in.txt"
+    text.write_text("the nyght is kwiet\nnyght and lyght\n")
+    monkeypatch.setenv("ZEROE_ARTIFACTS", str(copy))
+    assert cli(["perturb", "-a", "phonetic", "-l", "high", str(text)]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 2
+    assert err.count("\n") == 1 and "warning" in err and "torch" in err

@@ -349,3 +349,14 @@ def test_reference_changes_exactly_its_target_or_every_changeable_word(name):
         for seed in range(5):
             _, changed, _ = attack.perturb_counted(text, random.Random(seed))
             assert changed == min(target, changeable), (name, level, seed)
+
+
+def test_phonetic_respells_the_stem_of_table_words_with_clitics():
+    if "phonetic" not in z.available_names():
+        pytest.skip("the phonetic assets are not built here")
+    text = "they're teacher's you'll O'Neill's"
+    for seed in range(10):
+        out = z.attack(text, "phonetic", level=1.0, seed=seed, skip_stopwords=False, oov="off")
+        assert [w.endswith(c) for w, c in zip(out.split(), ("'re", "'s", "'ll", "'s"))] == \
+            [True] * 4, out
+        assert out.split()[3].startswith("O'"), out

@@ -367,17 +367,17 @@ def test_ddp_on_two_cpu_processes_trains_tests_and_exports_once(tiny_path, tmp_p
     assert (tmp_path / "artifacts" / "phonetic" / "seq2seq" / "g2p.npz").exists()
 
 
-def test_outputs_cut_off_at_the_length_cap_rank_after_finished_ones():
+def test_outputs_cut_off_at_the_length_cap_are_dropped():
+    """A hypothesis that hits the cap has no end symbol: an incomplete word, never an output
+    (Supercalifragilisticexpialidocious must not come back cut)."""
     from zeroe_assets.phonetic.seq2seq import Seq2SeqNet, beam_search
 
-    torch.manual_seed(0)
-    mixed = 0
+    short = 0
     for seed in range(8):
         torch.manual_seed(seed)
         net = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=1, dropout=0.0).eval()
         src = torch.randint(3, 12, (6, 3))
         for hyps in beam_search(net, src, torch.full((6,), 3), beam=6, n=6):
-            cut = [len(ids) == 2 * 3 + 5 for ids, _ in hyps]  # no end token within the cap
-            assert cut == sorted(cut)  # finished outputs first, each part best first
-            mixed += 0 < sum(cut) < len(cut)
-    assert mixed  # the case this is about did come up
+            assert all(len(ids) < 2 * 3 + 5 for ids, _ in hyps)  # each ended within the cap
+            short += len(hyps) < 6
+    assert short  # some were cut off and dropped: the case this is about did come up

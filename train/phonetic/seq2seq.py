@@ -78,7 +78,7 @@ class Seq2SeqModule(pl.LightningModule):
 
     def _score(self, batch, beam: int, key: str) -> None:
         hyps = decode(self.net, batch["src"], batch["lengths"], beam, 1, self.hparams.max_len)
-        preds = [self.tgt_vocab.decode(h[0][0]) for h in hyps]
+        preds = [self.tgt_vocab.decode(h[0][0] if h else ()) for h in hyps]  # none: cut off
         counts = error_counts(preds, batch["refs"], self.silent)
         acc = self._counts.setdefault(key, [0, 0, 0, 0])
         for i, c in enumerate(counts):

@@ -29,8 +29,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..assets import read_manifest, remove_stale_temporaries, sha256_file, temp_prefix
-from ..parallel import ignore_interrupts
-from ..spec import attackers_here, get_attacker
+from ..parallel import start_worker
+from ..perturbers.phonetic import oov_available
+from ..phonetic.names import SEQ2SEQ
+from ..spec import attackers_here, available_names, get_attacker
 from ..protocol import LEVELS, resolve_level
 from ..rng import sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
@@ -108,14 +110,22 @@ def resolve_attackers(task: str | Task, attackers: str | Sequence[str],
 
 
 def asset_fingerprints(attackers: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    """A checksum of the manifest entry of each asset component the attackers use."""
-    components = sorted({c for a in attackers if (c := needs_assets(a))})
-    if not components:
+    """A checksum of the manifest entry (its files' sha256) of each asset component the
+    attackers use: theirs and the ones nested in it (phonetic/seq2seq), which a nested one only
+    is where it runs (the phonetic OOV path needs torch), else it is "unused"."""
+    used = {c for a in attackers if (c := needs_assets(a))}
+    if not used:
         return ()
     manifest = read_manifest()["components"]
-    return tuple((c, hashlib.sha256(json.dumps(manifest.get(c, {}).get("files", {}),
-                                               sort_keys=True).encode()).hexdigest()[:16])
-                 for c in components)
+    nested = {c for c in manifest for u in used if c.startswith(u + "/")}
+
+    def fingerprint(c: str) -> str:
+        if c == SEQ2SEQ and not oov_available():
+            return "unused"
+        return hashlib.sha256(json.dumps(manifest.get(c, {}).get("files", {}),
+                                         sort_keys=True).encode()).hexdigest()[:16]
+
+    return tuple((c, fingerprint(c)) for c in sorted(used | nested))
 
 
 def job_seed(seed: int, *parts: str) -> int:
@@ -234,12 +244,24 @@ def run_job(job: Job) -> Outcome:
                       {f"{a}:{lv}": shares[i] for i, (a, lv) in enumerate(job.mixture)})
     meta = {"params": job.params(), "sha256": sha256_file(out),
             "input_sha256": source, "records": records, "texts": texts,
-            "changed_texts": changed, "shares": outcome.shares}
+            "changed_texts": changed, "shares": outcome.shares,
+            "components": dict(job.assets),  # what made the set: name → checksum of its files
+            # whether words outside the phonetic table could be respelled (torch was there)
+            "phonetic_oov": oov_available() and any(getattr(p, "oov", None) == "auto"
+                                                    for p in _perturbers(attacks))}
     side = Path(job.output + SIDECAR)
     side_tmp = side.with_name(f".{side.name}.tmp")
     side_tmp.write_text(json.dumps(meta, indent=1))
     os.replace(side_tmp, side)
     return outcome
+
+
+def _perturbers(attacks):
+    """The perturbers inside attack objects (chains and mixes hold several)."""
+    for attack in attacks:
+        yield from _perturbers(getattr(attack, "attacks", ()))
+        if hasattr(attack, "perturber"):
+            yield attack.perturber
 
 
 def prepare(attacks, fmt, path: Path) -> int:
@@ -289,7 +311,8 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
             results = map(run_job, jobs)
         else:
             ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-            pool = stack.enter_context(ctx.Pool(processes, initializer=ignore_interrupts))
+            pool = stack.enter_context(ctx.Pool(processes, initializer=start_worker,
+                                                    initargs=(processes,)))
             results = pool.imap_unordered(run_job, jobs)
         for done, outcome in enumerate(results, 1):
             outcomes.append(outcome)

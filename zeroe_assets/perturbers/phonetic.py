@@ -3,22 +3,43 @@ same (night → nite, their → there), drawn uniformly from its row of the preb
 (``zeroe_assets.phonetic``: back-transliterations, phonetic-index neighbours, lexicon homophones
 and slang respellings judged to sound identical or very similar).
 
-This module is the policy: which words (function words stay), which respellings (the table's, or
-for words outside it the same models run on the fly when torch and the exported seq2seq models
-are there: ``oov="auto"``, in batches and cached), and the text's case and apostrophes.
+This module is the policy: which words (function words, abbreviations, acronyms and words under
+``MIN_LETTERS`` stay), which respellings (the table's, or for words outside it the same models
+run on the fly when torch and the exported seq2seq models are there: ``oov="auto"``, in batches
+and cached), the text's case pattern and apostrophes, and the order the protocol visits words in
+(``attack_drawn``), which makes the output independent of whether the OOV path is there.
 """
 from __future__ import annotations
 
+import importlib.util
 import random
 import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
-from ..assets import ArtifactError
+from ..assets import load_component
+from ..phonetic.names import SEQ2SEQ
 from ..phonetic.space import load_phonetic
+from ..tokenize import stem
 from .base import CANDIDATE_PHI, Perturber, check_int
 from .natural import match_case
+
+# Words of one or two letters are not respelled: their rows are mostly readings, not
+# respellings (tv → television, st → street, us → asse): in the shipped table 49% of the 211
+# two-letter words' respellings are twice as long or start with another letter, against 19% for
+# three letters and at most 11% from four on.
+MIN_LETTERS = 3
+# An all-capital word this short is read letter by letter (US, UK, NASA), not as a word.
+ACRONYM_LETTERS = 4
+# Before a full stop these are abbreviations, read as what they stand for (Dr. → Doctor, not
+# the lexicon's Drive): titles, street and company words, months and days, common Latin ones.
+ABBREVIATIONS = frozenset("""
+mr mrs ms dr prof rev hon gen col lt sgt capt gov sen rep jr sr st mt ave blvd rd ln hwy
+inc ltd corp co bros dept univ assn est approx etc vs viz cf al fig vol ch no nos pp ed eds
+jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
+""".split())
+_SEPARATORS = "'\u2019-"
 
 
 def stopwords() -> frozenset[str]:
@@ -32,16 +53,47 @@ def _key(word: str) -> str:
     return word.lower().replace("\u2019", "'")
 
 
-def _like(word: str, respelling: str) -> str:
-    """``respelling`` in the case of ``word``, with the text's apostrophe (teacher’s)."""
+def _like(word: str, respelling: str) -> str | None:
+    """``respelling`` in the case pattern of ``word``, with the text's apostrophe (teacher’s);
+    None when an inner capital has no place in it. An inner capital after a separator goes after
+    the same separator (O'Neill → O'Neal), else after the same letters (McDonald → McDonnald)."""
     new = match_case(word, respelling)
-    return new.replace("'", "\u2019") if "\u2019" in word else new
+    if "\u2019" in word:
+        new = new.replace("'", "\u2019")
+    if _plain_case(word):
+        return new
+    for i in (i for i in range(1, len(word)) if word[i].isupper()):
+        if word[i - 1] in _SEPARATORS:
+            nth = sum(c in _SEPARATORS for c in word[:i])
+            at = [j + 1 for j, c in enumerate(new) if c in _SEPARATORS]
+            j = at[nth - 1] if len(at) >= nth else len(new)
+        else:
+            j = i if new[:i].lower() == word[:i].lower() else len(new)
+        if j >= len(new) or not new[j].isalpha():
+            return None
+        new = new[:j] + new[j].upper() + new[j + 1:]
+    return new
+
+
+def _plain_case(word: str) -> bool:
+    """Whether ``word`` has no inner capital to place (night, Night, NIGHT)."""
+    return word[1:].islower() or word.isupper() or not any(c.isupper() for c in word[1:])
+
+
+def oov_available() -> bool:
+    """Whether the OOV path can run here: torch is installed (found, not imported)."""
+    return importlib.util.find_spec("torch") is not None
 
 
 class PhoneticPerturber(Perturber):
     """Options: ``skip_stopwords`` (function words stay, as in the reference), ``oov`` ("auto":
     respell words outside the table when torch and the seq2seq models are there; "off"), and
-    the OOV path's ``n_best``/``beam`` (default: the export's)."""
+    the OOV path's ``n_best``/``beam`` (default: the export's).
+
+    With torch installed, ``oov="auto"`` needs the seq2seq models: a missing or corrupt one is an
+    ``ArtifactError`` here (not a different result later). Without torch the OOV path is off,
+    with one warning when a word needs it.
+    """
 
     name = "phonetic"
     description = "replace a word by a sound-alike respelling (G2P→P2G, Siamese phonetic embedder)"
@@ -56,6 +108,8 @@ class PhoneticPerturber(Perturber):
                         (("n_best", n_best), ("beam", beam)))
         self.root = Path(root) if root else None
         self.space = load_phonetic(root)
+        if oov == "auto" and oov_available():
+            load_component(SEQ2SEQ, self.root)  # verified now: ArtifactError with the rebuild hint
         self.skip = stopwords() if skip_stopwords else frozenset()
         self.oov = oov
         # the OOV path decodes like the export did (its config is in the manifest)
@@ -71,7 +125,7 @@ class PhoneticPerturber(Perturber):
         self._respeller = None  # phonetic.respell.Respeller, loaded on first need
 
     def _can_respell(self) -> bool:
-        """Loads the OOV models on first need; False (warned once) when they cannot load."""
+        """Loads the OOV models on first need; False (warned once) without torch."""
         if self.oov == "off":
             return False
         if self._respeller is None:
@@ -79,10 +133,9 @@ class PhoneticPerturber(Perturber):
                 from ..phonetic.respell import Respeller
 
                 self._respeller = Respeller(self.root, self.settings)
-            except (ImportError, ArtifactError) as e:
-                warnings.warn(f"phonetic: words outside the table are not attackable ({e}); "
-                              "respelling them needs torch and the seq2seq models",
-                              stacklevel=3)
+            except ImportError as e:
+                warnings.warn(f"phonetic: words outside the table are not attackable (respelling "
+                              f"them needs torch: {e})", stacklevel=3)
                 self.oov = "off"
                 return False
         return True
@@ -107,39 +160,101 @@ class PhoneticPerturber(Perturber):
         return len(letters)
 
     def respellings(self, word: str) -> tuple[str, ...]:
-        """The respellings ``word`` may get (lower case, straight apostrophes); empty when it is
-        not attackable."""
+        """The respellings ``word``'s row holds (lower case, straight apostrophes); empty when
+        it has none. The word policy is ``forms``'."""
         low = _key(word)
         if low not in self.lookup:
             self.prepare([low])
         return self.lookup[low]
 
+    def attackable(self, word: str) -> bool:
+        """The policy on ``word`` itself: at least ``MIN_LETTERS`` letters and not an acronym
+        (all capitals, at most ``ACRONYM_LETTERS``). Abbreviations need the next character:
+        ``attack_drawn``."""
+        if len(word) > 2 * ACRONYM_LETTERS:  # the hot path: no need to count
+            return True
+        letters = sum(c.isalpha() for c in word)
+        return letters >= MIN_LETTERS and not (word.isupper() and letters <= ACRONYM_LETTERS)
+
+    def _row(self, word: str, low: str) -> tuple[str, ...]:
+        """``word``'s respellings (``low``: its key) where the policy lets it change, else ()."""
+        if not self.attackable(word):
+            return ()
+        found = self.lookup.get(low)
+        return self.respellings(word) if found is None else found
+
+    def forms(self, word: str) -> list[str]:
+        """The forms ``word`` may take, in its case and apostrophes (repeats kept: each is one
+        draw); empty when the policy leaves it alone."""
+        return [f for f in (_like(word, r) for r in self._row(word, _key(word))) if f is not None]
+
     def candidates(self, word: str, k: int, rng: random.Random,
                    phi: float = CANDIDATE_PHI) -> list[str]:
-        """The first ``k`` distinct forms of ``word``'s row (table order, or the OOV
-        respellings' order) that differ from it, in its case and apostrophes; ``rng`` and
-        ``phi`` are not used (the row is the candidates)."""
+        """The first ``k`` distinct forms of ``word`` (table order, or the OOV respellings'
+        order) that differ from it; ``rng`` and ``phi`` are not used (the row is the
+        candidates)."""
         k = check_int("k", k)
-        found = dict.fromkeys(_like(word, r) for r in self.respellings(word))
+        found = dict.fromkeys(self.forms(word))
         found.pop(word, None)
         return list(found)[:k]
 
     def can_change(self, word: str) -> bool:
-        """Whether some respelling differs from ``word`` as the text spells it (an unknown word
-        is respelled to find out)."""
-        return any(_like(word, r) != word for r in self.respellings(word))
+        """Whether some form differs from ``word`` as the text spells it (an unknown word is
+        respelled to find out)."""
+        return any(f != word for f in self.forms(word))
 
     def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
-        found = self.lookup.get(_key(word))
-        if found is None:
-            found = self.respellings(word)
-        if not found:
-            return word
-        return _like(word, found[int(rng.random() * len(found))])
+        """One form of ``word`` drawn uniformly; always one random number, whatever the word."""
+        return self._pick(word, _key(word), rng.random())
+
+    def _pick(self, word: str, low: str, u: float) -> str:
+        """``forms(word)[int(u · len)]``, or ``word`` when it has none; casing one form only
+        where no inner capital can rule one out."""
+        if not _plain_case(word):
+            found = self.forms(word)
+            return found[int(u * len(found))] if found else word
+        found = self._row(word, low)
+        return _like(word, found[int(u * len(found))]) if found else word
+
+    def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
+                     phi: float, rng: random.Random) -> int:
+        """The protocol's visits for this attack (``protocol._attack``): change the drawn words
+        in order until ``target`` changed; return how many did.
+
+        Why not the generic visits: words outside the table change only where the OOV path is
+        there, so with it a sentence would reach its target sooner and leave later words as
+        they were, and the random draws of everything after would shift. Here every drawn word
+        gets its random number up front (one each, whatever it is), the table's words (and
+        function words) are visited first, and words outside the table only make up what the
+        table's words left of the target. So a word of the table gets the same respelling, and
+        the next sentence the same draws, with or without the OOV path. An abbreviation (a word
+        of ``ABBREVIATIONS`` before a full stop) stays; apostrophes and clitics stay in place,
+        only the stem is respelled (`tokenize.stem`), as under every attack.
+        """
+        rand = rng.random
+        draws = [rand() for _ in drawn]
+        table, skip = self.space.options, self.skip
+        parts = [stem(words[k]) for k in drawn]
+        keys = [_key(s) for _, s, _ in parts]
+        outside = [low not in table and low not in skip for low in keys]
+        changed = 0
+        for second in (False, True):
+            for k, (head, word, tail), low, u, out in zip(drawn, parts, keys, draws, outside):
+                if out != second or not word or (gaps[k + 1][:1] == "." and
+                                                 low in ABBREVIATIONS):
+                    continue
+                new = head + self._pick(word, low, u) + tail
+                if new != words[k]:
+                    words[k] = new
+                    changed += 1
+                    if changed >= target:
+                        return changed
+        return changed
 
     def __repr__(self) -> str:
         return (f"PhoneticPerturber(skip_stopwords={bool(self.skip)}, oov={self.oov!r}, "
                 f"words={len(self.space.options)})")
 
 
-__all__ = ["PhoneticPerturber", "stopwords"]
+__all__ = ["ABBREVIATIONS", "ACRONYM_LETTERS", "MIN_LETTERS", "PhoneticPerturber", "oov_available",
+           "stopwords"]

@@ -72,7 +72,9 @@ def sound_alikes(embedder: Embedder, words: Sequence[str], candidates: Sequence[
 
 class Respeller:
     """Out-of-vocabulary words through G2P → P2G n-best → the embedder's filter, decoded with
-    ``settings`` (the export's config, with the caller's overrides)."""
+    ``settings`` (the export's config, with the caller's overrides). Cost is bounded per word
+    (``can_spell``'s length limit; outputs capped relative to the input, cut-off ones dropped)
+    and per batch (``batch_size`` words of at most ``max_letters``)."""
 
     def __init__(self, root: Path | None, settings: dict):
         from .embedder import load_embedder  # torch: an ImportError without it
@@ -81,14 +83,22 @@ class Respeller:
         self.g2p, self.p2g = load_transliterator("g2p", root), load_transliterator("p2g", root)
         self.embedder = load_embedder(root)
         self.settings = settings
+        # Past the longest word the models were trained on (CMUdict's filter: 20 letters) the G2P
+        # skips syllables (measured on the shipped models: 21-22 letters still sound alike,
+        # antidisestablishmentarianism and supercalifragilisticexpialidocious lose whole
+        # syllables): a quarter more is the limit, so a 5 MB "word" never reaches a decoder.
+        self.max_letters = self.g2p.longest_word * 5 // 4
 
     def can_spell(self, word: str) -> bool:
-        """Whether the G2P model knows every letter of ``word`` (café: no), so it may respell it."""
-        return any(c.isalpha() for c in word) and self.g2p.src_vocab.knows(word)
+        """Whether ``word`` is at most ``max_letters`` long and the G2P model knows every letter
+        of it (café: no), so it may respell it."""
+        return (len(word) <= self.max_letters and any(c.isalpha() for c in word)
+                and self.g2p.src_vocab.knows(word))
 
     def __call__(self, words: list[str]) -> list[tuple[str, ...]]:
         get = self.settings.get
         cands = back_transliterate(self.g2p, self.p2g, words, get("n_best", 5), get("beam", 5),
+                                   batch_size=get("batch_size", 512),
                                    precision=get("precision", "auto"))
         kept = sound_alikes(self.embedder, words, cands, get("keep", SOUND_ALIKE),
                             get("min_score", 0.5))

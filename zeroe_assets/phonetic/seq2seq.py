@@ -19,10 +19,10 @@ import torch
 from torch import nn
 
 from ..assets import ArtifactError, json_bytes, load_component, rebuild_hint
+from .names import SEQ2SEQ as COMPONENT
 
 PAD, BOS, EOS = 0, 1, 2
 SPECIALS = ("<pad>", "<s>", "</s>")
-COMPONENT = "phonetic/seq2seq"
 DIRECTIONS = ("g2p", "p2g")
 PRECISIONS = ("auto", "bf16", "fp32")
 
@@ -184,9 +184,10 @@ def beam_search(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.
 
     Every hypothesis is a distinct path of the search tree, so n-best lists have no duplicates.
     ``beam=1`` is greedy decoding. Outputs are capped at ``max_len`` and at twice the input's
-    length + 5; one cut off there ranks after every finished one. An input leaves the batch as
-    soon as all its hypotheses have ended, so the steps after the typical output length only
-    compute the long outputs.
+    length + 5, so each input's cost is bounded; a hypothesis cut off there (no end symbol) is
+    incomplete and dropped, so an input may get fewer than ``n`` outputs, or none. An input
+    leaves the batch as soon as all its hypotheses have ended, so the steps after the typical
+    output length only compute the long outputs.
     ``start``: ``net.start(src, lengths)`` when the caller already has it.
     """
     beam = max(beam, n)
@@ -235,17 +236,15 @@ def beam_search(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.
             context = tuple(x[kept_rows] for x in context)
     out = []
     for b in range(batch):
-        finished, cut = [], []
+        finished = []
         for k in range(beam):
             score = final_scores[b, k].item()
             if score == float("-inf"):
                 break
             ids = final_history[b * beam + k].tolist()
-            if EOS in ids:
+            if EOS in ids:  # else stopped by the cap: a cut-off word is no respelling
                 finished.append((ids[:ids.index(EOS)], score))
-            else:  # stopped by the cap: incomplete, and its score lacks the end token's term
-                cut.append(([i for i in ids if i != PAD], score))
-        out.append((finished + cut)[:n])
+        out.append(finished[:n])
     return out
 
 
@@ -357,6 +356,12 @@ class Transliterator:
         return list(self.net.members) if isinstance(self.net, Ensemble) else [self.net]
 
     @property
+    def longest_word(self) -> int:
+        """The longest word the model was trained on (its lexicon filter, as the manifest records
+        it; else the output cap): the runtime respells nothing much longer."""
+        return int(self.meta.get("longest_word") or self.meta.get("max_len", 40))
+
+    @property
     def silent(self) -> frozenset[str]:
         """Phone symbols that mark silent letters (Combilex ``+``/``0``): not sounds."""
         return frozenset(self.meta.get("silent", ()))
@@ -431,8 +436,11 @@ def load_transliterator(direction: str, root: Path | None = None) -> Translitera
     if f"{direction}.npz" not in component.files:
         raise ArtifactError(f"no {direction} model in {component.path}; {rebuild_hint(COMPONENT)}")
     weights = component.file(f"{direction}.npz")
+    trained = component.meta.get(direction, {}).get("config", {}).get("lexicon", {})
     try:
-        return Transliterator.from_files(weights, component.load_json(f"{direction}.json"))
+        model = Transliterator.from_files(weights, component.load_json(f"{direction}.json"))
+        model.meta["longest_word"] = trained.get("filter", {}).get("max_len")
+        return model
     except (KeyError, TypeError, ValueError, RuntimeError, OSError) as e:
         raise ArtifactError(f"{weights} and {direction}.json do not make a model "
                             f"({type(e).__name__}: {e}); {rebuild_hint(COMPONENT)}") from e
