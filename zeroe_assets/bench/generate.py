@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..assets import read_manifest, remove_stale_temporaries, sha256_file, temp_prefix
+from ..assets import (atomic_write, read_manifest, remove_stale_temporaries, sha256_file,
+                      temp_prefix)
 from ..parallel import start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
@@ -249,10 +250,7 @@ def run_job(job: Job) -> Outcome:
             # whether words outside the phonetic table could be respelled (torch was there)
             "phonetic_oov": oov_available() and any(getattr(p, "oov", None) == "auto"
                                                     for p in _perturbers(attacks))}
-    side = Path(job.output + SIDECAR)
-    side_tmp = side.with_name(f".{side.name}.tmp")
-    side_tmp.write_text(json.dumps(meta, indent=1))
-    os.replace(side_tmp, side)
+    atomic_write(Path(job.output + SIDECAR), json.dumps(meta, indent=1).encode())
     return outcome
 
 
