@@ -183,7 +183,7 @@ def main() -> None:
     if not args.no_oov:
         with_oov = PhoneticPerturber(root=args.root)
         start = time.perf_counter()
-        decoded = with_oov.prefetch(tokens)
+        decoded = with_oov.prepare(tokens)
         result["coverage"]["table+oov"] = {**coverage(with_oov, tokens), "decoded": decoded,
                                            "decode_seconds": round(time.perf_counter() - start, 1),
                                            "oov": with_oov.oov}

@@ -173,7 +173,7 @@ class PhoneticPerturber(Perturber):
         ``attack_drawn``."""
         if len(word) > 2 * ACRONYM_LETTERS:  # the hot path: no need to count
             return True
-        letters = sum(c.isalpha() for c in word)
+        letters = len(word) if word.isalpha() else sum(c.isalpha() for c in word)
         return letters >= MIN_LETTERS and not (word.isupper() and letters <= ACRONYM_LETTERS)
 
     def _row(self, word: str, low: str) -> tuple[str, ...]:
