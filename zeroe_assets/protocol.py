@@ -153,9 +153,9 @@ class ZeroePerturbation(Perturbation):
         Words that cannot change come back unchanged and are not counted, so no separate check.
         """
         phi, perturber, changed = self.phi, self.perturber, 0
-        own = getattr(perturber, "attack_drawn", None)
-        if own is not None:  # a perturber with its own visits (phonetic: see its attack_drawn)
-            return own(words, gaps, drawn, target, phi, rng)
+        own = perturber.attack_drawn(words, gaps, drawn, target, phi, rng)
+        if own is not None:  # a perturber with visits of its own (phonetic)
+            return own
         if type(perturber).attack_at is Perturber.attack_at:  # word-local: the fast path
             perturb_word = (perturber.perturb_word if self.protocol == "paper"
                             else perturber.reference_word)

@@ -89,6 +89,13 @@ class Perturber:
         the original attacked ⌈p·n⌉ drawn words."""
         return None
 
+    def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
+                     phi: float, rng: random.Random) -> int | None:
+        """The protocol's visits of the ``drawn`` words, for a perturber that needs its own
+        (phonetic: draws independent of its OOV path): change them until ``target`` changed and
+        return how many did; None (the default) where the protocol's visits serve."""
+        return None
+
     def attack_at(self, words: list[str], gaps: list[str], k: int, phi: float,
                   rng: random.Random, done: bytearray) -> list[int]:
         """Attack word ``k`` in place; return the indices of the words that changed.

@@ -167,7 +167,7 @@ class PhoneticPerturber(Perturber):
             self.prepare([low])
         return self.lookup[low]
 
-    def attackable(self, word: str) -> bool:
+    def _allowed(self, word: str) -> bool:
         """The policy on ``word`` itself: at least ``MIN_LETTERS`` letters and not an acronym
         (all capitals, at most ``ACRONYM_LETTERS``). Abbreviations need the next character:
         ``attack_drawn``."""
@@ -178,7 +178,7 @@ class PhoneticPerturber(Perturber):
 
     def _row(self, word: str, low: str) -> tuple[str, ...]:
         """``word``'s respellings (``low``: its key) where the policy lets it change, else ()."""
-        if not self.attackable(word):
+        if not self._allowed(word):
             return ()
         found = self.lookup.get(low)
         return self.respellings(word) if found is None else found
