@@ -248,18 +248,9 @@ def run_job(job: Job) -> Outcome:
             "changed_texts": changed, "shares": outcome.shares,
             "components": dict(job.assets),  # what made the set: name → checksum of its files
             # whether words outside the phonetic table could be respelled (torch was there)
-            "phonetic_oov": oov_available() and any(getattr(p, "oov", None) == "auto"
-                                                    for p in _perturbers(attacks))}
+            "phonetic_oov": dict(job.assets).get(SEQ2SEQ, "unused") != "unused"}
     atomic_write(Path(job.output + SIDECAR), json.dumps(meta, indent=1).encode())
     return outcome
-
-
-def _perturbers(attacks):
-    """The perturbers inside attack objects (chains and mixes hold several)."""
-    for attack in attacks:
-        yield from _perturbers(getattr(attack, "attacks", ()))
-        if hasattr(attack, "perturber"):
-            yield attack.perturber
 
 
 def prepare(attacks, fmt, path: Path) -> int:
