@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .hints import rebuild_hint
-from .store import json_bytes, sha256_file
+from .store import json_bytes, remove_stale_temporaries, sha256_file, temp_prefix
 
 FORMAT = "zeroe-pos-tagger"
 VERSION = 1
@@ -42,7 +42,8 @@ def write_pos_bundle(path: str | os.PathLike, state: Mapping[str, Any], vocab: d
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}."))
+    remove_stale_temporaries(path.parent)  # staging folders of killed exports
+    stage = Path(tempfile.mkdtemp(dir=path.parent, prefix=temp_prefix(path.name)))
     umask = os.umask(0)
     os.umask(umask)
     try:
