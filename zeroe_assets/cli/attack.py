@@ -1,0 +1,73 @@
+"""``zeroe attack``: a targeted search attack on every example of a dataset file."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..tasks import task_names
+from ._common import cap_processes
+
+
+def register(sub) -> None:
+    p = sub.add_parser("attack", help="search attack (TextFooler/DeepWordBug style) on a dataset",
+                       description="Attack every example of FILE with a search recipe; writes "
+                                   "results.jsonl, summary.json and report.md into DIR. A rerun "
+                                   "with the same settings resumes. See docs/attack.md.")
+    p.add_argument("--task", required=True, choices=task_names(), help="the task of the data")
+    p.add_argument("--victim", required=True, help="built-in name, hf:PATH or package.module:object")
+    p.add_argument("--victim-path", default=None, help="model file/folder for the victim")
+    p.add_argument("--data", required=True, type=Path, metavar="FILE",
+                   help="examples (any file the task reads: .tsv, .csv, .jsonl, .conllu)")
+    p.add_argument("--fields", default=None,
+                   help="comma-separated text fields to attack (default: the task's)")
+    p.add_argument("--recipe", required=True,
+                   help="deepwordbug, pruthi, textfooler-zeroe, zeroe-beam or zeroe-random")
+    p.add_argument("--transformations", default=None,
+                   help="comma-separated perturbers/character operations (default: the recipe's)")
+    p.add_argument("--max-queries", type=int, default=None, metavar="N",
+                   help="victim queries per example (default: the recipe's)")
+    p.add_argument("--max-perturbed", type=float, default=None, metavar="RHO",
+                   help="largest share of words perturbed, in (0, 1] (default: the recipe's)")
+    p.add_argument("--target", default=None, metavar="LABEL",
+                   help="targeted attack: the label to reach (default: untargeted)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="attack the first N examples only (a larger N later extends the run)")
+    p.add_argument("-j", "--processes", type=int, default=1,
+                   help="worker processes, at most the CPU cores; results are identical for any "
+                        "number (default: 1)")
+    p.add_argument("--restart", action="store_true",
+                   help="discard the results in DIR and start over")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the run")
+    p.set_defaults(run=run_attack)
+
+
+def recipe_options(args) -> dict:
+    """The recipe options given on the command line (the others stay the recipe's)."""
+    options = {"transformations": [t.strip() for t in args.transformations.split(",")
+                                   if t.strip()] if args.transformations else None,
+               "max_queries": args.max_queries, "max_perturbed": args.max_perturbed,
+               "target": args.target}
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def run_attack(args) -> int:
+    from ..search.run import REPORT, RESULTS, SUMMARY, RunSettings, run
+
+    settings = RunSettings(
+        task=args.task, victim=args.victim, data=str(args.data), recipe=args.recipe,
+        victim_path=args.victim_path,
+        fields=[f for f in args.fields.split(",") if f] if args.fields else None,
+        options=recipe_options(args), seed=args.seed, limit=args.limit)
+    summary = run(settings, args.out, cap_processes(args.processes, "attack"), args.restart,
+                  progress=not args.quiet)
+
+    def pct(key):
+        return "—" if summary[key] is None else f"{summary[key]:.1f}%"
+
+    print(f"{summary['examples']} examples: clean {pct('clean_accuracy')}, under attack "
+          f"{pct('accuracy_under_attack')}, success {pct('success_rate')}", file=sys.stderr)
+    for name in (RESULTS, SUMMARY, REPORT):
+        print(args.out / name)
+    return 0

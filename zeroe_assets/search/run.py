@@ -1,0 +1,325 @@
+"""Attack every example of a dataset file with one search recipe (``zeroe attack``).
+
+A run's folder holds ``run.json`` (its settings and a fingerprint of what decides its results),
+``results.jsonl`` (one :class:`AttackResult` per example, in example order, appended, flushed
+and fsynced line by line), ``summary.json`` (the metrics, settings and timings) and ``report.md``.
+A rerun with the same fingerprint resumes after the last complete line (a partial last line,
+left by a kill, is dropped), so its files equal those of an uninterrupted run; other settings
+are refused unless ``restart``. Example i is attacked with index i (the core seeds from it) by
+whichever process: results are identical for any number of processes. Timings are only in
+``summary.json``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..assets import atomic_write
+from ..bench.results import _Record
+from ..parallel import start_worker
+from ..tasks import Examples, get_task
+from ..victims import check_victim_task, load_victim
+from .results import SUCCESSFUL, STATUSES, AttackResult, summarize
+
+RUN, RESULTS, SUMMARY, REPORT = "run.json", "results.jsonl", "summary.json", "report.md"
+REPORT_EXAMPLES = 5  # successful attacks shown in report.md
+
+
+@dataclass(frozen=True)
+class RunSettings(_Record):
+    """What a run attacks and how: the ``zeroe attack`` options that decide its results.
+    ``options`` go to the recipe (``transformations``, ``max_queries``, ``max_perturbed``,
+    ``target``...); ``limit`` attacks the first examples only."""
+
+    task: str
+    victim: str
+    data: str
+    recipe: str
+    victim_path: str | None = None
+    fields: list[str] | None = None
+    options: dict = field(default_factory=dict)
+    seed: int = 0
+    limit: int | None = None
+
+    def fingerprint(self) -> dict:
+        """What must match for a rerun to resume: the settings but the paths (a moved file
+        with the same bytes is the same data) and the limit (a larger one extends a run), the
+        data's and the victim's bytes, and the toolkit's version."""
+        from .. import __version__
+
+        return {"zeroe": __version__, "task": self.task, "victim": self.victim,
+                "recipe": self.recipe, "options": self.options, "fields": self.fields,
+                "seed": self.seed, "data_sha256": _sha256(Path(self.data)),
+                "victim_sha256": _sha256(Path(self.victim_path)) if self.victim_path else None}
+
+
+def _sha256(path: Path) -> str:
+    """Of a file's bytes, or of a folder's files (names and bytes, in name order)."""
+    h = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for p in files:
+        if path.is_dir():
+            h.update(str(p.relative_to(path)).encode() + b"\0")
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+class TimedVictim:
+    """The victim, counting the seconds spent inside ``predict`` and ``scores`` (the attack's
+    own overhead is the rest); every other attribute (``labels``, ``task``...) is the victim's,
+    and it has ``scores`` only when the victim has."""
+
+    def __init__(self, victim):
+        self.victim, self.seconds = victim, 0.0
+
+    def _timed(self, method, batch):
+        start = time.perf_counter()
+        try:
+            return method(batch)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+    def predict(self, batch):
+        return self._timed(self.victim.predict, batch)
+
+    def __getattr__(self, name):
+        if name == "victim":  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(name)
+        value = getattr(self.victim, name)
+        return (lambda batch: self._timed(value, batch)) if name == "scores" else value
+
+
+def read_examples(settings: RunSettings) -> Examples:
+    """The examples of the data file as the task reads it, the first ``limit`` with a limit."""
+    task, path = get_task(settings.task), Path(settings.data)
+    if not path.is_file():
+        raise ValueError(f"data file not found: {path}")
+    ex = task.examples(path, task.format_for(path, settings.fields))
+    if settings.limit is not None:
+        if settings.limit < 1:
+            raise ValueError(f"--limit must be >= 1, got {settings.limit}")
+        ex = Examples(ex.inputs[:settings.limit], ex.gold[:settings.limit],
+                      ex.texts[:settings.limit])
+    return ex
+
+
+def build(settings: RunSettings):
+    """(attack, victim) of a run: the recipe with its options and seed, the victim loaded."""
+    from .recipes import get_recipe
+
+    victim = load_victim(settings.victim, settings.victim_path)
+    check_victim_task(getattr(victim, "task", None), get_task(settings.task).name,
+                      settings.victim)
+    attack = get_recipe(settings.recipe, settings.task, seed=settings.seed, **settings.options)
+    return attack, victim
+
+
+def attack_one(attack, victim: TimedVictim, index: int, example) -> tuple[str, float, float]:
+    """The result line of example ``index``, with the seconds inside the victim and in all."""
+    victim.seconds = 0.0
+    start = time.perf_counter()
+    result = attack.run(example, victim, index=index)
+    elapsed = time.perf_counter() - start
+    return json.dumps(result.to_json(), ensure_ascii=False) + "\n", victim.seconds, elapsed
+
+
+_worker = None  # the pool worker's (attack, timed victim), built once by _init
+
+
+def _init(settings: RunSettings, processes: int) -> None:
+    global _worker
+    start_worker(processes)
+    attack, victim = build(settings)
+    _worker = attack, TimedVictim(victim)
+
+
+def _attack_in_worker(job: tuple[int, object]) -> tuple[str, float, float]:
+    return attack_one(*_worker, *job)
+
+
+def _attacked(settings, attack, victim, jobs: list, processes: int):
+    """(line, victim seconds, seconds) per job, in job order; workers load their own victim."""
+    if processes == 1 or len(jobs) < 2:
+        timed = TimedVictim(victim)
+        for index, example in jobs:
+            yield attack_one(attack, timed, index, example)
+        return
+    processes = min(processes, len(jobs))
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    with ctx.Pool(processes, initializer=_init, initargs=(settings, processes)) as pool:
+        yield from pool.imap(_attack_in_worker, jobs)
+
+
+def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> int:
+    """Check (or, with ``restart``, clear) the folder and record the run; the number of
+    results already there, after dropping a partial last line."""
+    out.mkdir(parents=True, exist_ok=True)
+    results, run_file = out / RESULTS, out / RUN
+    fingerprint = json.loads(json.dumps(settings.fingerprint()))  # as run.json reads back
+    if restart:
+        for name in (RESULTS, SUMMARY, REPORT):
+            (out / name).unlink(missing_ok=True)
+    elif run_file.exists():
+        try:
+            recorded = json.loads(run_file.read_text(encoding="utf-8"))["fingerprint"]
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{run_file} is unreadable ({e}); pass --restart to start over")
+        changed = [f"{k}: {recorded.get(k)!r} then, {v!r} now"
+                   for k, v in fingerprint.items() if recorded.get(k) != v]
+        if changed:
+            raise ValueError(f"{out} holds a run with other settings ({'; '.join(changed)}); "
+                             "pass --restart to start over there, or choose another --out")
+    elif results.exists():
+        raise ValueError(f"{results} exists but {run_file} does not: not a run of `zeroe "
+                         "attack`; pass --restart to overwrite it, or choose another --out")
+    atomic_write(run_file, json.dumps({"settings": settings.to_json(),
+                                       "fingerprint": fingerprint}, indent=1).encode() + b"\n")
+    done = len(_complete_lines(results))
+    if done > examples:
+        raise ValueError(f"{results} has {done} results, more than the {examples} examples to "
+                         "attack now (a smaller --limit?); pass --restart or another --out")
+    return done
+
+
+def _complete_lines(path: Path) -> list[bytes]:
+    """The complete lines of ``results.jsonl``; a partial last line (a kill mid-write) is cut
+    off the file. Lines out of order or not results are an error."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    end = data.rfind(b"\n") + 1
+    if end < len(data):
+        with open(path, "r+b") as f:
+            f.truncate(end)
+            os.fsync(f.fileno())
+    lines = data[:end].splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        try:
+            index = AttackResult.from_json(json.loads(line)).index
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{path}:{i + 1}: not a result ({e}); pass --restart to start "
+                             "over") from None
+        if index != i:
+            raise ValueError(f"{path}:{i + 1}: result of example {index}, expected {i}; pass "
+                             "--restart to start over")
+    return lines
+
+
+def load_results(path: Path) -> list[AttackResult]:
+    """The records of a ``results.jsonl``."""
+    with open(path, encoding="utf-8") as f:
+        return [AttackResult.from_json(json.loads(line), f"{path}:{i}")
+                for i, line in enumerate(f, 1)]
+
+
+def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool = False,
+        progress: bool = True) -> dict:
+    """Attack the examples of ``settings.data`` not yet in ``out_dir`` and write the run's
+    files; the summary. Everything is checked (data, victim, recipe, folder) before the first
+    attack; an error or Ctrl-C later leaves every finished result in ``results.jsonl``."""
+    if processes < 1:
+        raise ValueError(f"processes must be >= 1, got {processes}")
+    examples = read_examples(settings)
+    attack, victim = build(settings)
+    out = Path(out_dir)
+    done = _prepare(out, settings, restart, len(examples.inputs))
+    jobs = [(i, (examples.inputs[i], examples.gold[i]))
+            for i in range(done, len(examples.inputs))]
+    bar = _progress(len(examples.inputs), done, progress)
+    victim_s = attack_s = 0.0
+    start = time.perf_counter()
+    try:
+        with open(out / RESULTS, "a", encoding="utf-8") as f:
+            for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
+                victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
+                if bar is not None:
+                    bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - start
+    results = load_results(out / RESULTS)
+    summary = {**summarize(results), "settings": settings.to_json(),
+               "timing": _timing(len(jobs), wall, victim_s, attack_s, processes)}
+    atomic_write(out / SUMMARY, json.dumps(summary, indent=1).encode() + b"\n")
+    atomic_write(out / REPORT, report(results, summary).encode())
+    return summary
+
+
+def _progress(total: int, done: int, enabled: bool):
+    """A tqdm bar with ETA on stderr (none when disabled or tqdm is not installed)."""
+    if not enabled:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, initial=done, unit="ex", file=sys.stderr, dynamic_ncols=True,
+                desc="attack")
+
+
+def _timing(attacked: int, wall: float, victim: float, attack: float, processes: int) -> dict:
+    """This invocation's speed: the attack's own overhead is the time inside ``attack.run``
+    outside the victim (summed over processes; with one, the wall time less the victim's and
+    the writing of results)."""
+    overhead = attack - victim
+    return {"examples": attacked, "processes": processes, "wall_seconds": wall,
+            "examples_per_second": attacked / wall if attacked and wall > 0 else None,
+            "victim_seconds": victim, "attack_seconds": attack, "overhead_seconds": overhead,
+            "overhead_share": overhead / victim if victim > 0 else None}
+
+
+def _show(value, sep: str = " ") -> str:
+    """A victim input or label on one line: parts (a pair's texts, tokens, tags) joined."""
+    if isinstance(value, (list, tuple)):
+        return sep.join(map(str, value))
+    return str(value).replace("\n", " ")
+
+
+def _cell(value, digits: int = 1, suffix: str = "") -> str:
+    return "—" if value is None else f"{value:.{digits}f}{suffix}"
+
+
+def report(results: list[AttackResult], summary: dict) -> str:
+    """``report.md``: the defender benchmark's table, counts per status and a few successful
+    examples (no timings, so that a resumed run's report equals an uninterrupted one's)."""
+    s = summary["settings"]
+    lines = [f"# Search attack: {s['recipe']} on {s['victim']} ({s['task']})", "",
+             f"{summary['examples']} examples of {Path(s['data']).name}"
+             + (f" (the first {s['limit']})" if s.get("limit") else "") + f", seed {s['seed']}"
+             + "".join(f", {k.replace('_', ' ')} {v}" for k, v in sorted(s["options"].items()))
+             + ".", "",
+             "| Clean% | Aua% | Suc% | #Query | perturbed words | edit distance |",
+             "|---:|---:|---:|---:|---:|---:|",
+             f"| {_cell(summary['clean_accuracy'])} | {_cell(summary['accuracy_under_attack'])} "
+             f"| {_cell(summary['success_rate'])} | {_cell(summary['queries'])} "
+             f"| {_cell(summary['perturbed_words'], suffix='%')} "
+             f"| {_cell(summary['edit_distance'], 3)} |", "",
+             "| status | examples |", "|---|---:|"]
+    lines += [f"| {status} | {summary['counts'][status]} |" for status in STATUSES]
+    lines += ["", f"Skipped: {summary['skipped_misclassified']} already misclassified, "
+                  f"{summary['skipped_unattackable']} with no attackable word.", ""]
+    won = [r for r in results if r.status == SUCCESSFUL][:REPORT_EXAMPLES]
+    sep = " || " if get_task(s["task"]).inputs == "pair" else " "
+    if won:
+        lines += ["## Successful attacks (the first %d)" % len(won), ""]
+        for r in won:
+            lines += [f"**Example {r.index}**: gold {_show(r.gold)}, prediction "
+                      f"{_show(r.before)} → {_show(r.after)}; {r.perturbed} of {r.words} words "
+                      f"perturbed, {r.queries} queries", "",
+                      f"- original: {_show(r.original, sep)}",
+                      f"- adversarial: {_show(r.adversarial, sep)}",
+                      ""]
+    return "\n".join(lines)
