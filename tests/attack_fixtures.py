@@ -1,0 +1,75 @@
+"""Fixtures for the search attack runner's tests: OLID test tweets joined with their labels and a
+``tc-tfidf`` victim trained on OLID training tweets (real data, ``ZEROE_DATA``), and victims that
+go wrong after a few calls (a model server starting to return garbage) to check that the
+results written before stay intact."""
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import joblib
+import pytest
+
+from .conftest import DATA, needs_data
+
+OLID = DATA / "bench" / "olid"
+needs_olid = needs_data("bench/olid/olid-training-v1.0.tsv")
+TWEETS = 40  # test tweets in the fixture's data file
+GOOD_CALLS = 12  # victim calls a broken victim answers right before going wrong
+
+
+def olid_test(out: Path, n: int | None = None) -> Path:
+    """OLID's test tweets joined with their labels by id (as benchmarks/paper_grid.py does),
+    the first ``n``."""
+    with open(OLID / "labels-levela.csv", encoding="utf-8") as f:
+        labels = dict(csv.reader(f))
+    with open(OLID / "testset-levela.tsv", encoding="utf-8") as src, \
+            open(out, "w", encoding="utf-8") as dst:
+        next(src)
+        dst.write("id\ttweet\tsubtask_a\n")
+        for i, line in enumerate(src):
+            if n is not None and i == n:
+                break
+            tid, tweet = line.rstrip("\n").split("\t")
+            dst.write(f"{tid}\t{tweet}\t{labels[tid]}\n")
+    return out
+
+
+@pytest.fixture(scope="module")
+def olid(tmp_path_factory):
+    """(data file of the first test tweets, tc-tfidf model trained on 400 training tweets)."""
+    from zeroe_assets.baselines import save_victim, train_victim
+    from zeroe_assets.tasks import get_task
+
+    work = tmp_path_factory.mktemp("olid")
+    task, train = get_task("tc"), OLID / "olid-training-v1.0.tsv"
+    ex = task.examples(train, task.format_for(train))
+    model = work / "tc.joblib"
+    save_victim(train_victim("tc-tfidf", ex.inputs[:400], ex.gold[:400], task="tc"), model)
+    return olid_test(work / "test.tsv", TWEETS), model
+
+
+class BrokenAfter:
+    """The saved victim at ``path``, answering ``GOOD_CALLS`` calls right and then ``wrong``ly."""
+
+    def __init__(self, path: str, wrong):
+        self.victim, self.wrong, self.calls = joblib.load(path), wrong, 0
+        self.task = self.victim.task
+
+    def predict(self, batch):
+        self.calls += 1
+        out = self.victim.predict(batch)
+        return out if self.calls <= GOOD_CALLS else self.wrong(out)
+
+
+def nan_victim(path):
+    return BrokenAfter(path, lambda out: [math.nan] * len(out))
+
+
+def short_victim(path):
+    return BrokenAfter(path, lambda out: out[:-1])
+
+
+def improbable_victim(path):
+    return BrokenAfter(path, lambda out: [p + 1.5 for p in out])

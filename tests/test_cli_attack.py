@@ -1,0 +1,148 @@
+"""``zeroe attack`` end to end on OLID tweets against a trained tc-tfidf victim: the files it
+writes, resuming, -j, and a clear exit 2 (results intact) for each kind of bad input."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from zeroe_assets.cli import main
+from zeroe_assets.search.results import AttackResult, summarize
+
+from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
+from .conftest import ROOT
+
+pytestmark = needs_olid
+LIMIT = 16  # examples per run
+
+
+def attack(capsys, data, model, out, *extra, recipe="textfooler-zeroe", victim="tc-tfidf"):
+    code = main(["attack", "--task", "tc", "--victim", victim, "--victim-path", str(model),
+                 "--data", str(data), "--recipe", recipe, "--out", str(out), "--limit",
+                 str(LIMIT), "-q", *extra])
+    return (code, *capsys.readouterr())
+
+
+@pytest.fixture(scope="module")
+def reference(olid, tmp_path_factory):
+    """One uninterrupted run: its folder."""
+    out = tmp_path_factory.mktemp("reference")
+    data, model = olid
+    assert main(["attack", "--task", "tc", "--victim", "tc-tfidf", "--victim-path", str(model),
+                 "--data", str(data), "--recipe", "textfooler-zeroe", "--out", str(out),
+                 "--limit", str(LIMIT), "-q"]) == 0
+    return out
+
+
+def test_outputs_parse_and_agree(reference):
+    lines = (reference / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    results = [AttackResult.from_json(json.loads(line)) for line in lines]
+    assert [r.index for r in results] == list(range(LIMIT))
+    summary = json.loads((reference / "summary.json").read_text(encoding="utf-8"))
+    metrics = summarize(results)
+    assert {k: summary[k] for k in metrics} == metrics
+    assert sum(summary["counts"].values()) == LIMIT and summary["counts"]["successful"] > 0
+    assert summary["settings"]["recipe"] == "textfooler-zeroe"
+    timing = summary["timing"]
+    assert timing["examples"] == LIMIT and timing["victim_seconds"] > 0
+    assert timing["overhead_seconds"] == pytest.approx(
+        timing["attack_seconds"] - timing["victim_seconds"])
+    assert "seconds" not in lines[0]  # timings live in summary.json only
+    report = (reference / "report.md").read_text(encoding="utf-8")
+    assert f"| {summary['clean_accuracy']:.1f} | {summary['accuracy_under_attack']:.1f} |" in report
+    won = next(r for r in results if r.status == "successful")
+    assert f"- adversarial: {won.adversarial}" in report
+
+
+def test_resume_gives_identical_files(reference, olid, tmp_path, capsys):
+    full = (reference / "results.jsonl").read_bytes()
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "run.json").write_bytes((reference / "run.json").read_bytes())
+    lines = full.splitlines(keepends=True)
+    for partial in (b"".join(lines[:-4]), full[:len(full) - len(lines[-1]) // 2]):
+        (out / "results.jsonl").write_bytes(partial)  # lines deleted, or a last line cut mid-way
+        code, stdout, _ = attack(capsys, *olid, out)
+        assert code == 0 and str(out / "results.jsonl") in stdout
+        assert (out / "results.jsonl").read_bytes() == full
+        assert (out / "report.md").read_bytes() == (reference / "report.md").read_bytes()
+    code, _, _ = attack(capsys, *olid, out)  # nothing left to attack
+    assert code == 0 and (out / "results.jsonl").read_bytes() == full
+    assert json.loads((out / "summary.json").read_text())["timing"]["examples"] == 0
+
+
+def test_processes_give_identical_results(reference, olid, tmp_path, capsys):
+    code, _, _ = attack(capsys, *olid, tmp_path, "-j", "2")
+    assert code == 0
+    for name in ("results.jsonl", "report.md"):
+        assert (tmp_path / name).read_bytes() == (reference / name).read_bytes()
+
+
+def test_other_settings_refused_unless_restart(reference, olid, tmp_path, capsys):
+    for name in ("run.json", "results.jsonl"):
+        (tmp_path / name).write_bytes((reference / name).read_bytes())
+    code, _, err = attack(capsys, *olid, tmp_path, "--seed", "3")
+    assert code == 2 and "other settings (seed: 0 then, 3 now)" in err and "--restart" in err
+    assert (tmp_path / "results.jsonl").read_bytes() == (reference / "results.jsonl").read_bytes()
+    code, _, _ = attack(capsys, *olid, tmp_path, "--seed", "3", "--restart")
+    assert code == 0
+    assert json.loads((tmp_path / "summary.json").read_text())["settings"]["seed"] == 3
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--recipe", "textfool"], "textfool"),
+    (["--transformations", "intrude,nope"], "nope"),
+    (["--target", "purple"], "purple"),
+    (["--max-queries", "0"], "0"),
+])
+def test_bad_options_exit_2(extra, message, olid, tmp_path, capsys):
+    code, _, err = attack(capsys, *olid, tmp_path / "run", *extra)
+    assert code == 2 and "zeroe attack: error:" in err and message in err
+    assert "Traceback" not in err and not (tmp_path / "run" / "results.jsonl").exists()
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "not found"),
+    ("", "no text column"),
+    ("id\tsentence\tlabel\n1\thello\tOFF\n", "no text column"),
+    ("id\ttweet\tsubtask_a\n", "no labelled examples"),
+])
+def test_bad_data_exit_2(content, message, olid, tmp_path, capsys):
+    data = tmp_path / "data.tsv"
+    if content is not None:
+        data.write_text(content, encoding="utf-8")
+    code, _, err = attack(capsys, data, olid[1], tmp_path / "run")
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("victim", ["nan_victim", "short_victim", "improbable_victim"])
+def test_broken_victim_exit_2_results_intact(victim, reference, olid, tmp_path, capsys):
+    code, _, err = attack(capsys, *olid, tmp_path, victim=f"tests.attack_fixtures:{victim}")
+    assert code == 2 and f"tests.attack_fixtures:{victim}" in err and "Traceback" not in err
+    written = (tmp_path / "results.jsonl").read_bytes()
+    assert written.endswith(b"\n")  # whole lines: the results before the failure
+    assert (reference / "results.jsonl").read_bytes().startswith(written)
+
+
+def test_interrupt_keeps_results_and_resumes(reference, olid, tmp_path):
+    data, model = olid
+    args = [sys.executable, "-m", "zeroe_assets.cli", "attack", "--task", "tc", "--victim",
+            "tc-tfidf", "--victim-path", str(model), "--data", str(data), "--recipe",
+            "textfooler-zeroe", "--out", str(tmp_path), "--limit", str(LIMIT), "-q"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
+    results = tmp_path / "results.jsonl"
+    while proc.poll() is None and (not results.exists() or results.read_bytes().count(b"\n") < 2):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    full = (reference / "results.jsonl").read_bytes()
+    if proc.returncode == 130:  # interrupted (not already finished)
+        assert "interrupted" in err and full.startswith(results.read_bytes())
+    assert subprocess.run(args, env=env).returncode == 0
+    assert results.read_bytes() == full
