@@ -75,10 +75,12 @@ def _sha256(path: Path) -> str:
 class TimedVictim:
     """The victim, counting the seconds spent inside ``predict`` and ``scores`` (the attack's
     own overhead is the rest); every other attribute (``labels``, ``task``...) is the victim's,
-    and it has ``scores`` only when the victim has."""
+    and it has ``scores`` only when the victim has. ``name`` (what errors call it): the
+    victim's own, else the one given (the ``--victim`` spec)."""
 
-    def __init__(self, victim):
+    def __init__(self, victim, name: str | None = None):
         self.victim, self.seconds = victim, 0.0
+        self.name = getattr(victim, "name", None) or name or type(victim).__name__
 
     def _timed(self, method, batch):
         start = time.perf_counter()
@@ -99,15 +101,14 @@ class TimedVictim:
 
 def read_examples(settings: RunSettings) -> Examples:
     """The examples of the data file as the task reads it, the first ``limit`` with a limit."""
-    task, path = get_task(settings.task), Path(settings.data)
+    task, path, limit = get_task(settings.task), Path(settings.data), settings.limit
+    if limit is not None and limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {limit}")
     if not path.is_file():
         raise ValueError(f"data file not found: {path}")
     ex = task.examples(path, task.format_for(path, settings.fields))
-    if settings.limit is not None:
-        if settings.limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {settings.limit}")
-        ex = Examples(ex.inputs[:settings.limit], ex.gold[:settings.limit],
-                      ex.texts[:settings.limit])
+    if limit is not None:
+        ex = Examples(ex.inputs[:limit], ex.gold[:limit], ex.texts[:limit])
     return ex
 
 
@@ -138,7 +139,7 @@ def _init(settings: RunSettings, processes: int) -> None:
     global _worker
     start_worker(processes)
     attack, victim = build(settings)
-    _worker = attack, TimedVictim(victim)
+    _worker = attack, TimedVictim(victim, settings.victim)
 
 
 def _attack_in_worker(job: tuple[int, object]) -> tuple[str, float, float]:
@@ -148,7 +149,7 @@ def _attack_in_worker(job: tuple[int, object]) -> tuple[str, float, float]:
 def _attacked(settings, attack, victim, jobs: list, processes: int):
     """(line, victim seconds, seconds) per job, in job order; workers load their own victim."""
     if processes == 1 or len(jobs) < 2:
-        timed = TimedVictim(victim)
+        timed = TimedVictim(victim, settings.victim)
         for index, example in jobs:
             yield attack_one(attack, timed, index, example)
         return
