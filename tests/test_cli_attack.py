@@ -76,6 +76,15 @@ def test_resume_gives_identical_files(reference, olid, tmp_path, capsys):
     assert json.loads((out / "summary.json").read_text())["timing"]["examples"] == 0
 
 
+def test_a_larger_limit_extends_a_run(reference, olid, tmp_path, capsys):
+    assert attack(capsys, *olid, tmp_path, "--limit", "6")[0] == 0
+    assert (tmp_path / "results.jsonl").read_bytes().count(b"\n") == 6
+    assert attack(capsys, *olid, tmp_path)[0] == 0  # --limit 16
+    assert (tmp_path / "results.jsonl").read_bytes() == (reference / "results.jsonl").read_bytes()
+    code, _, err = attack(capsys, *olid, tmp_path, "--limit", "6")
+    assert code == 2 and "more than the 6 examples" in err
+
+
 def test_processes_give_identical_results(reference, olid, tmp_path, capsys):
     code, _, _ = attack(capsys, *olid, tmp_path, "-j", "2")
     assert code == 0
