@@ -61,13 +61,14 @@ def test_outputs_parse_and_agree(reference):
 
 def test_resume_gives_identical_files(reference, olid, tmp_path, capsys):
     full = (reference / "results.jsonl").read_bytes()
-    out = tmp_path / "run"
+    out, moved = tmp_path / "run", tmp_path / "moved.tsv"  # the same bytes elsewhere: resumed
     out.mkdir()
+    moved.write_bytes(olid[0].read_bytes())
     (out / "run.json").write_bytes((reference / "run.json").read_bytes())
     lines = full.splitlines(keepends=True)
     for partial in (b"".join(lines[:-4]), full[:len(full) - len(lines[-1]) // 2]):
         (out / "results.jsonl").write_bytes(partial)  # lines deleted, or a last line cut mid-way
-        code, stdout, _ = attack(capsys, *olid, out)
+        code, stdout, _ = attack(capsys, moved, olid[1], out)
         assert code == 0 and str(out / "results.jsonl") in stdout
         assert (out / "results.jsonl").read_bytes() == full
         assert (out / "report.md").read_bytes() == (reference / "report.md").read_bytes()
