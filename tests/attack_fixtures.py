@@ -38,16 +38,20 @@ def olid_test(out: Path, n: int | None = None) -> Path:
 
 @pytest.fixture(scope="module")
 def olid(tmp_path_factory):
-    """(data file of the first test tweets, tc-tfidf model trained on 400 training tweets)."""
+    """(data file of the first test tweets, tc-tfidf model trained on 400 training tweets),
+    made once per session (the modules that import this fixture share the files)."""
     from zeroe_assets.baselines import save_victim, train_victim
     from zeroe_assets.tasks import get_task
 
-    work = tmp_path_factory.mktemp("olid")
-    task, train = get_task("tc"), OLID / "olid-training-v1.0.tsv"
-    ex = task.examples(train, task.format_for(train))
-    model = work / "tc.joblib"
-    save_victim(train_victim("tc-tfidf", ex.inputs[:400], ex.gold[:400], task="tc"), model)
-    return olid_test(work / "test.tsv", TWEETS), model
+    work = tmp_path_factory.getbasetemp() / "olid"
+    data, model = work / "test.tsv", work / "tc.joblib"
+    if not model.exists():
+        work.mkdir(exist_ok=True)
+        task, train = get_task("tc"), OLID / "olid-training-v1.0.tsv"
+        ex = task.examples(train, task.format_for(train))
+        olid_test(data, TWEETS)
+        save_victim(train_victim("tc-tfidf", ex.inputs[:400], ex.gold[:400], task="tc"), model)
+    return data, model
 
 
 class BrokenAfter:

@@ -2,11 +2,10 @@
 timing, reading back and checking a run's folder, and NLI pairs through a whole run."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from zeroe_assets.search.run import (RESULTS, RunSettings, TimedVictim, load_results, run)
+from zeroe_assets.search.run import (RESULTS, RunSettings, TimedVictim, load_results, run,
+                                     segments)
 
 from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
 from .conftest import DATA, needs_data
@@ -42,9 +41,12 @@ def test_timed_victim_times_and_forwards(olid):
     assert scored.seconds > 0 and scored.labels == (0, 1)
 
 
+CHEAP = {"transformations": ["intrude", "keyboard-typo", "disemvowel", "truncate"]}
+
+
 def _settings(data, model, **kw) -> RunSettings:
     return RunSettings(task="tc", victim="tc-tfidf", data=str(data), recipe="textfooler-zeroe",
-                       victim_path=str(model), **kw)
+                       victim_path=str(model), options=CHEAP, **kw)
 
 
 @needs_olid
@@ -65,30 +67,40 @@ def test_a_damaged_results_file_is_refused(olid, tmp_path):
     assert summary["examples"] == 4 and len(load_results(tmp_path / RESULTS)) == 4
 
 
+def test_nli_fields_choose_the_attacked_part():
+    from zeroe_assets.tasks import get_task
+
+    nli = get_task("nli")
+    assert segments(nli, None) is None  # the recipe's default: the hypothesis
+    assert segments(nli, ["sentence1"]) == [0] and segments(nli, ["hypothesis"]) == [1]
+    assert segments(nli, ["sentence1", "sentence2"]) == [0, 1] == segments(nli, ["a", "b"])
+    assert segments(get_task("tc"), ["tweet"]) is None
+
+
 @needs_data("bench/snli/snli_dev.tsv")
-def test_nli_pairs_attack_the_chosen_field(tmp_path):
+def test_nli_pairs_through_a_run(tmp_path):
     from zeroe_assets.baselines import save_victim, train_victim
     from zeroe_assets.tasks import get_task
 
     task = get_task("nli")
     ex = task.examples(SNLI, task.format_for(SNLI))
-    save_victim(train_victim("nli-tfidf", ex.inputs[:400], ex.gold[:400], task="nli"),
+    save_victim(train_victim("nli-tfidf", ex.inputs[:300], ex.gold[:300], task="nli"),
                 tmp_path / "nli.joblib")
     lines = SNLI.read_text(encoding="utf-8").splitlines(keepends=True)
     data = tmp_path / "test.tsv"
-    data.write_text(lines[0] + "".join(lines[401:413]), encoding="utf-8")  # unseen pairs
+    data.write_text(lines[0] + "".join(lines[401:411]), encoding="utf-8")  # unseen pairs
     settings = RunSettings(task="nli", victim="nli-tfidf", data=str(data),
                            recipe="textfooler-zeroe", victim_path=str(tmp_path / "nli.joblib"),
-                           fields=["sentence2"])
+                           options=CHEAP)
     summary = run(settings, tmp_path / "run", progress=False)
     results = load_results(tmp_path / "run" / RESULTS)
-    assert summary["examples"] == len(results) == len(task.examples(data, task.format_for(
-        data, ["sentence2"])).inputs) > 8
-    for r in results:
-        assert r.adversarial[0] == r.original[0]  # the premise is left alone
-    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    assert summary["examples"] == len(results) == 10
+    assert all(r.adversarial[0] == r.original[0] for r in results)  # the premise stays
     won = [r for r in results if r.status == "successful"]
-    assert all(f"- adversarial: {r.adversarial[0]} || {r.adversarial[1]}" in report
-               for r in won[:5])
-    assert json.loads((tmp_path / "run" / "run.json").read_text())["settings"]["fields"] == \
-        ["sentence2"]
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    assert won and all(f"- adversarial: {r.adversarial[0]} || {r.adversarial[1]}" in report
+                       for r in won[:5])
+    targeted = RunSettings(**{**settings.to_json(), "options": {**CHEAP, "target": "maybe"}})
+    with pytest.raises(ValueError, match="target label 'maybe' is not a label of .*"
+                                         "contradiction, entailment, neutral"):
+        run(targeted, tmp_path / "targeted", progress=False)

@@ -18,13 +18,15 @@ from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
 from .conftest import ROOT
 
 pytestmark = needs_olid
-LIMIT = 16  # examples per run
+LIMIT = 10  # examples per run
+# the cheap Zéroe perturbers (phonetic and visual look up their assets: slower)
+CHEAP = "intrude,keyboard-typo,disemvowel,truncate,inner-shuffle"
 
 
 def attack(capsys, data, model, out, *extra, recipe="textfooler-zeroe", victim="tc-tfidf"):
     code = main(["attack", "--task", "tc", "--victim", victim, "--victim-path", str(model),
                  "--data", str(data), "--recipe", recipe, "--out", str(out), "--limit",
-                 str(LIMIT), "-q", *extra])
+                 str(LIMIT), "--transformations", CHEAP, "-q", *extra])
     return (code, *capsys.readouterr())
 
 
@@ -35,7 +37,7 @@ def reference(olid, tmp_path_factory):
     data, model = olid
     assert main(["attack", "--task", "tc", "--victim", "tc-tfidf", "--victim-path", str(model),
                  "--data", str(data), "--recipe", "textfooler-zeroe", "--out", str(out),
-                 "--limit", str(LIMIT), "-q"]) == 0
+                 "--limit", str(LIMIT), "--transformations", CHEAP, "-q"]) == 0
     return out
 
 
@@ -61,8 +63,9 @@ def test_outputs_parse_and_agree(reference):
 
 def test_resume_gives_identical_files(reference, olid, tmp_path, capsys):
     full = (reference / "results.jsonl").read_bytes()
-    out, moved = tmp_path / "run", tmp_path / "moved.tsv"  # the same bytes elsewhere: resumed
+    out, moved = tmp_path / "run", tmp_path / "moved" / olid[0].name  # elsewhere: resumed
     out.mkdir()
+    moved.parent.mkdir()
     moved.write_bytes(olid[0].read_bytes())
     (out / "run.json").write_bytes((reference / "run.json").read_bytes())
     lines = full.splitlines(keepends=True)
@@ -99,8 +102,8 @@ def test_other_settings_refused_unless_restart(reference, olid, tmp_path, capsys
     code, _, err = attack(capsys, *olid, tmp_path, "--seed", "3")
     assert code == 2 and "other settings (seed: 0 then, 3 now)" in err and "--restart" in err
     assert (tmp_path / "results.jsonl").read_bytes() == (reference / "results.jsonl").read_bytes()
-    code, _, _ = attack(capsys, *olid, tmp_path, "--seed", "3", "--restart")
-    assert code == 0
+    code, _, _ = attack(capsys, *olid, tmp_path, "--seed", "3", "--restart", "--limit", "2")
+    assert code == 0 and (tmp_path / "results.jsonl").read_bytes().count(b"\n") == 2
     assert json.loads((tmp_path / "summary.json").read_text())["settings"]["seed"] == 3
 
 
@@ -139,20 +142,21 @@ def test_broken_victim_exit_2_results_intact(victim, reference, olid, tmp_path, 
     assert (reference / "results.jsonl").read_bytes().startswith(written)
 
 
-def test_interrupt_keeps_results_and_resumes(reference, olid, tmp_path):
+def test_interrupt_keeps_results_and_resumes(reference, olid, tmp_path, capsys):
     data, model = olid
-    args = [sys.executable, "-m", "zeroe_assets.cli", "attack", "--task", "tc", "--victim",
-            "tc-tfidf", "--victim-path", str(model), "--data", str(data), "--recipe",
-            "textfooler-zeroe", "--out", str(tmp_path), "--limit", str(LIMIT), "-q"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zeroe_assets.cli", "attack", "--task", "tc", "--victim",
+         "tc-tfidf", "--victim-path", str(model), "--data", str(data), "--recipe",
+         "textfooler-zeroe", "--out", str(tmp_path), "--limit", str(LIMIT), "--transformations",
+         CHEAP, "-q"], env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE,
+        text=True)
     results = tmp_path / "results.jsonl"
-    while proc.poll() is None and (not results.exists() or results.read_bytes().count(b"\n") < 2):
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
+    while proc.poll() is None and not (results.exists() and results.read_bytes()):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)  # after the first result, long before the last
     _, err = proc.communicate(timeout=60)
-    full = (reference / "results.jsonl").read_bytes()
-    if proc.returncode == 130:  # interrupted (not already finished)
-        assert "interrupted" in err and full.startswith(results.read_bytes())
-    assert subprocess.run(args, env=env).returncode == 0
+    assert proc.returncode == 130 and "zeroe attack: interrupted" in err
+    full, kept = (reference / "results.jsonl").read_bytes(), results.read_bytes()
+    assert kept.endswith(b"\n") and full.startswith(kept) and kept != full
+    assert attack(capsys, data, model, tmp_path)[0] == 0
     assert results.read_bytes() == full

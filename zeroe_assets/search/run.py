@@ -23,7 +23,7 @@ from pathlib import Path
 from ..assets import atomic_write
 from ..bench.results import _Record
 from ..parallel import start_worker
-from ..tasks import Examples, get_task
+from ..tasks import NLI_FIELDS, Examples, get_task
 from ..victims import check_victim_task, load_victim
 from .results import SUCCESSFUL, STATUSES, AttackResult, summarize
 
@@ -112,15 +112,41 @@ def read_examples(settings: RunSettings) -> Examples:
     return ex
 
 
+def segments(task, fields: list[str] | None) -> list[int] | None:
+    """NLI: the parts of the pair that ``fields`` names (default: the recipe's, the
+    hypothesis only); two fields of other names are the pair itself."""
+    if task.inputs != "pair" or not fields:
+        return None
+    for pair in NLI_FIELDS:
+        chosen = [i for i, name in enumerate(pair) if name in fields]
+        if chosen:
+            return chosen
+    return [0, 1]
+
+
 def build(settings: RunSettings):
     """(attack, victim) of a run: the recipe with its options and seed, the victim loaded."""
     from .recipes import get_recipe
 
+    task = get_task(settings.task)
     victim = load_victim(settings.victim, settings.victim_path)
-    check_victim_task(getattr(victim, "task", None), get_task(settings.task).name,
-                      settings.victim)
-    attack = get_recipe(settings.recipe, settings.task, seed=settings.seed, **settings.options)
+    check_victim_task(getattr(victim, "task", None), task.name, settings.victim)
+    attack = get_recipe(settings.recipe, task, seed=settings.seed,
+                        segments=segments(task, settings.fields), **settings.options)
     return attack, victim
+
+
+def check_target(settings: RunSettings, victim, gold: list) -> None:
+    """A target label outside the data's labels is an error up front for a victim that gives
+    labels only (the goal checks the target against a victim's own ``labels``)."""
+    target = settings.options.get("target")
+    if target is None or get_task(settings.task).outputs != "label" \
+            or getattr(victim, "labels", None) is not None:
+        return
+    labels = sorted({str(g) for g in gold})
+    if str(target) not in labels:
+        raise ValueError(f"target label {target!r} is not a label of {settings.data} (labels: "
+                         f"{', '.join(labels)})")
 
 
 def attack_one(attack, victim: TimedVictim, index: int, example) -> tuple[str, float, float]:
@@ -231,6 +257,7 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
         raise ValueError(f"processes must be >= 1, got {processes}")
     examples = read_examples(settings)
     attack, victim = build(settings)
+    check_target(settings, victim, examples.gold)
     out = Path(out_dir)
     done = _prepare(out, settings, restart, len(examples.inputs))
     jobs = [(i, (examples.inputs[i], examples.gold[i]))
