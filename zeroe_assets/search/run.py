@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..assets import atomic_write
+from ..assets import atomic_write, remove_stale_temporaries, sha256_file
 from ..bench.results import _Record
 from ..parallel import start_worker
 from ..tasks import NLI_FIELDS, Examples, get_task
@@ -60,15 +60,12 @@ class RunSettings(_Record):
 
 
 def _sha256(path: Path) -> str:
-    """Of a file's bytes, or of a folder's files (names and bytes, in name order)."""
+    """Of a file's bytes, or of a folder's files (their names and sha256, in name order)."""
+    if not path.is_dir():
+        return sha256_file(path)
     h = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for p in files:
-        if path.is_dir():
-            h.update(str(p.relative_to(path)).encode() + b"\0")
-        with open(p, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
+    for p in sorted(p for p in path.rglob("*") if p.is_file()):
+        h.update(f"{p.relative_to(path)}\0{sha256_file(p)}\n".encode())
     return h.hexdigest()
 
 
@@ -189,6 +186,7 @@ def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> 
     """Check (or, with ``restart``, clear) the folder and record the run; the number of
     results already there, after dropping a partial last line."""
     out.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(out)  # of summary/report writes a kill interrupted
     results, run_file = out / RESULTS, out / RUN
     fingerprint = json.loads(json.dumps(settings.fingerprint()))  # as run.json reads back
     if restart:
