@@ -19,7 +19,8 @@ def register(sub) -> None:
     p.add_argument("--data", required=True, type=Path, metavar="FILE",
                    help="examples (any file the task reads: .tsv, .csv, .jsonl, .conllu)")
     p.add_argument("--fields", default=None,
-                   help="comma-separated text fields to attack (default: the task's)")
+                   help="comma-separated text fields to attack (default: the task's; for NLI "
+                        "the hypothesis only, --fields sentence1,sentence2 both)")
     p.add_argument("--recipe", required=True,
                    help="deepwordbug, pruthi, textfooler-zeroe, zeroe-beam or zeroe-random")
     p.add_argument("--transformations", default=None,
@@ -27,7 +28,8 @@ def register(sub) -> None:
     p.add_argument("--max-queries", type=int, default=None, metavar="N",
                    help="victim queries per example (default: the recipe's)")
     p.add_argument("--max-perturbed", type=float, default=None, metavar="RHO",
-                   help="largest share of words perturbed, in (0, 1] (default: the recipe's)")
+                   help="most words perturbed: a share ρ_max below 1, or a whole number of "
+                        "words (default: the recipe's)")
     p.add_argument("--target", default=None, metavar="LABEL",
                    help="targeted attack: the label to reach (default: untargeted)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
