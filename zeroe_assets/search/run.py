@@ -207,20 +207,20 @@ def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> 
                          "attack`; pass --restart to overwrite it, or choose another --out")
     atomic_write(run_file, json.dumps({"settings": settings.to_json(),
                                        "fingerprint": fingerprint}, indent=1).encode() + b"\n")
-    done = len(_complete_lines(results))
+    done = _finished(results)
     if done > examples:
         raise ValueError(f"{results} has {done} results, more than the {examples} examples to "
                          "attack now (a smaller --limit?); pass --restart or another --out")
     return done
 
 
-def _complete_lines(path: Path) -> list[bytes]:
-    """The complete lines of ``results.jsonl``; a partial last line (a kill mid-write) is cut
-    off the file. Lines out of order or not results are an error."""
+def _finished(path: Path) -> int:
+    """How many complete result lines ``results.jsonl`` has; a partial last line (a kill
+    mid-write) is cut off the file. Lines out of order or not results are an error."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return []
+        return 0
     end = data.rfind(b"\n") + 1
     if end < len(data):
         with open(path, "r+b") as f:
@@ -236,7 +236,7 @@ def _complete_lines(path: Path) -> list[bytes]:
         if index != i:
             raise ValueError(f"{path}:{i + 1}: result of example {index}, expected {i}; pass "
                              "--restart to start over")
-    return lines
+    return len(lines)
 
 
 def load_results(path: Path) -> list[AttackResult]:
