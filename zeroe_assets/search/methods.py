@@ -88,8 +88,9 @@ RANKINGS = ("delete", "mask", "none", "random")
 
 class Greedy(SearchMethod):
     """Greedy substitution along a word importance ranking. ``chunk``: query a word's
-    candidates in victim calls of at most this many and stop at the first that reaches the goal
-    (None: all of a word's candidates in one call, as TextAttack)."""
+    candidates in victim calls of at most this many, and move on to the next word after the
+    first call whose best candidate reaches the goal or improves on the beam (None: all of a
+    word's candidates in one call, the best kept, as TextAttack)."""
 
     name = "greedy"
 
@@ -141,8 +142,8 @@ class Greedy(SearchMethod):
                 won = [s for s in now if s[1].met]
                 if won:
                     return _best(won)
-                if problem.exhausted:
-                    break
+                if problem.exhausted or (now and _best(now)[1].score > beam[-1][1].score):
+                    break  # out of budget, or this word already helps: on to the next
             # the beam's texts first: on a tie the text stays as it is (no pointless change)
             pool = sorted(beam + scored, key=lambda s: -s[1].score)
             beam = list({t.key: (t, o) for t, o in pool}.values())[:self.width]
