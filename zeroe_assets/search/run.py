@@ -325,7 +325,8 @@ def report(results: list[AttackResult], summary: dict) -> str:
     lines = [f"# Search attack: {s['recipe']} on {s['victim']} ({s['task']})", "",
              f"{summary['examples']} examples of {Path(s['data']).name}"
              + (f" (the first {s['limit']})" if s.get("limit") else "") + f", seed {s['seed']}"
-             + "".join(f", {k.replace('_', ' ')} {v}" for k, v in sorted(s["options"].items()))
+             + "".join(f", {k.replace('_', ' ')} {_show(v, ', ')}"
+                       for k, v in sorted(s["options"].items()))
              + ".", "",
              "| Clean% | Aua% | Suc% | #Query | perturbed words | edit distance |",
              "|---:|---:|---:|---:|---:|---:|",
