@@ -149,7 +149,8 @@ def test_interrupt_keeps_results_and_resumes(reference, olid, tmp_path, capsys):
          "tc-tfidf", "--victim-path", str(model), "--data", str(data), "--recipe",
          "textfooler-zeroe", "--out", str(tmp_path), "--limit", str(LIMIT), "--transformations",
          CHEAP, "-q"], env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE,
-        text=True)
+        text=True,  # Ctrl-C reaches it even when the tests run in the background (SIG_IGN)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     results = tmp_path / "results.jsonl"
     while proc.poll() is None and not (results.exists() and results.read_bytes()):
         time.sleep(0.01)
