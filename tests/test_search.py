@@ -249,7 +249,7 @@ def test_pos_tagging_goals():
     results = [attack.run(e, tagger, i) for i, e in enumerate(tests)]
     assert any(r.status == SUCCESSFUL for r in results), results
     for r, (sentence, gold) in zip(results, tests):
-        assert len(r.adversarial) == len(sentence)  # token-aligned
+        assert len(r.adversarial) == len(sentence) and r.adversarial[-1] == "."  # aligned
         if r.status == SUCCESSFUL:
             assert tagger.predict([r.adversarial])[0][1] != gold[1]
     sentence_goal = SearchAttack(transformation, [NoRepeat()], Tagging(max_accuracy=0.7),
