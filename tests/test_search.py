@@ -375,3 +375,13 @@ def test_text_state_round_trips_and_edits():
     (_, stem, tail), = [tokenize.stem("don't")]
     for c in tf.candidates(text, 1, 5, random.Random(0)):
         assert c.word(1).endswith("n't") and c.word(1) != "don't" and c.modified == {1}
+
+
+def test_recipes_for_pos_and_nli():
+    pos = get_recipe("textfooler-zeroe", "pos")
+    assert pos.method.ranking == "mask" and "segment" not in pos.transformation.name
+    assert get_recipe("textfooler-zeroe", "nli").method.ranking == "delete"
+    for name in recipe_names():
+        assert get_recipe(name, "pos").goal.task.name == "pos"
+    with pytest.raises(ValueError, match="segment changes the number of tokens"):
+        get_recipe("zeroe-beam", "pos", transformations=["segment", "truncate"])
