@@ -314,6 +314,15 @@ def _show(value, sep: str = " ") -> str:
     return str(value).replace("\n", " ")
 
 
+def _outcome(r: AttackResult) -> str:
+    """Gold and the prediction before → after; for tags, how many of them are right."""
+    if isinstance(r.gold, list):
+        def right(tags):
+            return sum(g == t for g, t in zip(r.gold, tags))
+        return f"tags right {right(r.before)} → {right(r.after)} of {len(r.gold)}"
+    return f"gold {_show(r.gold)}, prediction {_show(r.before)} → {_show(r.after)}"
+
+
 def _cell(value, digits: int = 1, suffix: str = "") -> str:
     return "—" if value is None else f"{value:.{digits}f}{suffix}"
 
@@ -343,8 +352,7 @@ def report(results: list[AttackResult], summary: dict) -> str:
     if won:
         lines += ["## Successful attacks (the first %d)" % len(won), ""]
         for r in won:
-            lines += [f"**Example {r.index}**: gold {_show(r.gold)}, prediction "
-                      f"{_show(r.before)} → {_show(r.after)}; {r.perturbed} of {r.words} words "
+            lines += [f"**Example {r.index}**: {_outcome(r)}; {r.perturbed} of {r.words} words "
                       f"perturbed, {r.queries} queries", "",
                       f"- original: {_show(r.original, sep)}",
                       f"- adversarial: {_show(r.adversarial, sep)}",
