@@ -399,3 +399,10 @@ def test_random_baseline_keeps_protected_words_and_joins_whole_words(tc, example
             assert sent.startswith("@USER ") and sent.endswith(" URL")
             for stopword in (" the ", " is ", " and ", " was "):  # neither changed nor joined
                 assert sent.count(stopword) == r.original.count(stopword)
+
+
+def test_beam_without_no_repeat_ends_when_nothing_is_new(tc):
+    attack = SearchAttack(get_transformations(["truncate", "disemvowel"]), [],
+                          Classification("tc"), Beam(2), candidates=3)
+    r = attack.run(("@USER the coach is great today URL", 0), tc)
+    assert r.status in ("failed", SUCCESSFUL) and r.queries < 200
