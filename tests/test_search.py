@@ -385,3 +385,24 @@ def test_recipes_for_pos_and_nli():
         assert get_recipe(name, "pos").goal.task.name == "pos"
     with pytest.raises(ValueError, match="segment changes the number of tokens"):
         get_recipe("zeroe-beam", "pos", transformations=["segment", "truncate"])
+
+
+def test_random_baseline_keeps_protected_words_and_joins_whole_words(tc, examples):
+    attack = SearchAttack(get_transformations(["segment", "intrude", "truncate"]),
+                          [NoRepeat(), Stopwords(), Protected(), MaxPerturbed(0.3)],
+                          Classification("tc"), RandomProtocol(0.3, batch=8), max_queries=60)
+    for i, example in enumerate(examples[:8]):
+        victim = Counting(tc)
+        r = attack.run(example, victim, i)
+        assert r.queries == len(victim.sent) <= 60
+        for sent in victim.sent[1:]:
+            assert sent.startswith("@USER ") and sent.endswith(" URL")
+            for stopword in (" the ", " is ", " and ", " was "):  # neither changed nor joined
+                assert sent.count(stopword) == r.original.count(stopword)
+
+
+def test_beam_without_no_repeat_ends_when_nothing_is_new(tc):
+    attack = SearchAttack(get_transformations(["truncate", "disemvowel"]), [],
+                          Classification("tc"), Beam(2), candidates=3)
+    r = attack.run(("@USER the coach is great today URL", 0), tc)
+    assert r.status in ("failed", SUCCESSFUL) and r.queries < 200
