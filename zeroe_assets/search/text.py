@@ -16,7 +16,6 @@ from typing import NamedTuple
 from .. import tokenize
 
 MASK = "[UNK]"  # what masking-based word importance puts in a word's place (TextAttack's)
-KINDS = ("text", "pair", "tokens")
 
 
 class Edit(NamedTuple):
