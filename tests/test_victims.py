@@ -32,8 +32,8 @@ def tiny_bert(path, labels, seed: int = 0, head: bool = True):
 
     path.mkdir(parents=True, exist_ok=True)
     letters = "abcdefghijklmnopqrstuvwxyz"
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, *letters,
-             *(f"##{c}" for c in letters), ".", ",", "!", "?"]
+    vocab = list(dict.fromkeys(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, *letters,
+                                *(f"##{c}" for c in letters), ".", ",", "!", "?"]))
     (path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     tokenizer = BertTokenizerFast(vocab_file=str(path / "vocab.txt"))
     config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
@@ -238,3 +238,109 @@ def test_hf_victim_through_the_cli(bert_dirs, tmp_path):
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["clean_score"] == 1.0
     assert main([*evaluate, str(tmp_path / "no"), "--victim", f"hf:{tmp_path / 'no'}"]) == 2
+
+
+# --- the fine-tune job (python -m train.victim experiment=victim_hf_smoke) -------------------
+
+OFFENSIVE = ("idiot", "stupid", "hate")
+
+
+@pytest.fixture(scope="module")
+def tiny_data(tmp_path_factory):
+    """OLID-like files (test labels apart, joined by id) and SNLI-like pairs, plus the bare
+    encoder the job fine-tunes."""
+    pytest.importorskip("transformers", reason="the hf extra is not installed")
+    root = tmp_path_factory.mktemp("finetune")
+    texts = TEXTS * 4
+    tweets = [(str(100 + i), t, "OFF" if any(w in t for w in OFFENSIVE) else "NOT")
+              for i, t in enumerate(texts)]
+    (root / "olid.tsv").write_text("id\ttweet\tsubtask_a\n" + "".join(
+        f"{i}\t{t}\t{label}\n" for i, t, label in tweets), encoding="utf-8")
+    (root / "test.tsv").write_text("id\ttweet\n" + "".join(f"{i}\t{t}\n" for i, t, _ in tweets))
+    (root / "labels.csv").write_text("id,label\n" + "".join(f"{i},{label}\n"
+                                                           for i, _, label in tweets))
+    gold = ["entailment", "neutral", "contradiction"]
+    (root / "snli.tsv").write_text("gold_label\tsentence1\tsentence2\n" + "".join(
+        f"{label}\t{p}\t{h}\n" for (p, h), label in zip(PAIRS * 4, gold * 4)) + "-\ta\tb\n")
+    return root, tiny_bert(root / "encoder", ["x", "y"], head=False)
+
+
+def finetune_cfg(tiny_data, out, extra=()):
+    from tests.conftest import compose
+
+    root, encoder = tiny_data
+    return compose("victim", ["experiment=victim_hf_smoke", f"model.encoder={encoder}",
+                              f"data.train_path={root / 'olid.tsv'}",
+                              f"data.test_path={root / 'test.tsv'}",
+                              f"data.test_labels={root / 'labels.csv'}", "trainer.max_epochs=15",
+                              f"out_dir={out}", *extra])
+
+
+@pytest.fixture(scope="module")
+def finetuned(tiny_data, tmp_path_factory):
+    from train.victim.__main__ import train
+
+    out = tmp_path_factory.mktemp("olid-run")
+    return out, train(finetune_cfg(tiny_data, out))
+
+
+def test_finetune_learns_and_exports_an_hf_victim(finetuned, tiny_data):
+    out, metrics = finetuned
+    assert metrics["data"]["test"]["examples"] == len(TEXTS) * 4  # labels joined by id
+    assert metrics["exported"]["test_accuracy"] == metrics["test"]["acc"] == 1.0
+    assert metrics["exported"]["test_roc_auc"] == 1.0
+    victim = load_victim(f"hf:{out / 'hf'}")  # the task comes from zeroe_victim.json
+    assert victim.task == "tc" and victim.positive == "OFF"
+    p = victim.predict(["you idiot", "nice day"])
+    assert p[0] > 0.5 > p[1]
+    record = json.loads((out / "hf" / "zeroe_victim.json").read_text())
+    assert record["labels"] == ["NOT", "OFF"] and record["metrics"]["test"]["acc"] == 1.0
+    assert record["encoder"] == str(tiny_data[1])
+    assert (out / "checkpoints" / "last.ckpt").is_file() and (out / "metrics.json").is_file()
+    assert "val/acc" in (out / "logs" / "version_0" / "metrics.csv").read_text().splitlines()[0]
+
+
+def test_finetune_resumes_from_the_last_checkpoint(finetuned, tiny_data, tmp_path):
+    import torch
+
+    from train.victim.__main__ import train
+
+    last = finetuned[0] / "checkpoints" / "last.ckpt"
+    steps = torch.load(last, weights_only=True)["global_step"]
+    train(finetune_cfg(tiny_data, tmp_path, ["trainer.max_epochs=30", f"ckpt_path={last}"]))
+    assert torch.load(tmp_path / "checkpoints" / "last.ckpt",
+                      weights_only=True)["global_step"] == 2 * steps
+
+
+def test_finetune_on_pairs_from_the_command_line(tiny_data, tmp_path):
+    root, encoder = tiny_data
+    run = subprocess.run([sys.executable, "-m", "train.victim", "experiment=victim_hf_smoke",
+                          "data=snli", f"model.encoder={encoder}",
+                          f"data.train_path={root / 'snli.tsv'}",
+                          f"data.test_path={root / 'snli.tsv'}", "trainer.max_epochs=3",
+                          f"hydra.run.dir={tmp_path}"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    victim = load_victim(f"hf:{tmp_path / 'hf'}")
+    assert victim.task == "nli" and victim.labels == ("entailment", "neutral", "contradiction")
+    check_scores(victim, PAIRS)
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["data"]["test"]["examples"] == 12  # the "-" pair is skipped
+    assert metrics["exported"]["test_accuracy"] == pytest.approx(metrics["test"]["acc"])
+
+
+def test_finetune_data_errors(tiny_data, tmp_path):
+    from train.victim.texts import TextsDataModule
+
+    root, encoder = tiny_data
+    (tmp_path / "labels.csv").write_text("id,label\n100,OFF\n")
+    data = TextsDataModule("tc", root / "olid.tsv", root / "test.tsv", tokenizer=str(encoder),
+                           test_labels=tmp_path / "labels.csv", test_label_column="subtask_a")
+    with pytest.raises(ValueError, match="id 101 has no label"):
+        data.setup()
+    with pytest.raises(ValueError, match="not pos"):
+        TextsDataModule("pos", root / "olid.tsv", root / "test.tsv")
+    data = TextsDataModule("nli", root / "snli.tsv", root / "snli.tsv", tokenizer=str(encoder),
+                           labels=["entailment", "neutral"])
+    with pytest.raises(ValueError, match=r"gold labels \['contradiction'\] are not in"):
+        data.setup()
