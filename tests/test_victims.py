@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pickle
 import subprocess
 import sys
@@ -296,6 +297,9 @@ def test_finetune_learns_and_exports_an_hf_victim(finetuned, tiny_data):
     record = json.loads((out / "hf" / "zeroe_victim.json").read_text())
     assert record["labels"] == ["NOT", "OFF"] and record["metrics"]["test"]["acc"] == 1.0
     assert record["encoder"] == str(tiny_data[1])
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {f.stat().st_mode & 0o777 for f in (out / "hf").iterdir()} == {0o666 & ~umask}
     assert (out / "checkpoints" / "last.ckpt").is_file() and (out / "metrics.json").is_file()
     assert "val/acc" in (out / "logs" / "version_0" / "metrics.csv").read_text().splitlines()[0]
 

@@ -71,6 +71,8 @@ def write_hf_victim(path: str | os.PathLike, model, tokenizer, task: str,
         model.save_pretrained(stage)
         tokenizer.save_pretrained(stage)
         (stage / TASK_FILE).write_bytes(json_bytes({**(info or {}), **record}))
+        for file in stage.iterdir():  # safetensors writes its weights private (0600)
+            file.chmod(stage.stat().st_mode & 0o666)
     return Path(path)
 
 
