@@ -209,6 +209,12 @@ def test_hf_errors_are_clear(bert_dirs, tmp_path):
         load_victim(f"hf:{tiny_bert(tmp_path / 'bare', ['a', 'b'], head=False)}", task="tc")
     with pytest.raises(ValueError, match="device 'nodevice'"):
         load_victim(f"hf:{bert_dirs['generic']}", task="generic", device="nodevice")
+    bare = tmp_path / "no-tokenizer"
+    bare.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        (bare / name).write_bytes((bert_dirs["generic"] / name).read_bytes())
+    with pytest.raises(ValueError, match="no usable tokenizer files"):
+        load_victim(f"hf:{bare}", task="generic")
 
 
 def test_hf_without_transformers_names_the_extra(bert_dirs, tmp_path):

@@ -108,8 +108,9 @@ def load_hf_victim(path: str | os.PathLike, task: str | None = None, batch_size:
     model = _classifier(transformers, root)
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(root, local_files_only=True)
-    except (OSError, ValueError, TypeError) as e:
-        raise ValueError(f"{root}: no usable tokenizer ({e})") from None
+    # without tokenizer files transformers tries to convert a slow one and needs protobuf
+    except (OSError, ValueError, TypeError, ImportError) as e:
+        raise ValueError(f"{root}: no usable tokenizer files ({e})") from None
     runner = HfModel(model, tokenizer, batch_size, device)
     labels = [str(model.config.id2label[i]) for i in range(model.config.num_labels)]
     if task == "tc":
