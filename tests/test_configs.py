@@ -73,6 +73,12 @@ def job_objects(job: str, cfg, lexicon) -> None:
         model = instantiate(cfg.model, vocab=list("abc"), class_counts=[1, 2, 3, 4],
                             _convert_="all")
         assert callable(model.optimizer)
+    elif job == "victim" and cfg.model._target_.endswith("ClassifierModule"):
+        # the fine-tune: the data module reads and tokenizes on setup(), the model loads its
+        # encoder when built (the MiniLM package, not installed by `make test`)
+        data = instantiate(cfg.data, seed=cfg.seed)
+        assert data.task.name in ("tc", "nli") and data.tokenizer_dir == cfg.model.encoder
+        assert callable(instantiate(cfg.model, _partial_=True, _convert_="all"))
     elif job == "victim":
         instantiate(cfg.data, seed=cfg.seed)
         vocab = TaggerVocab.build([(["The", "cat"], ["DET", "NOUN"])], min_count=1)

@@ -2,8 +2,8 @@
 
 Layers, lowest first; a module may import its own layer and the ones below, never above:
 tokenize, rng → assets → the learned spaces (phonetic, visual) → perturbers → protocol, recipes,
-spec, registry → formats, tasks, victims (baselines, the tagger) and constraints → bench, search,
-shield → cli, integrations.
+spec, registry → formats, tasks, victims (baselines, the tagger, hf) and constraints → bench,
+search, shield → cli, integrations.
 ``train`` imports ``zeroe_assets``, never the reverse; torch is imported only by the modules that
 run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``.
 """
@@ -25,7 +25,7 @@ LAYERS = [
     {"phonetic", "visual"},
     {"perturbers"},
     {"protocol", "parallel", "recipes", "spec", "registry", "attackers"},  # attackers: deprecated
-    {"formats", "tasks", "victims", "baselines", "tagger", "constraints"},
+    {"formats", "tasks", "victims", "hf", "baselines", "tagger", "constraints"},
     {"bench", "search", "shield"},
     {"cli", "integrations"},
 ]

@@ -102,10 +102,8 @@ def _tfidf(n_texts: int):
     ])
 
 
-class TextClassifier:
-    """TF-IDF (word 1-2-grams + character 2-4-grams) + logistic regression; labels out."""
-
-    task = "generic"
+class _Tfidf:
+    """TF-IDF (word 1-2-grams + character 2-4-grams) + logistic regression."""
 
     def __init__(self, seed: int = 0):
         from sklearn.linear_model import LogisticRegression
@@ -117,12 +115,32 @@ class TextClassifier:
         self.model.fit(self.features.fit_transform(texts), labels)
         return self
 
-    def predict(self, texts):
-        return [str(x) for x in self.model.predict(self.features.transform(list(texts)))] \
-            if texts else []
+    def _x(self, texts):
+        return self.features.transform(texts)
 
 
-class TextScorer(TextClassifier):
+class TextClassifier(_Tfidf):
+    """Labels out, and their probabilities (``scores``)."""
+
+    task = "generic"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The classes, in the order of the columns of ``scores``."""
+        return tuple(str(c) for c in self.model.classes_)
+
+    def scores(self, items) -> list[list[float]]:
+        """Class probabilities per item, column j for ``labels[j]``."""
+        items = list(items)
+        return [list(map(float, row)) for row in self.model.predict_proba(self._x(items))] \
+            if items else []
+
+    def predict(self, items):
+        items = list(items)
+        return [str(x) for x in self.model.predict(self._x(items))] if items else []
+
+
+class TextScorer(_Tfidf):
     """Toxicity: positive-class probabilities (one per label for multi-label data)."""
 
     task = "tc"
@@ -130,18 +148,16 @@ class TextScorer(TextClassifier):
     def fit(self, texts, labels):
         from sklearn.multiclass import OneVsRestClassifier
 
-        self.features = _tfidf(len(texts))
-        x = self.features.fit_transform(texts)
         self.multi = isinstance(labels[0], (list, tuple))
         if self.multi:
             self.model = OneVsRestClassifier(self.model)
-        self.model.fit(x, labels)
-        return self
+        return super().fit(texts, labels)
 
     def predict(self, texts):
+        texts = list(texts)
         if not texts:
             return []
-        proba = self.model.predict_proba(self.features.transform(list(texts)))
+        proba = self.model.predict_proba(self._x(texts))
         return [list(map(float, row)) for row in proba] if self.multi else \
             [float(p) for p in proba[:, 1]]
 
@@ -165,9 +181,6 @@ class PairClassifier(TextClassifier):
     def fit(self, pairs, labels):
         self.model.fit(self._x(pairs, fit=True), labels)
         return self
-
-    def predict(self, pairs):
-        return [str(x) for x in self.model.predict(self._x(list(pairs)))] if pairs else []
 
 
 def default_encoder() -> str:
@@ -230,10 +243,34 @@ class EncoderClassifier:
         self.model.fit(self._x(items), labels)
         return self
 
+    def _labelled(self) -> None:
+        """Only label victims have ``labels``/``scores`` (a tc victim's ``predict`` is its score):
+        an AttributeError here makes ``hasattr(victim, "scores")`` false for ``tc-minilm``."""
+        if get_task(self.task).outputs == "scores":
+            raise AttributeError(f"a {self.task} victim scores with predict(), it has no scores()")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The classes, in the order of the columns of ``scores`` (nli, generic)."""
+        self._labelled()
+        return tuple(str(c) for c in self.model.classes_)
+
+    @property
+    def scores(self):
+        """``scores(items)``: class probabilities per item, column j for ``labels[j]``."""
+        self._labelled()
+        return self._proba
+
+    def _proba(self, items) -> list[list[float]]:
+        items = list(items)
+        return [list(map(float, r)) for r in self.model.predict_proba(self._x(items))] \
+            if items else []
+
     def predict(self, items):
+        items = list(items)
         if not items:
             return []
-        x = self._x(list(items))
+        x = self._x(items)
         if get_task(self.task).outputs != "scores":
             return [str(y) for y in self.model.predict(x)]
         proba = self.model.predict_proba(x)

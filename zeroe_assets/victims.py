@@ -1,4 +1,5 @@
-"""Victims: anything with ``predict(batch) -> list``, loaded by name or ``package.module:object``.
+"""Victims: anything with ``predict(batch) -> list``, loaded by name, ``hf:DIR`` or
+``package.module:object``.
 
 A batch holds the task's inputs and ``predict`` returns one output per item, as the task names
 them (``Task.inputs``/``Task.outputs``): ``pos`` token lists → tag lists; ``nli`` (premise,
@@ -7,10 +8,16 @@ multi-label); ``generic`` texts → labels. ``object`` is either such a victim o
 ``object(path)`` that loads one from the model path the user gives. A victim may name its task in
 ``task``; it is then refused for other tasks.
 
+A label victim may also give its class probabilities (:class:`Scorer`): ``scores(batch)``, one row
+per item whose column j is the probability of ``labels[j]`` (the strings ``predict`` returns).
+Targeted search attacks use them when present. A ``tc`` victim's ``predict`` already is a score.
+
 Built-in victims: the scikit-learn baselines of :mod:`zeroe_assets.baselines` (trained with
-``zeroe bench train-victim``, saved with joblib: load only files you made yourself) and
+``zeroe bench train-victim``, saved with joblib: load only files you made yourself),
 ``pos-bilstm``, the character-aware BiLSTM tagger trained with ``python -m train.victim``
-(a bundle of :mod:`zeroe_assets.assets.victim`, run by :mod:`zeroe_assets.tagger`).
+(a bundle of :mod:`zeroe_assets.assets.victim`, run by :mod:`zeroe_assets.tagger`), and ``hf:DIR``,
+a local Hugging Face sequence-classification model (:mod:`zeroe_assets.hf`), such as the MiniLM
+fine-tuned by ``python -m train.victim experiment=victim_minilm_olid``.
 """
 from __future__ import annotations
 
@@ -19,12 +26,15 @@ import inspect
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
-from .tasks import TASKS
+from .tasks import TASKS, get_task
 
 BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf", "tc-minilm",
                      "nli-minilm", "generic-minilm")
 BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
            "pos-bilstm": f"{__name__}:load_pos_bilstm"}
+
+
+HF_PREFIX = "hf:"
 
 
 @runtime_checkable
@@ -34,20 +44,42 @@ class Victim(Protocol):
     def predict(self, batch: Sequence) -> list: ...
 
 
-def load_victim(spec: str, path: str | Path | None = None) -> Victim:
-    """A victim from a built-in name or ``package.module:object`` (called with ``path`` when it
-    is a factory)."""
+@runtime_checkable
+class Scorer(Victim, Protocol):
+    """A label victim that also gives class probabilities, column j for ``labels[j]``."""
+
+    labels: tuple[str, ...]
+
+    def scores(self, batch: Sequence) -> list[list[float]]: ...
+
+
+def load_victim(spec: str, path: str | Path | None = None, *, task: str | None = None,
+                batch_size: int = 32, device: str | None = None) -> Victim:
+    """A victim from a built-in name, ``hf:DIR`` or ``package.module:object`` (called with
+    ``path`` when it is a factory). ``task``, when given, is the task it must serve (an ``hf:``
+    directory without ``zeroe_victim.json`` needs it); ``batch_size`` and ``device`` ("cpu",
+    "cuda", None: a GPU when there is one) are for ``hf:`` models."""
+    if spec.startswith(HF_PREFIX):
+        return load_hf(spec[len(HF_PREFIX):] or path, task, batch_size, device)
     target = BUILTIN.get(spec, spec)
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"victim must be one of {', '.join(BUILTIN)} or package.module:object, "
-                         f"got {spec!r}")
+        raise ValueError(f"victim must be one of {', '.join(BUILTIN)}, hf:DIR or "
+                         f"package.module:object, got {spec!r}")
     try:
         obj = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as e:
         raise ValueError(f"cannot load victim {spec!r}: {e}") from None
     if hasattr(obj, "predict") and not isinstance(obj, type):
-        return obj
+        victim = obj
+    else:
+        victim = _from_factory(obj, spec, path)
+    if task is not None:
+        check_victim_task(getattr(victim, "task", None), get_task(task).name, spec)
+    return victim
+
+
+def _from_factory(obj, spec: str, path: str | Path | None) -> Victim:
     if not callable(obj):
         raise ValueError(f"victim {spec!r} has no predict() and is not a factory")
     arg = str(path) if path is not None else None
@@ -60,6 +92,16 @@ def load_victim(spec: str, path: str | Path | None = None) -> Victim:
     if not hasattr(victim, "predict"):
         raise ValueError(f"victim factory {spec!r} returned an object without predict()")
     return victim
+
+
+def load_hf(path: str | Path | None, task: str | None = None, batch_size: int = 32,
+            device: str | None = None) -> Victim:
+    """The ``hf:DIR`` victim (:func:`zeroe_assets.hf.load_hf_victim`)."""
+    if not path:
+        raise ValueError("hf victims need their model directory: hf:DIR")
+    from .hf import load_hf_victim
+
+    return load_hf_victim(path, task, batch_size, device)
 
 
 def load_sklearn(path: str | None):

@@ -1,8 +1,11 @@
-"""``python -m train.victim [data.train_path=FILE] [key=value ...]``: the neural POS victim.
+"""``python -m train.victim [experiment=NAME] [data.train_path=FILE] [key=value ...]``: the
+neural victims.
 
-Trains the character-aware BiLSTM tagger on UD English-EWT (or on a perturbed CoNLL-U file for
-adversarial training), keeps the best checkpoint by ``val/acc`` plus ``last.ckpt`` (resume with
-``ckpt_path=``), tests the best one, and exports it to ``model_dir`` for the ``pos-bilstm`` victim.
+By default trains the character-aware BiLSTM tagger on UD English-EWT (or on a perturbed CoNLL-U
+file for adversarial training) and exports it to ``model_dir`` for the ``pos-bilstm`` victim;
+``experiment=victim_minilm_olid`` / ``victim_minilm_snli`` fine-tune MiniLM into an ``hf:``
+directory instead. Either way: the best checkpoint by ``val/acc`` plus ``last.ckpt`` (resume
+with ``ckpt_path=``), the best one tested, exported, and reloaded as the benchmark will.
 """
 from __future__ import annotations
 
@@ -18,22 +21,6 @@ from omegaconf import DictConfig, OmegaConf
 from train import CONF
 from train.distributed import bucket_trainer, one_device_trainer
 from zeroe_assets.assets.store import library_versions
-from zeroe_assets.victims import load_pos_bilstm as load
-
-from .tagger import export
-
-
-def _check_export(path, sentences) -> dict:
-    """Reload the exported model as the benchmark will and score it on the test sentences, so a
-    broken export fails here rather than in an evaluation; also times ``predict``."""
-    tagger = load(path)
-    started, cpu_started = time.perf_counter(), time.process_time()
-    predicted = tagger.predict([forms for forms, _ in sentences])
-    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    right = sum(p == g for pred, (_, gold) in zip(predicted, sentences) for p, g in zip(pred, gold))
-    return {"test_acc": round(right / sum(len(gold) for _, gold in sentences), 5),
-            "predict_sentences_per_s": round(len(sentences) / max(seconds, 1e-9)),
-            "predict_sentences_per_cpu_s": round(len(sentences) / max(cpu, 1e-9))}
 
 
 def train(cfg: DictConfig) -> dict:
@@ -44,7 +31,7 @@ def train(cfg: DictConfig) -> dict:
     data = instantiate(cfg.data, seed=cfg.seed)
     data.setup()
     # a partial: instantiate would read vocabulary entries such as "???" or "${x}" as OmegaConf syntax
-    module = instantiate(cfg.model, _partial_=True, _convert_="all")(vocab=data.vocab.to_dict())
+    module = instantiate(cfg.model, _partial_=True, _convert_="all")(**data.model_inputs())
     trainer, callbacks = bucket_trainer(cfg)
     started, cpu_started = time.perf_counter(), time.process_time()
     trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
@@ -71,11 +58,11 @@ def train(cfg: DictConfig) -> dict:
     }
     info = {"metrics": metrics, "config": OmegaConf.to_container(cfg, resolve=True),
             "libraries": library_versions("torch", "pytorch-lightning")}
-    path = export(module.tagger(), cfg.model_dir, info)
-    metrics["exported"] = {"path": str(path), **_check_export(path, data.data["test"])}
+    path = module.export(cfg.model_dir, info)
+    metrics["exported"] = {"path": str(path), **module.check_export(path, data)}
     with open(f"{cfg.out_dir}/metrics.json", "w") as f:
         json.dump(metrics, f, indent=1)
-    print(f"exported the tagger to {path}")
+    print(f"exported the {module.kind} to {path}")
     return metrics
 
 

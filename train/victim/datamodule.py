@@ -52,6 +52,10 @@ class TaggerDataModule(BucketLoaders, pl.LightningDataModule):
         extra = {t for split in ("val", "test") for _, tags in self.data[split] for t in tags}
         self.vocab = TaggerVocab.build(self.data["train"], extra, self.min_count, self.max_chars)
 
+    def model_inputs(self) -> dict:
+        """What the model is built from besides its config: the vocabulary."""
+        return {"vocab": self.vocab.to_dict()}
+
     def summary(self) -> dict:
         """Sizes and fingerprints of the files, for the exported model's record."""
         return {split: {"path": str(path), "sha256": sha256_file(path),

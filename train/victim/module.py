@@ -1,7 +1,7 @@
 """Tagger training: token cross-entropy, accuracy overall and on out-of-vocabulary words."""
 from __future__ import annotations
 
-import math
+from pathlib import Path
 from typing import Callable
 
 import pytorch_lightning as pl
@@ -11,13 +11,18 @@ import torch.nn.functional as F
 from zeroe_assets.tagger.net import BiLSTMTagger
 from zeroe_assets.tagger.predict import Tagger
 from zeroe_assets.tagger.vocab import UNK, TaggerVocab
+from zeroe_assets.victims import load_pos_bilstm
 
 from .datamodule import IGNORE
+from .fitting import timed_predict, warmup_cosine
+from .tagger import export
 
 
 class TaggerModule(pl.LightningModule):
     """Wraps :class:`BiLSTMTagger`; the vocabulary is a hyperparameter so every checkpoint is
     self-contained (resume and export need nothing else)."""
+
+    kind = "tagger"
 
     def __init__(self, vocab: dict, net: dict, optimizer: Callable, warmup_steps: int = 200,
                  min_lr_ratio: float = 0.05):
@@ -71,21 +76,24 @@ class TaggerModule(pl.LightningModule):
         self._log_counts("test")
 
     def configure_optimizers(self):
-        """Linear warm-up to the peak rate, then cosine decay to ``min_lr_ratio`` of it by the
-        last planned step, so a short CPU budget still ends on a low learning rate."""
         opt = self.optimizer(params=self.parameters())
-        total = max(int(self.trainer.estimated_stepping_batches), 1)
-        warm, floor = min(self.hparams.warmup_steps, total - 1), self.hparams.min_lr_ratio
-
-        def scale(step: int) -> float:
-            if step < warm:
-                return (step + 1) / warm
-            done = min((step - warm) / max(total - warm, 1), 1.0)
-            return floor + (1 - floor) * (1 + math.cos(math.pi * done)) / 2
-
-        schedule = torch.optim.lr_scheduler.LambdaLR(opt, scale)
-        return {"optimizer": opt, "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
+        return warmup_cosine(opt, self.trainer, self.hparams.warmup_steps,
+                             self.hparams.min_lr_ratio)
 
     def tagger(self) -> Tagger:
         """The runtime form of this model (what gets exported and what the benchmark loads)."""
         return Tagger(self.net, self.vocab, {"net": dict(self.hparams.net)})
+
+    def export(self, path, info: dict) -> Path:
+        return export(self.tagger(), path, info)
+
+    def check_export(self, path, data) -> dict:
+        """Reload the exported model as the benchmark will and score it on the test sentences,
+        so a broken export fails here rather than in an evaluation; also times ``predict``."""
+        sentences = data.data["test"]
+        predicted, timing = timed_predict(load_pos_bilstm(path), [f for f, _ in sentences],
+                                          "sentences")
+        right = sum(p == g for pred, (_, gold) in zip(predicted, sentences)
+                    for p, g in zip(pred, gold))
+        return {"test_acc": round(right / sum(len(gold) for _, gold in sentences), 5), **timing}
+

@@ -7,13 +7,14 @@ old and new files. torch is imported when a bundle is written or read, not with 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .hints import rebuild_hint
 from .store import json_bytes, remove_stale_temporaries, sha256_file, temp_prefix
@@ -34,12 +35,11 @@ class PosBundle:
     state: dict
 
 
-def write_pos_bundle(path: str | os.PathLike, state: Mapping[str, Any], vocab: dict,
-                     config: dict) -> dict:
-    """Write the bundle of ``state`` (tensors) and ``vocab``; returns ``config`` as written (with
-    format, version and the checksums of the other files)."""
-    import torch
-
+@contextlib.contextmanager
+def staged_folder(path: str | os.PathLike) -> Iterator[Path]:
+    """A fresh folder to fill in place of ``path``: staged next to it and swapped in by rename
+    when the block ends without error (removed otherwise), so readers see the old model directory
+    or the new one, never a mix. Shared by the victims' model directories."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path.parent)  # staging folders of killed exports
@@ -48,11 +48,7 @@ def write_pos_bundle(path: str | os.PathLike, state: Mapping[str, Any], vocab: d
     os.umask(umask)
     try:
         stage.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the model from other users
-        torch.save(dict(state), stage / MODEL)
-        (stage / VOCAB).write_bytes(json_bytes(vocab))
-        config = {**config, "format": FORMAT, "version": VERSION,
-                  "files": {name: sha256_file(stage / name) for name in (MODEL, VOCAB)}}
-        (stage / CONFIG).write_bytes(json_bytes(config))
+        yield stage
         old = None
         if path.exists():
             old = path.rename(stage.with_name(stage.name + ".old"))
@@ -62,6 +58,20 @@ def write_pos_bundle(path: str | os.PathLike, state: Mapping[str, Any], vocab: d
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
+
+
+def write_pos_bundle(path: str | os.PathLike, state: Mapping[str, Any], vocab: dict,
+                     config: dict) -> dict:
+    """Write the bundle of ``state`` (tensors) and ``vocab``; returns ``config`` as written (with
+    format, version and the checksums of the other files)."""
+    import torch
+
+    with staged_folder(path) as stage:
+        torch.save(dict(state), stage / MODEL)
+        (stage / VOCAB).write_bytes(json_bytes(vocab))
+        config = {**config, "format": FORMAT, "version": VERSION,
+                  "files": {name: sha256_file(stage / name) for name in (MODEL, VOCAB)}}
+        (stage / CONFIG).write_bytes(json_bytes(config))
     return config
 
 

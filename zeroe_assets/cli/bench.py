@@ -56,7 +56,9 @@ def register(sub) -> None:
 
     e = bench.add_parser("evaluate", help="score a victim on clean and perturbed test sets")
     e.add_argument("--task", required=True, choices=task_names(), help="the task of the sets")
-    e.add_argument("--victim", required=True, help="built-in name or package.module:object")
+    e.add_argument("--victim", required=True,
+                   help="built-in name, hf:DIR (a Hugging Face model directory) or "
+                        "package.module:object")
     e.add_argument("--victim-path", default=None, help="model file/folder for the victim")
     e.add_argument("--data", required=True, type=Path, help="folder from `bench generate`")
     e.add_argument("--split", default=None,
@@ -117,7 +119,7 @@ def run_evaluate(args) -> int:
     from ..victims import load_victim
 
     baseline = Results.load(args.baseline) if args.baseline else None
-    victim = load_victim(args.victim, args.victim_path)
+    victim = load_victim(args.victim, args.victim_path, task=args.task)
     results = evaluate(args.task, victim, args.data, args.split, args.clean, args.batch_size,
                        args.victim if not args.victim_path else f"{args.victim} ({args.victim_path})",
                        baseline)
