@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OURS = ("deepwordbug", "pruthi", "textfooler-zeroe", "zeroe-random")
 THEIRS = ("DeepWordBugGao2018", "Pruthi2019")
 SAME_RECIPE = {"deepwordbug": "DeepWordBugGao2018", "pruthi": "Pruthi2019"}
+WARM_UP = ("you are such a stupid liar and everyone knows it", 1)  # not an OLID tweet
 
 # NLTK's English stop word list (nltk_data corpora/stopwords/english, 179 words), which
 # TextAttack's StopwordModification reads; written here because nothing may be downloaded.
@@ -134,11 +135,12 @@ def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, 
     import textattack
     from textattack.attack_results import FailedAttackResult, SkippedAttackResult
 
-    recipe = getattr(textattack.attack_recipes, name)
-    attack = recipe.build(textattack_model(victim))
+    start = time.perf_counter()
+    attack = getattr(textattack.attack_recipes, name).build(textattack_model(victim))
     args = textattack.AttackArgs(num_examples=len(examples), query_budget=budget,
                                  disable_stdout=True, silent=True, random_seed=seed)
     attacker = textattack.Attacker(attack, textattack.datasets.Dataset(examples), args)
+    setup = time.perf_counter() - start
     print(f"TextAttack {name}", file=sys.stderr)
     start = time.perf_counter()
     found = attacker.attack_dataset()
@@ -162,7 +164,7 @@ def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, 
         records.append(AttackResult(
             i, text, adversarial, gold, r.original_result.output, r.perturbed_result.output,
             status, queries, words, perturbed, edit_distance(text, adversarial), reason))
-    return records, wall, (sum(own) / len(own) if own else None)
+    return records, wall, (sum(own) / len(own) if own else None), setup
 
 
 def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: int):
@@ -170,15 +172,18 @@ def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: 
     from tqdm import tqdm
     from zeroe_assets.search import get_recipe
 
+    start = time.perf_counter()
     attack = get_recipe(name, "tc", max_queries=budget, seed=seed)
+    attack.run(WARM_UP, victim.victim)  # loads the perturbers' tables: setup, not attack time
+    setup = time.perf_counter() - start
     start = time.perf_counter()
     records = [attack.run(example, victim, index=i)
                for i, example in enumerate(tqdm(examples, desc=name, file=sys.stderr))]
-    return records, time.perf_counter() - start, None
+    return records, time.perf_counter() - start, None, setup
 
 
 def row(tool: str, name: str, records: list, wall: float, victim: TimedVictim,
-        own_perturbed: float | None) -> dict:
+        own_perturbed: float | None, setup: float) -> dict:
     """The metrics of one attack: ``summarize`` over its records, both perturbed-word figures,
     and where the time went."""
     s = summarize(records)
@@ -191,7 +196,8 @@ def row(tool: str, name: str, records: list, wall: float, victim: TimedVictim,
         "perturbed_words": own_perturbed if own_perturbed is not None else s["perturbed_words"],
         "perturbed_words_recount": sum(recount) / len(recount) if recount else None,
         "edit_distance": s["edit_distance"],
-        "wall_s": wall, "examples_per_s": s["examples"] / wall if wall else None,
+        "setup_s": setup, "wall_s": wall,
+        "examples_per_s": s["examples"] / wall if wall else None,
         "victim_s": victim.seconds, "victim_texts": victim.texts, "victim_calls": victim.calls,
         "overhead_pct": 100.0 * (wall - victim.seconds) / victim.seconds
         if victim.seconds else None,
@@ -226,6 +232,24 @@ def targets(rows: dict) -> dict:
     for key, r in rows.items():
         if key.startswith("ours:") and r["overhead_pct"] is not None:
             out[f"{key[5:]}_overhead_le_25pct"] = r["overhead_pct"] <= 25
+    return out
+
+
+def speedups(rows: dict) -> dict:
+    """Ours vs TextAttack for the same recipe: examples/s, and the attack's own seconds (wall −
+    victim); the first is bounded by the victim's share of TextAttack's wall time."""
+    out = {}
+    for ours, theirs in SAME_RECIPE.items():
+        a, b = rows.get(f"ours:{ours}"), rows.get(f"textattack:{theirs}")
+        if a and b:
+            out[ours] = {
+                "examples_per_s": a["examples_per_s"] / b["examples_per_s"],
+                "attack_own_seconds": (b["wall_s"] - b["victim_s"])
+                / max(a["wall_s"] - a["victim_s"], 1e-9),
+                "victim_texts": a["victim_texts"] / b["victim_texts"],
+                "victim_calls": a["victim_calls"] / b["victim_calls"],
+                "textattack_victim_share_pct": 100.0 * b["victim_s"] / b["wall_s"],
+            }
     return out
 
 
@@ -285,8 +309,9 @@ def main() -> None:
                                 ("ours", ours, run_ours)):
         for name in names:
             timed = TimedVictim(victim)
-            records, wall, own = runner(name, timed, examples, args.max_queries, args.seed)
-            rows[f"{tool}:{name}"] = row(tool, name, records, wall, timed, own)
+            records, wall, own, setup = runner(name, timed, examples, args.max_queries,
+                                               args.seed)
+            rows[f"{tool}:{name}"] = row(tool, name, records, wall, timed, own, setup)
             print(json.dumps(rounded(rows[f"{tool}:{name}"])), file=sys.stderr)
     words = [len(tokenize.words(t)) for t, _ in examples]
     result = {
@@ -296,6 +321,7 @@ def main() -> None:
         "max_queries": args.max_queries, "seed": args.seed,
         "loadavg_at_start": list(load), "environment": versions(),
         "results": [rounded(r) for r in rows.values()],
+        "speedup_vs_textattack": rounded(speedups(rows)),
         "targets": targets(rows),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
