@@ -126,26 +126,41 @@ class ZeroePerturbation(Perturbation):
         words, gaps = tokenize.split(text)
         n = len(words)
         if self.protocol == "paper":
-            target = math.ceil(self.p * n - 1e-9)
-        elif self.p == 0 or not n:
-            target = 0
-        else:
-            changed = self.perturber.reference_sentence(words, gaps, self.p, self.phi, rng)
-            if changed is not None:  # the original's sentence-level use, no target count
-                return (tokenize.join(words, gaps), changed, n) if changed else (text, 0, n)
-            target = math.ceil(self.p * tokenize.treebank_count(text) - 1e-9)
+            changed = self.perturb_words(words, gaps, rng)
+            return (tokenize.join(words, gaps), changed, n) if changed else (text, 0, n)
+        if self.p == 0 or not n:
+            return text, 0, n
+        changed = self.perturber.reference_sentence(words, gaps, self.p, self.phi, rng)
+        if changed is not None:  # the original's sentence-level use, no target count
+            return (tokenize.join(words, gaps), changed, n) if changed else (text, 0, n)
+        target = math.ceil(self.p * tokenize.treebank_count(text) - 1e-9)
         if target == 0:
             return text, 0, n
-        # Flipping every coin first and visiting the heads in random order is the same
-        # distribution as drawing indices and flipping on the way, with half the shuffling.
-        rand = rng.random
-        p = self.p
-        drawn = [i for i in range(n) if rand() < p] if self.protocol == "paper" else list(range(n))
+        drawn = list(range(n))
         rng.shuffle(drawn)
         changed = self._attack(words, gaps, drawn, target, rng)
         if changed == 0:
             return text, 0, n
         return tokenize.join(words, gaps), changed, n
+
+    def perturb_words(self, words: list[str], gaps: list[str], rng: random.Random) -> int:
+        """The paper's protocol on a split text (`tokenize.split`), in place; returns how many
+        words changed. The search's random baseline calls it on its own words, so their
+        positions stay those of the original."""
+        if self.protocol != "paper":
+            raise ValueError("perturb_words runs the paper protocol; the reference protocol "
+                             "counts over the text (perturb_counted)")
+        n = len(words)
+        target = math.ceil(self.p * n - 1e-9)
+        if target == 0:
+            return 0
+        # Flipping every coin first and visiting the heads in random order is the same
+        # distribution as drawing indices and flipping on the way, with half the shuffling.
+        rand = rng.random
+        p = self.p
+        drawn = [i for i in range(n) if rand() < p]
+        rng.shuffle(drawn)
+        return self._attack(words, gaps, drawn, target, rng)
 
     def _attack(self, words, gaps, drawn, target, rng) -> int:
         """Attack the drawn words in order until ``target`` changed; return how many did.

@@ -4,3 +4,17 @@
 every victim query is batched and counted. Records and the defender benchmark's metrics are in
 :mod:`.results`.
 """
+from .attack import SearchAttack
+from .goals import Classification, Goal, Outcome, Session, Tagging, goal_for
+from .methods import Beam, Greedy, Problem, RandomProtocol, SearchMethod
+from .recipes import get_recipe, recipe_names
+from .results import AttackResult, summarize
+from .text import AttackedText, Edit
+from .transformations import (CharEdit, Perturbation, Transformation, Union, get_transformation,
+                              get_transformations, transformation_names)
+
+__all__ = ["AttackResult", "AttackedText", "Beam", "CharEdit", "Classification", "Edit", "Goal",
+           "Greedy", "Outcome", "Perturbation", "Problem", "RandomProtocol", "SearchAttack",
+           "SearchMethod", "Session", "Tagging", "Transformation", "Union", "get_recipe",
+           "get_transformation", "get_transformations", "goal_for", "recipe_names", "summarize",
+           "transformation_names"]

@@ -1,0 +1,66 @@
+"""A respelling must sound like the word it replaces: the phonetic embedder's pair classifier
+(``zeroe_assets.phonetic``) puts the two in one of the sound-alike classes."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import tokenize
+from ..phonetic.names import CLASSES, SOUND_ALIKE
+from .base import Constraint
+
+
+class PhoneticClass(Constraint):
+    """Every changed word is judged against the original by the Siamese embedder; its class
+    must be one of ``classes`` (default: identical or very similar). Changes that are not
+    respellings of a word (a join) fail. Needs torch and the phonetic assets (loaded on first
+    use); judgements are batched per candidate list and cached."""
+
+    def __init__(self, classes=SOUND_ALIKE, root: Path | str | None = None):
+        wrong = [c for c in classes if c not in CLASSES]
+        if wrong or not classes:
+            raise ValueError(f"phonetic classes are {', '.join(CLASSES)}, got {list(classes)}")
+        self.classes, self.root = frozenset(classes), root
+        self._judged: dict[tuple[str, str], bool] = {}
+        self._embedder = None
+
+    def _judge(self, pairs: set[tuple[str, str]]) -> None:
+        todo = sorted(p for p in pairs if p not in self._judged)
+        if not todo:
+            return
+        if self._embedder is None:
+            try:
+                from ..phonetic.embedder import load_embedder
+            except ImportError as e:
+                raise ValueError(f"the phonetic constraint needs torch to run the embedder "
+                                 f"({e})") from None
+            self._embedder = load_embedder(Path(self.root) if self.root else None)
+        words = sorted({a for a, _ in todo})
+        row = {w: i for i, w in enumerate(words)}
+        per_word: list[list[str]] = [[] for _ in words]
+        for a, b in todo:
+            per_word[row[a]].append(b)
+        for word, cands, verdicts in zip(words, per_word,
+                                         self._embedder.judge(words, per_word)):
+            for b, v in zip(cands, verdicts):
+                self._judged[word, b] = v.label in self.classes
+
+    @staticmethod
+    def _pairs(original, candidate):
+        out = []
+        for p in candidate.modified:
+            old, new = tokenize.stem(original.word(p))[1], tokenize.stem(candidate.word(p))[1]
+            out.append((old.lower(), new.lower()) if old != new else None)
+        return out
+
+    def filter(self, original, candidates):
+        per = [self._pairs(original, c) for c in candidates]
+        self._judge({p for pairs in per for p in pairs if p is not None})
+        judged = self._judged
+        return [c for c, pairs in zip(candidates, per)
+                if all(p is not None and (p[0] == p[1] or judged[p]) for p in pairs)]
+
+    def check(self, original, candidate):
+        return bool(self.filter(original, [candidate]))
+
+    def __repr__(self):
+        return f"PhoneticClass({sorted(self.classes)})"

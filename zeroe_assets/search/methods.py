@@ -1,0 +1,258 @@
+"""Search methods (TextAttack's fourth part), all under one query budget.
+
+- ``Greedy``: word importance ranking, then each word in turn keeps its best candidate where
+  it brings the victim closer to the goal (TextFooler's Algorithm 1, Jin et al. 2020). The
+  ranking deletes each word (TextFooler) or masks it with ``[UNK]`` (TextAttack's DeepWordBug),
+  or is the text's order or a random one; ``width`` > 1 keeps a beam along the ranking.
+- ``Beam``: TextAttack's beam search: each step tries every word of every text in the beam
+  and keeps the ``width`` best (width 1 is TextAttack's GreedySearch, Pruthi et al.'s).
+- ``RandomProtocol``: the no-search baseline: random Zéroe perturbations (the paper protocol at
+  level p, `protocol.ZeroePerturbation`; a set of perturbers is a random mix) queried in
+  batches until one reaches the goal or the budget is spent.
+
+A method works on a ``Problem``: one example's original text, its query session, the
+attackable positions, and the constrained candidates of a position (computed once per example).
+"""
+from __future__ import annotations
+
+import random
+
+from ..constraints import check_all
+from ..protocol import ZeroePerturbation
+from .goals import Outcome, Session
+from .text import MASK, AttackedText, Edit
+from .transformations import Perturbation, Transformation, Union
+
+Scored = tuple[AttackedText, Outcome]
+
+
+class Problem:
+    """What a search method needs of one example."""
+
+    def __init__(self, original: AttackedText, start: Outcome, session: Session,
+                 transformation: Transformation, constraints: list, positions: list[int],
+                 k: int, rng: random.Random):
+        self.original, self.start, self.session = original, start, session
+        self.transformation, self.constraints = transformation, constraints
+        self.positions, self.k, self.rng = positions, k, rng
+        self._edits: dict[int, list] = {}
+
+    def edits(self, position: int) -> list:
+        """The transformation's edits of the original word at ``position``, drawn once."""
+        found = self._edits.get(position)
+        if found is None:
+            found = self._edits[position] = self.transformation.edits(
+                self.original, position, self.k, self.rng)
+        return found
+
+    def expand(self, text: AttackedText, position: int) -> list[AttackedText]:
+        """``text`` with each edit at ``position`` that the constraints accept."""
+        if not all(c.allows(text, position) for c in self.constraints):
+            return []
+        return check_all(self.constraints, self.original,
+                         [text.apply(e) for e in self.edits(position)])
+
+    def query(self, texts: list[AttackedText]) -> list[Scored]:
+        return self.session.query(texts)
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether a query was refused for lack of budget (the search should stop)."""
+        return self.session.exhausted
+
+
+def _best(scored: list[Scored]) -> Scored:
+    return max(scored, key=lambda s: s[1].score)
+
+
+class SearchMethod:
+    """Base class: ``search(problem)`` returns the best (text, outcome) it found."""
+
+    name = ""
+
+    def check(self, task) -> None:
+        """Refuse a task the method cannot search (a ValueError)."""
+
+    def needs_budget(self) -> bool:
+        return False
+
+    def search(self, problem: Problem) -> Scored:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+RANKINGS = ("delete", "mask", "none", "random")
+
+
+class Greedy(SearchMethod):
+    """Greedy substitution along a word importance ranking. ``chunk``: query a word's
+    candidates in victim calls of at most this many and stop at the first that reaches the goal
+    (None: all of a word's candidates in one call, as TextAttack)."""
+
+    name = "greedy"
+
+    def __init__(self, ranking: str = "delete", width: int = 1, chunk: int | None = None):
+        if ranking not in RANKINGS:
+            raise ValueError(f"ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
+        if width < 1 or (chunk is not None and chunk < 1):
+            raise ValueError("width and chunk must be at least 1")
+        self.ranking, self.width, self.chunk = ranking, width, chunk
+
+    def check(self, task):
+        if self.ranking == "delete" and task.inputs == "tokens":
+            raise ValueError("ranking words by deleting them changes a token list's length: "
+                             "use ranking='mask' for pos")
+
+    def rank(self, problem: Problem) -> list[int]:
+        """The attackable positions, most important first (one batch of queries for delete and
+        mask; positions the budget left unscored go last, in order)."""
+        positions = list(problem.positions)
+        if self.ranking == "none":
+            return positions
+        if self.ranking == "random":
+            problem.rng.shuffle(positions)
+            return positions
+        mask = MASK if self.ranking == "mask" else None
+        texts = [problem.original.without(p, mask) for p in positions]
+        scores = {t.key: o.score for t, o in problem.query(texts)}
+        importance = [scores.get(t.key, float("-inf")) for t in texts]
+        order = sorted(range(len(positions)), key=lambda i: -importance[i])
+        return [positions[i] for i in order]
+
+    def search(self, problem):
+        beam: list[Scored] = [(problem.original, problem.start)]
+        for position in self.rank(problem):
+            found: dict = {}
+            for text, _ in beam:
+                for c in problem.expand(text, position):
+                    found.setdefault(c.key, c)
+            if not found:
+                continue
+            if problem.exhausted:
+                break
+            candidates = list(found.values())
+            step = self.chunk or len(candidates)
+            scored: list[Scored] = []
+            for at in range(0, len(candidates), step):
+                now = problem.query(candidates[at:at + step])
+                scored += now
+                won = [s for s in now if s[1].met]
+                if won:
+                    return _best(won)
+                if problem.exhausted:
+                    break
+            # the beam's texts first: on a tie the text stays as it is (no pointless change)
+            pool = sorted(beam + scored, key=lambda s: -s[1].score)
+            beam = list({t.key: (t, o) for t, o in pool}.values())[:self.width]
+        return beam[0]
+
+    def __repr__(self):
+        return f"Greedy(ranking={self.ranking!r}, width={self.width}, chunk={self.chunk})"
+
+
+class Beam(SearchMethod):
+    """TextAttack's beam search: every position of every text in the beam per step, the
+    ``width`` best kept, until the goal is met or no candidate is left."""
+
+    name = "beam"
+
+    def __init__(self, width: int = 4):
+        if width < 1:
+            raise ValueError(f"beam width must be at least 1, got {width!r}")
+        self.width = width
+
+    def search(self, problem):
+        beam: list[Scored] = [(problem.original, problem.start)]
+        best = beam[0]
+        while not problem.exhausted:
+            found: dict = {}
+            for text, _ in beam:
+                for position in problem.positions:
+                    for c in problem.expand(text, position):
+                        found.setdefault(c.key, c)
+            scored = problem.query(list(found.values()))
+            if not scored:
+                break
+            scored.sort(key=lambda s: -s[1].score)
+            won = [s for s in scored if s[1].met]
+            if won:
+                return won[0]
+            if scored[0][1].score > best[1].score:
+                best = scored[0]
+            beam = scored[:self.width]
+        return best
+
+    def __repr__(self):
+        return f"Beam(width={self.width})"
+
+
+class RandomProtocol(SearchMethod):
+    """Random Zéroe perturbations at level ``p`` (the paper protocol; each draw picks one of
+    the transformation's perturbers), ``batch`` per victim call, until the goal is met or the
+    budget is spent; draws the constraints reject are not sent. It stops early after
+    ``patience`` batches in a row with nothing new to send."""
+
+    name = "random"
+
+    def __init__(self, p: float = 0.3, batch: int = 16, patience: int = 10):
+        if not 0 < p <= 1:
+            raise ValueError(f"p must be in (0, 1], got {p!r}")
+        self.p, self.batch, self.patience = p, batch, patience
+
+    def needs_budget(self):
+        return True
+
+    def _perturbations(self, transformation) -> list[ZeroePerturbation]:
+        members = transformation.members if isinstance(transformation, Union) \
+            else [transformation]
+        wrong = [m.name for m in members if not isinstance(m, Perturbation)]
+        if wrong:
+            raise ValueError(f"the random Zéroe protocol needs Zéroe perturbers, not "
+                             f"{', '.join(wrong)}")
+        return [ZeroePerturbation(m.perturber, self.p, m.phi) for m in members]
+
+    def draw(self, problem: Problem, perturbations) -> AttackedText | None:
+        """One random perturbation of the original's attacked segments (None: no change)."""
+        rng, text = problem.rng, problem.original
+        attack = perturbations[int(rng.random() * len(perturbations))]
+        for s in text.attacked:
+            words, gaps = text.segments[s]
+            new_words, new_gaps = list(words), list(gaps)
+            if not attack.perturb_words(new_words, new_gaps, rng):
+                continue
+            changed = {i for i, (a, b) in enumerate(zip(words, new_words)) if a != b}
+            for j, (a, b) in enumerate(zip(gaps, new_gaps)):
+                if a != b:  # a join: the words on both sides changed
+                    changed.update(i for i in (j - 1, j) if 0 <= i < len(words))
+            text = text.apply(Edit(s, tuple((i, new_words[i]) for i in sorted(changed)),
+                                   tuple((j, g) for j, g in enumerate(new_gaps) if g != gaps[j]),
+                                   tuple(text.position(s, i) for i in sorted(changed))))
+        return None if text is problem.original else text
+
+    def search(self, problem):
+        perturbations = self._perturbations(problem.transformation)
+        best: Scored = (problem.original, problem.start)
+        idle = 0
+        while not problem.exhausted and idle < self.patience:
+            found: dict = {}
+            for _ in range(self.batch):
+                text = self.draw(problem, perturbations)
+                if text is not None and text.key not in problem.session.cache:
+                    found.setdefault(text.key, text)
+            candidates = check_all(problem.constraints, problem.original, list(found.values()))
+            if not candidates:
+                idle += 1
+                continue
+            idle = 0
+            scored = problem.query(candidates)
+            won = [s for s in scored if s[1].met]
+            if won:
+                return won[0]
+            if scored and _best(scored)[1].score > best[1].score:
+                best = _best(scored)
+        return best
+
+    def __repr__(self):
+        return f"RandomProtocol(p={self.p}, batch={self.batch})"

@@ -1,0 +1,123 @@
+"""Named search attacks, each citing the paper it follows.
+
+- ``deepwordbug``: Gao et al. 2018, "Black-box Generation of Adversarial Text Sequences to Evade
+  Deep Learning Classifiers", as TextAttack's DeepWordBugGao2018: masking-based word importance
+  ([UNK]), greedy, its four character operations (one random place each per word), no word
+  modified twice, stopwords left alone, Levenshtein distance ≤ 30 over the text.
+- ``pruthi``: Pruthi et al. 2019, "Combating Adversarial Misspellings with Robust Word
+  Recognition", as TextAttack's Pruthi2019: inner-letter swap, drop, add and keyboard typos at
+  every place of words of ≥ 4 letters, one word perturbed, stopwords left alone, TextAttack's
+  greedy search (a beam of width 1 over all words).
+- ``textfooler-zeroe``: Jin et al. 2020 (TextFooler), Algorithm 1 — word importance by deletion,
+  then greedy substitution — with the Zéroe perturbers as the transformation (default: all ten
+  that are available here; segment is left out for pos, and pos ranks by masking), under the
+  defender benchmark's constraints (Li et al. 2021): ρ_max = 0.3, K = 50 candidates per word,
+  Q_max = K·L; stopwords and @USER/URL left alone.
+- ``zeroe-beam``: the same parts with TextAttack's beam search (width 4).
+- ``zeroe-random``: the no-search baseline: the random Zéroe protocol (Eger & Benz 2020) at
+  p = ρ_max, in batches until success or the same budget.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..constraints import EditDistance, MaxPerturbed, MinWordLength, NoRepeat, Protected, \
+    Stopwords
+from ..spec import available_names
+from ..tasks import get_task
+from .attack import SearchAttack
+from .goals import goal_for
+from .methods import Beam, Greedy, RandomProtocol
+from .transformations import get_transformations
+
+DEEPWORDBUG_OPS = ("dwb-swap", "dwb-substitute", "dwb-delete", "dwb-insert")
+PRUTHI_OPS = ("pruthi-swap", "pruthi-drop", "pruthi-add", "pruthi-keyboard")
+RHO_MAX, K = 0.3, 50  # the defender benchmark's ρ_max and candidates per word
+
+
+def _limit(max_perturbed, default) -> list:
+    """``max_perturbed`` as a MaxPerturbed: a float below 1 is a share (ρ_max), a whole number
+    a count of words."""
+    value = default if max_perturbed is None else max_perturbed
+    if value is None:
+        return []
+    if isinstance(value, float) and value < 1:
+        return [MaxPerturbed(share=value)]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return [MaxPerturbed(count=value)]
+
+
+def _zeroe_names(task) -> list[str]:
+    names = available_names()
+    return [n for n in names if n != "segment"] if task.token_aligned else names
+
+
+def _deepwordbug(task, transformations, options):
+    names = transformations or DEEPWORDBUG_OPS
+    return dict(transformation=get_transformations(names, token_aligned=task.token_aligned),
+                constraints=[NoRepeat(), Stopwords(), EditDistance(absolute=30),
+                             *_limit(options["max_perturbed"], None)],
+                method=Greedy("mask"), candidates=len(names))
+
+
+def _pruthi(task, transformations, options):
+    return dict(transformation=get_transformations(transformations or PRUTHI_OPS,
+                                                   token_aligned=task.token_aligned),
+                constraints=[MinWordLength(4), Stopwords(), NoRepeat(),
+                             *_limit(options["max_perturbed"], 1)],
+                method=Beam(1), candidates=1000)
+
+
+def _zeroe(method):
+    def build(task, transformations, options):
+        names = transformations or _zeroe_names(task)
+        chosen = method(task)
+        return dict(transformation=get_transformations(names, token_aligned=task.token_aligned),
+                    constraints=[NoRepeat(), Stopwords(), Protected(),
+                                 *_limit(options["max_perturbed"], RHO_MAX)],
+                    method=chosen, candidates=K, queries_per_word=K)
+    return build
+
+
+def _textfooler(task):
+    # one candidate of each transformation per victim call, stopping at the first success
+    return Greedy("mask" if task.inputs == "tokens" else "delete", chunk=10)
+
+
+RECIPES = {
+    "deepwordbug": _deepwordbug,
+    "pruthi": _pruthi,
+    "textfooler-zeroe": _zeroe(_textfooler),
+    "zeroe-beam": _zeroe(lambda task: Beam(4)),
+    "zeroe-random": _zeroe(lambda task: RandomProtocol(RHO_MAX)),
+}
+
+
+def recipe_names() -> tuple[str, ...]:
+    return tuple(RECIPES)
+
+
+def get_recipe(name: str, task, transformations: Sequence[str] | str | None = None,
+               max_queries: int | None = None, max_perturbed: int | float | None = None,
+               target=None, seed: int = 0, candidates: int | None = None,
+               segments: Sequence[int] | None = None) -> SearchAttack:
+    """The recipe ``name`` for ``task``, with its parts overridable: ``transformations``
+    (names, see ``transformation_names``), ``max_queries`` (instead of the recipe's budget),
+    ``max_perturbed`` (a share ρ_max as a float < 1, or a count of words as an int),
+    ``target`` (a targeted goal), ``candidates`` per word, NLI ``segments``."""
+    key = name.strip().lower() if isinstance(name, str) else name
+    if key not in RECIPES:
+        raise ValueError(f"unknown recipe {name!r}; choose from {', '.join(RECIPES)}")
+    task = get_task(task)
+    if isinstance(transformations, str):
+        transformations = [t for t in transformations.split(",") if t.strip()]
+    parts = RECIPES[key](task, list(transformations or ()), {"max_perturbed": max_perturbed})
+    if candidates is not None:
+        parts["candidates"] = candidates
+    if max_queries is not None:
+        parts.pop("queries_per_word", None)
+    return SearchAttack(parts["transformation"], parts["constraints"], goal_for(task, target),
+                        parts["method"], candidates=parts["candidates"],
+                        max_queries=max_queries, queries_per_word=parts.get("queries_per_word"),
+                        seed=seed, segments=segments)

@@ -1,0 +1,281 @@
+"""Transformations (TextAttack's first part): the candidate changes of one word of a text.
+
+- ``Perturbation``: any Zéroe perturber through its ``candidates`` (segment through
+  ``attack_at``: it joins a word with the next); apostrophes and clitics stay in place and the
+  perturber sees only the stem, as under the protocol (`tokenize.stem`).
+- ``CharEdit``: the character operations of DeepWordBug (Gao et al. 2018: neighbour swap,
+  substitution, deletion, insertion) and of Pruthi et al. 2019 (the same on inner letters, and
+  keyboard neighbours from the keyboard perturber's table).
+- ``Union``: several of them, their candidates interleaved fairly up to k.
+
+Candidates are always changes of the *original* word at a position (no stacking), so a search
+computes them once per position and example (``edits``) and applies them to any text.
+"""
+from __future__ import annotations
+
+import random
+import string
+
+from .. import registry, tokenize
+from ..perturbers.base import CANDIDATE_PHI, Perturber, check_int
+from .text import AttackedText, Edit
+
+LETTERS = string.ascii_lowercase
+
+
+class Transformation:
+    """Base class: ``forms`` (new spellings of one word) or, for context changes, ``edits``."""
+
+    name = ""
+    token_aligned = True  # False where an edit changes how many tokens there are (segment)
+
+    def prepare(self, text: AttackedText) -> None:
+        """Batch work for the words of ``text`` before their candidates are asked for one by
+        one (phonetic: respell its unknown words at once); candidates never depend on it."""
+
+    def can_change(self, text: AttackedText, position: int) -> bool:
+        """Whether some candidate may exist at ``position`` (cheap: no candidates drawn)."""
+        head, stem, tail = tokenize.stem(text.word(position))
+        return bool(stem) and self.can_change_word(stem)
+
+    def can_change_word(self, word: str) -> bool:
+        raise NotImplementedError
+
+    def forms(self, word: str, k: int, rng: random.Random) -> list[str]:
+        """Up to ``k`` distinct changed spellings of ``word`` (a stem without apostrophes)."""
+        raise NotImplementedError
+
+    def edits(self, text: AttackedText, position: int, k: int, rng: random.Random) -> list[Edit]:
+        """Up to ``k`` distinct edits of the word at ``position``."""
+        word = text.word(position)
+        head, stem, tail = tokenize.stem(word)
+        if not stem:
+            return []
+        s, i = text.locate(position)
+        return [Edit(s, ((i, head + form + tail),), (), (position,))
+                for form in self.forms(stem, k, rng) if form != stem]
+
+    def candidates(self, text: AttackedText, position: int, k: int,
+                   rng: random.Random) -> list[AttackedText]:
+        """Up to ``k`` texts, each ``text`` with one candidate change at ``position``."""
+        return [text.apply(e) for e in self.edits(text, position, check_int("k", k), rng)]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class Perturbation(Transformation):
+    """A Zéroe perturber's candidates (``phi``: the φ of its random draws)."""
+
+    def __init__(self, perturber: Perturber, phi: float = CANDIDATE_PHI):
+        self.perturber, self.phi = perturber, phi
+        self.name = perturber.name
+        self.token_aligned = perturber.token_aligned
+        self._context = type(perturber).attack_at is not Perturber.attack_at
+
+    def prepare(self, text):
+        if self.perturber.prepares:
+            self.perturber.prepare({tokenize.stem(text.word(p))[1] for p in range(len(text))})
+
+    def can_change(self, text, position):
+        if self._context:  # segment: joins the word with the next over a joinable gap
+            s, i = text.locate(position)
+            words, gaps = text.segments[s]
+            probe = bytearray(len(words))
+            return i + 1 < len(words) and bool(self.perturber.attack_at(
+                list(words[:i + 2]), list(gaps[:i + 3]), i, 0.0, random.Random(0), probe))
+        return super().can_change(text, position)
+
+    def can_change_word(self, word):
+        return self.perturber.can_change(word)
+
+    def forms(self, word, k, rng):
+        return self.perturber.candidates(word, k, rng, self.phi)
+
+    def edits(self, text, position, k, rng):
+        if not self._context:
+            return super().edits(text, position, k, rng)
+        s, i = text.locate(position)
+        words, gaps = text.segments[s]
+        found: dict[tuple, Edit] = {}
+        for _ in range(2 * k + 2):  # distinct runs of joins, bounded draws as ``candidates``
+            new_words, new_gaps = list(words), list(gaps)
+            changed = self.perturber.attack_at(new_words, new_gaps, i, self.phi, rng,
+                                               bytearray(len(words)))
+            if not changed:
+                break
+            edit = Edit(s, tuple((j, w) for j, (w, old) in enumerate(zip(new_words, words))
+                                 if w != old),
+                        tuple((j, g) for j, (g, old) in enumerate(zip(new_gaps, gaps))
+                              if g != old),
+                        tuple(text.position(s, j) for j in changed))
+            found.setdefault(edit.words + edit.gaps, edit)
+            if len(found) == k:
+                break
+        return list(found.values())
+
+
+# the character operations: (name, what it does) — DeepWordBug's four, Pruthi's four
+CHAR_OPS = {
+    "swap": "swap two neighbouring characters",
+    "substitute": "replace a character by a random letter",
+    "delete": "delete a character",
+    "insert": "insert a random letter",
+    "keyboard": "replace a letter by a neighbouring key (QWERTY)",
+}
+
+
+class CharEdit(Transformation):
+    """One character operation at random places of a word (``inner``: never the first or last
+    character, as Pruthi et al.; words shorter than ``min_length`` are left alone), or with
+    ``exhaustive`` every place once (TextAttack's ``random_one=False``), in order.
+    """
+
+    def __init__(self, op: str, inner: bool = False, exhaustive: bool = False,
+                 name: str | None = None, min_length: int = 1):
+        if op not in CHAR_OPS:
+            raise ValueError(f"unknown character operation {op!r}; choose from "
+                             f"{', '.join(CHAR_OPS)}")
+        self.op, self.inner, self.exhaustive = op, inner, exhaustive
+        self.min_length = min_length
+        self.name = name or f"char-{op}"
+        self._keys = None
+        if op == "keyboard":
+            from ..perturbers.keyboard import KeyboardPerturber
+
+            self._keys = KeyboardPerturber().neighbours
+
+    def _places(self, word: str) -> range:
+        """Where the operation may act: character indices (swap: i with i + 1; insertion:
+        before i)."""
+        n, inner = len(word), int(self.inner)
+        if n < max(self.min_length, 2):  # a one-letter word has nothing to swap or keep
+            return range(0)
+        if self.op == "swap":
+            return range(inner, n - 1 - inner)
+        if self.op == "insert":
+            return range(inner, n + 1 - inner)
+        return range(inner, n - inner)
+
+    def can_change_word(self, word):
+        if not word.isascii():  # character edits work on ASCII words (no marks to split)
+            return False
+        if self.op == "keyboard":
+            keys = self._keys
+            return any(word[i].lower() in keys for i in self._places(word))
+        return len(self._places(word)) > 0
+
+    def _at(self, word: str, i: int, rng: random.Random) -> list[str]:
+        op = self.op
+        if op == "swap":
+            return [word[:i] + word[i + 1] + word[i] + word[i + 2:]]
+        if op == "delete":
+            return [word[:i] + word[i + 1:]]
+        if op == "insert":
+            return [word[:i] + LETTERS[int(rng.random() * 26)] + word[i:]]
+        if op == "substitute":
+            return [word[:i] + LETTERS[int(rng.random() * 26)] + word[i + 1:]]
+        near = self._keys.get(word[i].lower(), ())
+        up = word[i].isupper()
+        return [word[:i] + (c.upper() if up else c) + word[i + 1:] for c in near]
+
+    def forms(self, word, k, rng):
+        if not self.can_change_word(word):
+            return []
+        places = self._places(word)
+        found: dict[str, None] = {}
+        if self.exhaustive:
+            for i in places:
+                found.update(dict.fromkeys(self._at(word, i, rng)))
+        else:
+            for _ in range(2 * k + 2):
+                options = self._at(word, places[int(rng.random() * len(places))], rng)
+                if options:
+                    found[options[int(rng.random() * len(options))]] = None
+                    if len(found) > k:
+                        break
+        found.pop(word, None)
+        return list(found)[:k]
+
+
+class Union(Transformation):
+    """Several transformations: each member's edits, interleaved fairly (first of each, then
+    second of each …) up to k, duplicates dropped."""
+
+    def __init__(self, members: list[Transformation]):
+        if not members:
+            raise ValueError("a set of transformations needs at least one")
+        self.members = list(members)
+        self.name = "|".join(m.name for m in self.members)
+        self.token_aligned = all(m.token_aligned for m in self.members)
+
+    def prepare(self, text):
+        for m in self.members:
+            m.prepare(text)
+
+    def can_change(self, text, position):
+        return any(m.can_change(text, position) for m in self.members)
+
+    def edits(self, text, position, k, rng):
+        lists = [m.edits(text, position, k, rng) if m.can_change(text, position) else []
+                 for m in self.members]
+        found: dict[tuple, Edit] = {}
+        for row in range(max(map(len, lists), default=0)):
+            for edits in lists:
+                if row < len(edits):
+                    found.setdefault(edits[row].words + edits[row].gaps, edits[row])
+                    if len(found) == k:
+                        return list(found.values())
+        return list(found.values())
+
+
+# the named character transformations recipes and users pick from (``--transformations``)
+CHAR_TRANSFORMATIONS = {
+    # DeepWordBug (Gao et al. 2018): anywhere in the word, one random place per candidate
+    "dwb-swap": dict(op="swap"),
+    "dwb-substitute": dict(op="substitute"),
+    "dwb-delete": dict(op="delete"),
+    "dwb-insert": dict(op="insert"),
+    # Pruthi et al. 2019: inner letters of words of at least 4 letters, every place
+    "pruthi-swap": dict(op="swap", inner=True, exhaustive=True, min_length=4),
+    "pruthi-drop": dict(op="delete", inner=True, exhaustive=True, min_length=4),
+    "pruthi-add": dict(op="insert", inner=True, exhaustive=True, min_length=4),
+    "pruthi-keyboard": dict(op="keyboard", inner=True, exhaustive=True, min_length=4),
+}
+
+
+def transformation_names() -> tuple[str, ...]:
+    """Every name ``get_transformation`` takes: the ten Zéroe perturbers and the character
+    operations."""
+    return registry.NAMES + tuple(CHAR_TRANSFORMATIONS)
+
+
+def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Transformation:
+    """A transformation by name (a perturber name or alias, or a character operation)."""
+    key = name.strip().lower()
+    if key in CHAR_TRANSFORMATIONS:
+        return CharEdit(name=key, **CHAR_TRANSFORMATIONS[key])
+    try:
+        canonical = registry.canonical(key)
+    except ValueError:
+        raise ValueError(f"unknown transformation {name!r}; choose from "
+                         f"{', '.join(transformation_names())}") from None
+    return Perturbation(registry.get_perturber(canonical, **options), phi)
+
+
+def get_transformations(names, phi: float = CANDIDATE_PHI, token_aligned: bool = False
+                        ) -> Transformation:
+    """One transformation or the ``Union`` of several (a list or a comma-separated string);
+    ``token_aligned`` (POS) refuses those that change the token count."""
+    if isinstance(names, str):
+        names = [n for n in names.split(",") if n.strip()]
+    if not names:
+        raise ValueError(f"give at least one transformation; choose from "
+                         f"{', '.join(transformation_names())}")
+    members = [get_transformation(n, phi) for n in names]
+    if token_aligned:
+        wrong = [m.name for m in members if not m.token_aligned]
+        if wrong:
+            raise ValueError(f"{', '.join(wrong)} changes the number of tokens, which a "
+                             f"token-aligned task (pos) cannot take")
+    return members[0] if len(members) == 1 else Union(members)
