@@ -56,7 +56,11 @@ class NoRepeat(Constraint):
 
 class WordFilter(Constraint):
     """Words that must stay as they are (``keeps``): never offered, and no candidate may
-    touch one (a segment join touches the word after too)."""
+    touch one (a segment join touches the word after too). The kept positions of the
+    original are found once per original text."""
+
+    _original = None
+    _kept: frozenset = frozenset()
 
     def keeps(self, text, position: int) -> bool:
         raise NotImplementedError
@@ -64,9 +68,18 @@ class WordFilter(Constraint):
     def allows(self, text, position):
         return not self.keeps(text, position)
 
+    def kept(self, original) -> frozenset:
+        if original is not self._original:
+            self._kept = frozenset(p for p in range(len(original)) if self.keeps(original, p))
+            self._original = original
+        return self._kept
+
     def check(self, original, candidate):
-        keeps = self.keeps
-        return not any(keeps(original, p) for p in candidate.modified)
+        return self.kept(original).isdisjoint(candidate.modified)
+
+    def filter(self, original, candidates):
+        kept = self.kept(original)
+        return [c for c in candidates if kept.isdisjoint(c.modified)]
 
 
 def default_stopwords() -> frozenset[str]:

@@ -37,20 +37,32 @@ class Problem:
         self.positions, self.k, self.rng = positions, k, rng
         self._edits: dict[int, list] = {}
 
-    def edits(self, position: int) -> list:
-        """The transformation's edits of the original word at ``position``, drawn once."""
-        found = self._edits.get(position)
-        if found is None:
-            found = self._edits[position] = self.transformation.edits(
-                self.original, position, self.k, self.rng)
-        return found
+    def edits(self, position: int, upto: int | None = None) -> list:
+        """The first ``upto`` (default k) of the transformation's edits of the original word at
+        ``position``. They are drawn once per example: first ``upto`` of them, and where more
+        are wanted one draw of k whose new edits follow, so a search that stops early at a word
+        never pays for the rest of its candidates."""
+        want = self.k if upto is None else min(upto, self.k)
+        have, complete = self._edits.get(position, ((), False))
+        if len(have) < want and not complete:
+            ask = self.k if have else want
+            drawn = self.transformation.edits(self.original, position, ask, self.rng)
+            seen = {e.words + e.gaps for e in have}
+            new = [e for e in drawn if e.words + e.gaps not in seen]
+            have = (*have, *new)[:self.k]
+            self._edits[position] = have, ask == self.k or len(drawn) < ask
+        return list(have[:want])
 
-    def expand(self, text: AttackedText, position: int) -> list[AttackedText]:
-        """``text`` with each edit at ``position`` that the constraints accept."""
-        if not all(c.allows(text, position) for c in self.constraints):
-            return []
+    def allowed(self, text: AttackedText, position: int) -> bool:
+        """Whether every constraint lets the word at ``position`` of ``text`` change."""
+        return all(c.allows(text, position) for c in self.constraints)
+
+    def expand(self, text: AttackedText, position: int, start: int = 0,
+               stop: int | None = None) -> list[AttackedText]:
+        """``text`` with each of the edits ``start:stop`` at ``position`` that the constraints
+        accept (``allowed`` is the caller's to ask first)."""
         return check_all(self.constraints, self.original,
-                         [text.apply(e) for e in self.edits(position)])
+                         [text.apply(e) for e in self.edits(position, stop)[start:]])
 
     def query(self, texts: list[AttackedText]) -> list[Scored]:
         return self.session.query(texts)
@@ -88,8 +100,9 @@ RANKINGS = ("delete", "mask", "none", "random")
 
 class Greedy(SearchMethod):
     """Greedy substitution along a word importance ranking. ``chunk``: query a word's
-    candidates in victim calls of at most this many and stop at the first that reaches the goal
-    (None: all of a word's candidates in one call, as TextAttack)."""
+    candidates in victim calls of at most this many, and move on to the next word after the
+    first call whose best candidate reaches the goal or improves on the beam (None: all of a
+    word's candidates in one call, the best kept, as TextAttack)."""
 
     name = "greedy"
 
@@ -124,25 +137,27 @@ class Greedy(SearchMethod):
     def search(self, problem):
         beam: list[Scored] = [(problem.original, problem.start)]
         for position in self.rank(problem):
-            found: dict = {}
-            for text, _ in beam:
-                for c in problem.expand(text, position):
-                    found.setdefault(c.key, c)
-            if not found:
-                continue
+            texts = [t for t, _ in beam if problem.allowed(t, position)]
             if problem.exhausted:
                 break
-            candidates = list(found.values())
-            step = self.chunk or len(candidates)
-            scored: list[Scored] = []
-            for at in range(0, len(candidates), step):
-                now = problem.query(candidates[at:at + step])
+            tried, scored = 0, []
+            while texts:
+                stop = tried + self.chunk if self.chunk else None
+                found: dict = {}
+                for text in texts:
+                    for c in problem.expand(text, position, tried, stop):
+                        found.setdefault(c.key, c)
+                now = problem.query(list(found.values())) if found else []
                 scored += now
                 won = [s for s in now if s[1].met]
                 if won:
                     return _best(won)
-                if problem.exhausted:
-                    break
+                if problem.exhausted or (now and _best(now)[1].score > beam[-1][1].score):
+                    break  # out of budget, or this word already helps: on to the next
+                drawn = len(problem.edits(position, stop))
+                if stop is None or drawn < stop:
+                    break  # every candidate of this word tried
+                tried = drawn
             # the beam's texts first: on a tie the text stays as it is (no pointless change)
             pool = sorted(beam + scored, key=lambda s: -s[1].score)
             beam = list({t.key: (t, o) for t, o in pool}.values())[:self.width]
@@ -170,8 +185,9 @@ class Beam(SearchMethod):
             found: dict = {}
             for text, _ in beam:
                 for position in problem.positions:
-                    for c in problem.expand(text, position):
-                        found.setdefault(c.key, c)
+                    if problem.allowed(text, position):
+                        for c in problem.expand(text, position):
+                            found.setdefault(c.key, c)
             scored = problem.query(list(found.values()))
             if not scored:
                 break

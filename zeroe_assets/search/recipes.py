@@ -81,8 +81,10 @@ def _zeroe(method):
 
 
 def _textfooler(task):
-    # one candidate of each transformation per victim call, stopping at the first success
-    return Greedy("mask" if task.inputs == "tokens" else "delete", chunk=10)
+    # Algorithm 1 as written: all K candidates of a word in one call, the best kept (querying
+    # them ten at a time and moving on at the first gain halves the queries on OLID/tc-tfidf
+    # and costs 14 points of success: Greedy(chunk=10))
+    return Greedy("mask" if task.inputs == "tokens" else "delete")
 
 
 RECIPES = {

@@ -132,8 +132,8 @@ class AttackedText:
             words[i] = mask
         else:
             before, after = gaps[i], gaps[i + 1]
-            # one separator for two: "a b c" without b is "a c", "Hi, you!" without you "Hi, !"
-            merged = before.rstrip() + after if after[:1].isspace() or not after else before + after
+            # one separator for two: "a b c" without b is "a c", "b, c" without b ", c"
+            merged = before.rstrip() + after if before.strip() else after
             del words[i]
             gaps[i:i + 2] = [merged]
         segments = list(self.segments)

@@ -217,8 +217,14 @@ class Union(Transformation):
         return any(m.can_change(text, position) for m in self.members)
 
     def edits(self, text, position, k, rng):
-        lists = [m.edits(text, position, k, rng) if m.can_change(text, position) else []
-                 for m in self.members]
+        # each member draws its share of k; where some have fewer, those that filled their
+        # share draw up to k, so few-candidate members (truncate) leave their room to others
+        members = [m for m in self.members if m.can_change(text, position)]
+        share = -(-k // max(len(members), 1))
+        lists = [m.edits(text, position, share, rng) for m in members]
+        if sum(map(len, lists)) < k and share < k:
+            lists = [m.edits(text, position, k, rng) if len(found) == share else found
+                     for m, found in zip(members, lists)]
         found: dict[tuple, Edit] = {}
         for row in range(max(map(len, lists), default=0)):
             for edits in lists:
@@ -251,7 +257,10 @@ def transformation_names() -> tuple[str, ...]:
 
 
 def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Transformation:
-    """A transformation by name (a perturber name or alias, or a character operation)."""
+    """A transformation by name (a perturber name or alias, or a character operation);
+    ``options`` go to the perturber. The phonetic perturber offers its table's respellings
+    only unless ``oov="auto"`` is given: respelling words outside the table runs the seq2seq
+    models, seconds per text, far more than the victim's time."""
     key = name.strip().lower()
     if key in CHAR_TRANSFORMATIONS:
         return CharEdit(name=key, **CHAR_TRANSFORMATIONS[key])
@@ -260,6 +269,8 @@ def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Tran
     except ValueError:
         raise ValueError(f"unknown transformation {name!r}; choose from "
                          f"{', '.join(transformation_names())}") from None
+    if canonical == "phonetic":
+        options.setdefault("oov", "off")
     return Perturbation(registry.get_perturber(canonical, **options), phi)
 
 
