@@ -249,7 +249,7 @@ def test_pos_tagging_goals():
     results = [attack.run(e, tagger, i) for i, e in enumerate(tests)]
     assert any(r.status == SUCCESSFUL for r in results), results
     for r, (sentence, gold) in zip(results, tests):
-        assert len(r.adversarial) == len(sentence)  # token-aligned
+        assert len(r.adversarial) == len(sentence) and r.adversarial[-1] == "."  # aligned
         if r.status == SUCCESSFUL:
             assert tagger.predict([r.adversarial])[0][1] != gold[1]
     sentence_goal = SearchAttack(transformation, [NoRepeat()], Tagging(max_accuracy=0.7),
@@ -375,3 +375,27 @@ def test_text_state_round_trips_and_edits():
     (_, stem, tail), = [tokenize.stem("don't")]
     for c in tf.candidates(text, 1, 5, random.Random(0)):
         assert c.word(1).endswith("n't") and c.word(1) != "don't" and c.modified == {1}
+
+
+def test_recipes_for_pos_and_nli():
+    pos = get_recipe("textfooler-zeroe", "pos")
+    assert pos.method.ranking == "mask" and "segment" not in pos.transformation.name
+    assert get_recipe("textfooler-zeroe", "nli").method.ranking == "delete"
+    for name in recipe_names():
+        assert get_recipe(name, "pos").goal.task.name == "pos"
+    with pytest.raises(ValueError, match="segment changes the number of tokens"):
+        get_recipe("zeroe-beam", "pos", transformations=["segment", "truncate"])
+
+
+def test_random_baseline_keeps_protected_words_and_joins_whole_words(tc, examples):
+    attack = SearchAttack(get_transformations(["segment", "intrude", "truncate"]),
+                          [NoRepeat(), Stopwords(), Protected(), MaxPerturbed(0.3)],
+                          Classification("tc"), RandomProtocol(0.3, batch=8), max_queries=60)
+    for i, example in enumerate(examples[:8]):
+        victim = Counting(tc)
+        r = attack.run(example, victim, i)
+        assert r.queries == len(victim.sent) <= 60
+        for sent in victim.sent[1:]:
+            assert sent.startswith("@USER ") and sent.endswith(" URL")
+            for stopword in (" the ", " is ", " and ", " was "):  # neither changed nor joined
+                assert sent.count(stopword) == r.original.count(stopword)

@@ -129,31 +129,37 @@ class Classification(Goal):
         if self.target is not None and labels is not None and self.target not in labels:
             raise ValueError(self._unknown_target(labels) + f" (victim {victim_name(victim)})")
 
-    def outcomes(self, victim, batch, gold):
+    def _probabilities(self, victim, batch) -> tuple[tuple, list] | None:
+        """(labels, checked probability rows) for ``batch``; None for a labels-only victim."""
         n = len(batch)
         if self.binary:
             out = victim.predict(batch)
-            if out is not None and any(isinstance(p, (list, tuple)) for p in out):
+            out = list(out) if out is not None else []
+            if any(isinstance(p, (list, tuple)) for p in out):
                 raise ValueError(f"victim {victim_name(victim)} is multi-label (a list of "
                                  "scores per text), which search attacks do not take")
-            rows = _checked_rows(victim, None if out is None else [[1.0 - p, p] for p in
-                                                                   _floats(victim, out)], n, 2)
-            labels: tuple = (0, 1)
-        elif hasattr(victim, "scores") and getattr(victim, "labels", None) is not None:
+            return (0, 1), _checked_rows(victim, [[1.0 - p, p] for p in _floats(victim, out)],
+                                         n, 2)
+        if hasattr(victim, "scores") and getattr(victim, "labels", None) is not None:
             labels = self.labels_of(victim)
-            rows = _checked_rows(victim, victim.scores(batch), n, len(labels))
-        else:
-            return self._from_labels(victim, victim.predict(batch), n, gold)
+            return labels, _checked_rows(victim, victim.scores(batch), n, len(labels))
+        return None
+
+    def outcomes(self, victim, batch, gold):
+        found = self._probabilities(victim, batch)
+        if found is None:
+            return self._from_labels(victim, victim.predict(batch), len(batch), gold)
+        labels, rows = found
         if gold not in labels:
             raise ValueError(f"gold label {gold!r} is not one of victim "
                              f"{victim_name(victim)}'s labels {list(labels)}")
         gi = labels.index(gold)
-        ti = labels.index(self.target) if self.target is not None else None
+        ti = None if self.target is None else labels.index(self.target)
         out = []
         for row in rows:
-            best = max(range(len(row)), key=row.__getitem__)
-            if self.binary:
-                best = int(row[1] >= 0.5)
+            # tc: label = p ≥ 0.5 (the contract); else the most probable label
+            best = int(row[1] >= 0.5) if self.binary else max(range(len(row)),
+                                                               key=row.__getitem__)
             label = labels[best]
             if ti is None:
                 out.append(Outcome(label, 1.0 - row[gi], label != gold))

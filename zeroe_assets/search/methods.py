@@ -35,7 +35,8 @@ class Problem:
         self.original, self.start, self.session = original, start, session
         self.transformation, self.constraints = transformation, constraints
         self.positions, self.k, self.rng = positions, k, rng
-        self._edits: dict[int, list] = {}
+        self.attackable = frozenset(positions)
+        self._edits: dict[int, tuple] = {}
 
     def edits(self, position: int, upto: int | None = None) -> list:
         """The first ``upto`` (default k) of the transformation's edits of the original word at
@@ -230,19 +231,25 @@ class RandomProtocol(SearchMethod):
         return [ZeroePerturbation(m.perturber, self.p, m.phi) for m in members]
 
     def draw(self, problem: Problem, perturbations) -> AttackedText | None:
-        """One random perturbation of the original's attacked segments (None: no change)."""
+        """One random perturbation of the original's attacked segments (None: no change). The
+        protocol runs on all words (its target is ⌈p·n⌉ of them, as ρ_max counts) with the
+        words no constraint lets change blanked out, so they stay as they are."""
         rng, text = problem.rng, problem.original
         attack = perturbations[int(rng.random() * len(perturbations))]
+        attackable = problem.attackable
         for s in text.attacked:
             words, gaps = text.segments[s]
-            new_words, new_gaps = list(words), list(gaps)
+            blanked = [w if text.position(s, i) in attackable else ""
+                       for i, w in enumerate(words)]
+            new_words, new_gaps = list(blanked), list(gaps)
             if not attack.perturb_words(new_words, new_gaps, rng):
                 continue
-            changed = {i for i, (a, b) in enumerate(zip(words, new_words)) if a != b}
+            changed = {i for i, (a, b) in enumerate(zip(blanked, new_words)) if a != b}
             for j, (a, b) in enumerate(zip(gaps, new_gaps)):
                 if a != b:  # a join: the words on both sides changed
                     changed.update(i for i in (j - 1, j) if 0 <= i < len(words))
-            text = text.apply(Edit(s, tuple((i, new_words[i]) for i in sorted(changed)),
+            text = text.apply(Edit(s, tuple((i, new_words[i] if new_words[i] != blanked[i]
+                                             else words[i]) for i in sorted(changed)),
                                    tuple((j, g) for j, g in enumerate(new_gaps) if g != gaps[j]),
                                    tuple(text.position(s, i) for i in sorted(changed))))
         return None if text is problem.original else text

@@ -34,8 +34,13 @@ class Transformation:
         one (phonetic: respell its unknown words at once); candidates never depend on it."""
 
     def can_change(self, text: AttackedText, position: int) -> bool:
-        """Whether some candidate may exist at ``position`` (cheap: no candidates drawn)."""
-        head, stem, tail = tokenize.stem(text.word(position))
+        """Whether some candidate may exist at ``position`` (cheap: no candidates drawn). A
+        pos token with no word in it for the toolkit (punctuation, a number) stays, as under
+        the protocol, where such text lives in the gaps."""
+        word = text.word(position)
+        if text.kind == "tokens" and not tokenize.words(word):
+            return False
+        head, stem, tail = tokenize.stem(word)
         return bool(stem) and self.can_change_word(stem)
 
     def can_change_word(self, word: str) -> bool:
