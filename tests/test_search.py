@@ -372,7 +372,6 @@ def test_text_state_round_trips_and_edits():
     tokens = AttackedText.from_input("tokens", ["I", "ca", "n't", "."])
     assert tokens.victim_input() == ["I", "ca", "n't", "."] and len(tokens) == 4
     tf = get_transformations(["keyboard-typo"])
-    (_, stem, tail), = [tokenize.stem("don't")]
     for c in tf.candidates(text, 1, 5, random.Random(0)):
         assert c.word(1).endswith("n't") and c.word(1) != "don't" and c.modified == {1}
 
@@ -399,3 +398,10 @@ def test_random_baseline_keeps_protected_words_and_joins_whole_words(tc, example
             assert sent.startswith("@USER ") and sent.endswith(" URL")
             for stopword in (" the ", " is ", " and ", " was "):  # neither changed nor joined
                 assert sent.count(stopword) == r.original.count(stopword)
+
+
+def test_beam_without_no_repeat_ends_when_nothing_is_new(tc):
+    attack = SearchAttack(get_transformations(["truncate", "disemvowel"]), [],
+                          Classification("tc"), Beam(2), candidates=3)
+    r = attack.run(("@USER the coach is great today URL", 0), tc)
+    assert r.status in ("failed", SUCCESSFUL) and r.queries < 200

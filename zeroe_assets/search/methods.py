@@ -189,6 +189,7 @@ class Beam(SearchMethod):
                     if problem.allowed(text, position):
                         for c in problem.expand(text, position):
                             found.setdefault(c.key, c)
+            sent = problem.session.queries
             scored = problem.query(list(found.values()))
             if not scored:
                 break
@@ -198,6 +199,8 @@ class Beam(SearchMethod):
                 return won[0]
             if scored[0][1].score > best[1].score:
                 best = scored[0]
+            if problem.session.queries == sent:
+                break  # nothing new to try (possible without NoRepeat): the beam would cycle
             beam = scored[:self.width]
         return best
 

@@ -10,12 +10,12 @@ attacked unless asked; other tasks have one segment.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import NamedTuple
 
 from .. import tokenize
 
 MASK = "[UNK]"  # what masking-based word importance puts in a word's place (TextAttack's)
-KINDS = ("text", "pair", "tokens")
 
 
 class Edit(NamedTuple):
@@ -144,7 +144,8 @@ class AttackedText:
         """Each segment as the victim sees it (a string, or for tokens the token tuple)."""
         if self.kind == "tokens":
             return (self.segments[0][0],)
-        return tuple(tokenize.join(w, g) for w, g in self.segments)
+        # tokenize.join, with the interleaving done in C: the hot path of every candidate
+        return tuple("".join(chain.from_iterable(zip(g, w))) + g[-1] for w, g in self.segments)
 
     @property
     def key(self):

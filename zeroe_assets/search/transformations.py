@@ -223,12 +223,15 @@ class Union(Transformation):
 
     def edits(self, text, position, k, rng):
         # each member draws its share of k; where some have fewer, those that filled their
-        # share draw up to k, so few-candidate members (truncate) leave their room to others
+        # share draw again, for the room the others left (truncate has one or two)
         members = [m for m in self.members if m.can_change(text, position)]
         share = -(-k // max(len(members), 1))
         lists = [m.edits(text, position, share, rng) for m in members]
-        if sum(map(len, lists)) < k and share < k:
-            lists = [m.edits(text, position, k, rng) if len(found) == share else found
+        full = sum(len(found) == share for found in lists)
+        room = k - sum(map(len, lists))
+        if room > 0 and full:
+            more = share + -(-room // full)
+            lists = [m.edits(text, position, more, rng) if len(found) == share else found
                      for m, found in zip(members, lists)]
         found: dict[tuple, Edit] = {}
         for row in range(max(map(len, lists), default=0)):
