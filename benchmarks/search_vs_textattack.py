@@ -1,0 +1,370 @@
+"""Our search recipes vs TextAttack 0.3.11's, side by side (JSON on stdout and in results/).
+
+One run, one victim (``tc-tfidf`` trained on OLID train, seed 0), the same first N OLID test
+tweets and the same query budget per example: TextAttack's ``DeepWordBugGao2018`` and
+``Pruthi2019`` through its ``Attacker``, and our ``deepwordbug``, ``pruthi``,
+``textfooler-zeroe`` (all ten Zéroe transformations) and ``zeroe-random`` (no search). Every
+attack's results become ``AttackResult`` records and go through the same ``summarize``; the
+perturbed-word share is given as each tool counts it and recounted with our tokenizer's words.
+
+TextAttack runs offline with workarounds made here (see ``textattack_offline``): run this with
+a virtualenv that has textattack (docs/search_benchmark.md), or pass --skip-textattack.
+
+    python benchmarks/search_vs_textattack.py [--examples 200] [--max-queries 1000]
+        [--recipes deepwordbug,pruthi,textfooler-zeroe,zeroe-random] [--skip-textattack]
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import platform
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+from paper_grid import olid_test_with_labels, train
+from perturb_throughput import DATA, DATA_HELP
+from zeroe_assets import tokenize
+from zeroe_assets.search.results import (EXHAUSTED, FAILED, MISCLASSIFIED, SKIPPED, SUCCESSFUL,
+                                         AttackResult, summarize)
+from zeroe_assets.tasks import get_task
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = ("deepwordbug", "pruthi", "textfooler-zeroe", "zeroe-random")
+THEIRS = ("DeepWordBugGao2018", "Pruthi2019")
+SAME_RECIPE = {"deepwordbug": "DeepWordBugGao2018", "pruthi": "Pruthi2019"}
+WARM_UP = ("you are such a stupid liar and everyone knows it", 1)  # not an OLID tweet
+
+# NLTK's English stop word list (nltk_data corpora/stopwords/english, 179 words), which
+# TextAttack's StopwordModification reads; written here because nothing may be downloaded.
+NLTK_ENGLISH_STOPWORDS = """\
+i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself
+yourselves he him his himself she she's her hers herself it it's its itself they them their
+theirs themselves what which who whom this that that'll these those am is are was were be been
+being have has had having do does did doing a an the and but if or because as until while of at
+by for with about against between into through during before after above below to from up down
+in out on off over under again further then once here there when where why how all any both each
+few more most other some such no nor not only own same so than too very s t can will just don
+don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn
+doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn
+needn't shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't""".split()
+
+
+class TimedVictim:
+    """The victim, counting the seconds and texts spent inside ``predict``/``scores``: both
+    tools query it through this, so "time inside the victim" is measured the same way."""
+
+    def __init__(self, victim):
+        self.victim, self.seconds, self.texts, self.calls = victim, 0.0, 0, 0
+
+    def _timed(self, method, batch):
+        start = time.perf_counter()
+        try:
+            return method(batch)
+        finally:
+            self.seconds += time.perf_counter() - start
+            self.texts += len(batch)
+            self.calls += 1
+
+    def predict(self, batch):
+        return self._timed(self.victim.predict, batch)
+
+    def __getattr__(self, name):
+        if name == "victim":
+            raise AttributeError(name)
+        value = getattr(self.victim, name)
+        return (lambda batch: self._timed(value, batch)) if name == "scores" else value
+
+
+def textattack_offline(cache: Path) -> None:
+    """Make ``import textattack`` work without a network: TextAttack's post-install marker (else
+    it calls ``nltk.download`` on import) and NLTK's English stop words in an NLTK_DATA folder."""
+    cache.mkdir(parents=True, exist_ok=True)
+    os.environ["TA_CACHE_DIR"] = str(cache)
+    (cache / "post_install_check_3").touch()
+    corpus = cache / "nltk_data" / "corpora" / "stopwords"
+    corpus.mkdir(parents=True, exist_ok=True)
+    (corpus / "english").write_text("\n".join(NLTK_ENGLISH_STOPWORDS) + "\n", encoding="utf-8")
+    os.environ["NLTK_DATA"] = str(cache / "nltk_data")
+    import nltk
+
+    if os.environ["NLTK_DATA"] not in nltk.data.path:
+        nltk.data.path.insert(0, os.environ["NLTK_DATA"])
+
+
+def textattack_model(victim):
+    """A 2-class TextAttack model wrapper around a toxicity victim: [1 − p, p] per text.
+
+    Not TextAttack's ``SklearnModelWrapper``: it calls ``get_feature_names`` (gone since
+    scikit-learn 1.2) and densifies every batch of TF-IDF features (864 s vs 3 s per 100
+    examples); the victim's own ``predict`` keeps them sparse."""
+    import numpy as np
+    from textattack.models.wrappers import ModelWrapper
+
+    class ProbabilityWrapper(ModelWrapper):
+        def __init__(self, model):
+            self.model = model
+
+        def __call__(self, text_input_list):
+            p = np.asarray(self.model.predict(list(text_input_list)), dtype=float)
+            return np.stack([1.0 - p, p], axis=1)
+
+    return ProbabilityWrapper(victim)
+
+
+def words_perturbed(original: str, adversarial: str) -> tuple[int, int]:
+    """(words, perturbed) with our tokenizer's words: the original words not kept in the
+    adversarial text's word sequence (an inserted symbol that splits a word counts once)."""
+    before, after = tokenize.words(original), tokenize.words(adversarial)
+    kept = sum(b.size for b in difflib.SequenceMatcher(None, before, after,
+                                                       autojunk=False).get_matching_blocks())
+    return len(before), len(before) - kept
+
+
+def edit_distance(a: str, b: str) -> float:
+    from rapidfuzz.distance import Levenshtein
+
+    return float(Levenshtein.normalized_distance(a, b))
+
+
+def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, seed: int):
+    """One TextAttack recipe over the examples: our records and TextAttack's own word figure."""
+    import textattack
+    from textattack.attack_results import FailedAttackResult, SkippedAttackResult
+
+    start = time.perf_counter()
+    attack = getattr(textattack.attack_recipes, name).build(textattack_model(victim))
+    args = textattack.AttackArgs(num_examples=len(examples), query_budget=budget,
+                                 disable_stdout=True, silent=True, random_seed=seed)
+    attacker = textattack.Attacker(attack, textattack.datasets.Dataset(examples), args)
+    setup = time.perf_counter() - start
+    print(f"TextAttack {name}", file=sys.stderr)
+    start = time.perf_counter()
+    found = attacker.attack_dataset()
+    wall = time.perf_counter() - start
+    records, own = [], []
+    for i, ((text, gold), r) in enumerate(zip(examples, found)):
+        adversarial = r.perturbed_result.attacked_text.text
+        queries = r.perturbed_result.num_queries
+        if isinstance(r, SkippedAttackResult):
+            status, reason = SKIPPED, MISCLASSIFIED
+        elif isinstance(r, FailedAttackResult):
+            status, reason = (EXHAUSTED if queries >= budget else FAILED), None
+        else:
+            status, reason = SUCCESSFUL, None
+            # TextAttack's WordsPerturbed metric: changed words / the original's words
+            ta_words = r.original_result.attacked_text.words
+            changed = r.original_result.attacked_text.all_words_diff(
+                r.perturbed_result.attacked_text)
+            own.append(100.0 * len(changed) / len(ta_words) if ta_words else 0.0)
+        words, perturbed = words_perturbed(text, adversarial)
+        records.append(AttackResult(
+            i, text, adversarial, gold, r.original_result.output, r.perturbed_result.output,
+            status, queries, words, perturbed, edit_distance(text, adversarial), reason))
+    return records, wall, (sum(own) / len(own) if own else None), setup
+
+
+def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: int):
+    """One of our recipes, example by example (index = the example's line: its seed)."""
+    from tqdm import tqdm
+    from zeroe_assets.search import get_recipe
+
+    start = time.perf_counter()
+    attack = get_recipe(name, "tc", max_queries=budget, seed=seed)
+    attack.run(WARM_UP, victim.victim)  # loads the perturbers' tables: setup, not attack time
+    setup = time.perf_counter() - start
+    start = time.perf_counter()
+    records = [attack.run(example, victim, index=i)
+               for i, example in enumerate(tqdm(examples, desc=name, file=sys.stderr))]
+    return records, time.perf_counter() - start, None, setup
+
+
+def row(tool: str, name: str, records: list, wall: float, victim: TimedVictim,
+        own_perturbed: float | None, setup: float) -> dict:
+    """The metrics of one attack: ``summarize`` over its records, both perturbed-word figures,
+    and where the time went."""
+    s = summarize(records)
+    recount = [100.0 * words_perturbed(r.original, r.adversarial)[1] / r.words
+               for r in records if r.status == SUCCESSFUL and r.words]
+    return {
+        "tool": tool, "recipe": name, "examples": s["examples"], "counts": s["counts"],
+        "clean_accuracy": s["clean_accuracy"], "accuracy_under_attack": s["accuracy_under_attack"],
+        "success_rate": s["success_rate"], "queries": s["queries"],
+        "perturbed_words": own_perturbed if own_perturbed is not None else s["perturbed_words"],
+        "perturbed_words_recount": sum(recount) / len(recount) if recount else None,
+        "edit_distance": s["edit_distance"],
+        "setup_s": setup, "wall_s": wall,
+        "examples_per_s": s["examples"] / wall if wall else None,
+        "victim_s": victim.seconds, "victim_texts": victim.texts, "victim_calls": victim.calls,
+        "overhead_pct": 100.0 * (wall - victim.seconds) / victim.seconds
+        if victim.seconds else None,
+    }
+
+
+def seed_spread(args, victim, examples: list, rows: dict) -> dict:
+    """Suc% and #Query of both DeepWordBugs over ``--seed`` and ``--spread-seeds`` (random
+    character edits: the success rate moves with the seed)."""
+    seeds = [args.seed] + [int(x) for x in args.spread_seeds.split(",") if x]
+    out = {}
+    for tool, name, runner in (("textattack", "DeepWordBugGao2018", run_textattack),
+                               ("ours", "deepwordbug", run_ours)):
+        first = rows.get(f"{tool}:{name}")
+        if first is None:
+            continue
+        runs = [(first["success_rate"], first["queries"])]
+        for seed in seeds[1:]:
+            s = summarize(runner(name, TimedVictim(victim), examples, args.max_queries, seed)[0])
+            runs.append((s["success_rate"], s["queries"]))
+        out[name] = {"seeds": seeds, "success_rate": [r[0] for r in runs],
+                     "queries": [r[1] for r in runs],
+                     "mean_success_rate": sum(r[0] for r in runs) / len(runs),
+                     "mean_queries": sum(r[1] for r in runs) / len(runs)}
+    return out
+
+
+def targets(rows: dict, spread: dict) -> dict:
+    """The issue's targets, checked on this run (absent: a side of the comparison not run);
+    the DeepWordBug pair also on the mean over seeds."""
+    def get(key):
+        return rows.get(key) or {}
+
+    ours_dwb, ta_dwb, tf = get("ours:deepwordbug"), get("textattack:DeepWordBugGao2018"), \
+        get("ours:textfooler-zeroe")
+    ta_best = max((r["success_rate"] for k, r in rows.items()
+                   if k.startswith("textattack:") and r["success_rate"] is not None),
+                  default=None)
+    out = {}
+    if ours_dwb and ta_dwb:
+        out["deepwordbug_success_within_3_points"] = \
+            abs(ours_dwb["success_rate"] - ta_dwb["success_rate"]) <= 3
+        out["deepwordbug_no_more_queries"] = ours_dwb["queries"] <= ta_dwb["queries"]
+    a, b = spread.get("deepwordbug"), spread.get("DeepWordBugGao2018")
+    if a and b and len(a["seeds"]) > 1:
+        out["deepwordbug_success_within_3_points_seed_mean"] = \
+            abs(a["mean_success_rate"] - b["mean_success_rate"]) <= 3
+        out["deepwordbug_no_more_queries_seed_mean"] = a["mean_queries"] <= b["mean_queries"]
+    if tf:
+        out["textfooler_zeroe_success_ge_95"] = tf["success_rate"] >= 95
+        out["textfooler_zeroe_queries_le_45"] = tf["queries"] <= 45
+        out["textfooler_zeroe_perturbed_le_20pct"] = tf["perturbed_words"] <= 20
+        if ta_best is not None:
+            out["textfooler_zeroe_beats_textattack_best"] = tf["success_rate"] > ta_best
+    for ours, theirs in SAME_RECIPE.items():
+        a, b = get(f"ours:{ours}"), get(f"textattack:{theirs}")
+        if a and b:
+            out[f"{ours}_10x_examples_per_s"] = a["examples_per_s"] >= 10 * b["examples_per_s"]
+    for key, r in rows.items():
+        if key.startswith("ours:") and r["overhead_pct"] is not None:
+            out[f"{key[5:]}_overhead_le_25pct"] = r["overhead_pct"] <= 25
+    return out
+
+
+def speedups(rows: dict) -> dict:
+    """Ours vs TextAttack for the same recipe: examples/s, and the attack's own seconds (wall −
+    victim); the first is bounded by the victim's share of TextAttack's wall time."""
+    out = {}
+    for ours, theirs in SAME_RECIPE.items():
+        a, b = rows.get(f"ours:{ours}"), rows.get(f"textattack:{theirs}")
+        if a and b:
+            out[ours] = {
+                "examples_per_s": a["examples_per_s"] / b["examples_per_s"],
+                "attack_own_seconds": (b["wall_s"] - b["victim_s"])
+                / max(a["wall_s"] - a["victim_s"], 1e-9),
+                "victim_texts": a["victim_texts"] / b["victim_texts"],
+                "victim_calls": a["victim_calls"] / b["victim_calls"],
+                "textattack_victim_share_pct": 100.0 * b["victim_s"] / b["wall_s"],
+            }
+    return out
+
+
+def versions() -> dict:
+    out = {"python": platform.python_version(), "cpu_count": os.cpu_count()}
+    for dist in ("textattack", "scikit-learn", "numpy", "torch", "transformers", "rapidfuzz"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def rounded(value):
+    if isinstance(value, float):
+        return round(value, 4)
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    return value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-search-vs-textattack"),
+                        help="the joined OLID test set, the victim, TextAttack's cache and "
+                             "each attack's records (records/TOOL-RECIPE.jsonl)")
+    parser.add_argument("--out", type=Path,
+                        default=ROOT / "benchmarks" / "results" / "search_vs_textattack.json")
+    parser.add_argument("--examples", type=int, default=200, help="the first N OLID test tweets")
+    parser.add_argument("--max-queries", type=int, default=1000,
+                        help="query budget per example, the same for every attack")
+    parser.add_argument("--recipes", default=",".join(OURS),
+                        help="our recipes, comma-separated ('' for none)")
+    parser.add_argument("--textattack-recipes", default=",".join(THEIRS),
+                        help="TextAttack's recipes, comma-separated")
+    parser.add_argument("--skip-textattack", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--spread-seeds", default="1,2,3,4",
+                        help="more seeds for both DeepWordBugs ('' for none): one seed's Suc%% "
+                             "moves by a few points, as much as the ±3-point target")
+    args = parser.parse_args()
+    data = args.data / "bench"
+    if not data.exists():
+        sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
+    ours = [r for r in args.recipes.split(",") if r]
+    theirs = [] if args.skip_textattack else [r for r in args.textattack_recipes.split(",") if r]
+    if theirs:
+        textattack_offline(args.work / "textattack")
+
+    task = get_task("tc")
+    test = olid_test_with_labels(data, args.work)
+    ex = task.examples(test, task.format_for(test))
+    examples = list(zip(ex.inputs, ex.gold))[: args.examples]
+    victim = train(task.name, "tc-tfidf", data / "olid/olid-training-v1.0.tsv",
+                   args.work / "tc-tfidf.joblib")
+    victim.predict([t for t, _ in examples[:8]])  # warm up outside the timings
+
+    rows, load = {}, os.getloadavg()
+    for tool, names, runner in (("textattack", theirs, run_textattack),
+                                ("ours", ours, run_ours)):
+        for name in names:
+            timed = TimedVictim(victim)
+            records, wall, own, setup = runner(name, timed, examples, args.max_queries,
+                                               args.seed)
+            rows[f"{tool}:{name}"] = row(tool, name, records, wall, timed, own, setup)
+            lines = "".join(json.dumps(r.to_json()) + "\n" for r in records)
+            (args.work / "records").mkdir(parents=True, exist_ok=True)
+            (args.work / "records" / f"{tool}-{name}.jsonl").write_text(lines, encoding="utf-8")
+            print(json.dumps(rounded(rows[f"{tool}:{name}"])), file=sys.stderr)
+    spread = seed_spread(args, victim, examples, rows) if args.spread_seeds else {}
+    words = [len(tokenize.words(t)) for t, _ in examples]
+    result = {
+        "victim": "tc-tfidf (trained on OLID train, seed 0)",
+        "data": f"first {len(examples)} OLID level-A test tweets",
+        "examples": len(examples), "mean_words": sum(words) / len(words),
+        "max_queries": args.max_queries, "seed": args.seed,
+        "loadavg_at_start": list(load), "environment": versions(),
+        "results": [rounded(r) for r in rows.values()],
+        "speedup_vs_textattack": rounded(speedups(rows)),
+        "deepwordbug_seeds": rounded(spread),
+        "targets": targets(rows, spread),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    json.dump(result, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()
