@@ -24,7 +24,7 @@ from ..assets import atomic_write, remove_stale_temporaries, sha256_file
 from ..bench.results import _Record
 from ..parallel import start_worker
 from ..tasks import NLI_FIELDS, Examples, get_task
-from ..victims import check_victim_task, load_victim
+from ..victims import load_victim
 from .results import SUCCESSFUL, STATUSES, AttackResult, summarize
 
 RUN, RESULTS, SUMMARY, REPORT = "run.json", "results.jsonl", "summary.json", "report.md"
@@ -126,8 +126,7 @@ def build(settings: RunSettings):
     from .recipes import get_recipe
 
     task = get_task(settings.task)
-    victim = load_victim(settings.victim, settings.victim_path)
-    check_victim_task(getattr(victim, "task", None), task.name, settings.victim)
+    victim = load_victim(settings.victim, settings.victim_path, task=task.name)
     attack = get_recipe(settings.recipe, task, seed=settings.seed,
                         segments=segments(task, settings.fields), **settings.options)
     return attack, victim
@@ -285,13 +284,11 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
 
 
 def _progress(total: int, done: int, enabled: bool):
-    """A tqdm bar with ETA on stderr (none when disabled or tqdm is not installed)."""
+    """A tqdm bar with ETA on stderr (none when disabled)."""
     if not enabled:
         return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
+    from tqdm import tqdm
+
     return tqdm(total=total, initial=done, unit="ex", file=sys.stderr, dynamic_ncols=True,
                 desc="attack")
 
