@@ -61,6 +61,9 @@ def test_stopwords_and_their_stems_stay():
     assert not stop.check(text, _change(text, 0, "Teh"))
     assert stop.check(text, _change(text, 1, "caoch"))
     assert Stopwords(["coach"]).keeps(text, 1)
+    as_textattack = Stopwords(case_sensitive=True)  # "The" is not "the" to TextAttack
+    assert [as_textattack.allows(text, p) for p in range(len(text))] == \
+        [True, True, False, True, False]
 
 
 def test_protected_tokens_hashtags_and_patterns():

@@ -92,18 +92,23 @@ def default_stopwords() -> frozenset[str]:
 
 
 class Stopwords(WordFilter):
-    """Stopwords stay (compared in lower case, also by their stem: don't → do)."""
+    """Stopwords stay (compared in lower case, also by their stem: don't → do).
+    ``case_sensitive``: as TextAttack compares them, so "The" and "YOU" may change."""
 
-    def __init__(self, words: Iterable[str] | None = None):
+    def __init__(self, words: Iterable[str] | None = None, case_sensitive: bool = False):
         self.words = frozenset(w.lower() for w in words) if words is not None \
             else default_stopwords()
+        self.case_sensitive = case_sensitive
 
     def keeps(self, text, position):
-        word = text.word(position).lower()
+        word = text.word(position)
+        if not self.case_sensitive:
+            word = word.lower()
         return word in self.words or tokenize.stem(word)[1] in self.words
 
     def __repr__(self):
-        return f"Stopwords({len(self.words)} words)"
+        return f"Stopwords({len(self.words)} words" + \
+            (", case-sensitive)" if self.case_sensitive else ")")
 
 
 class Protected(WordFilter):

@@ -3,11 +3,12 @@
 - ``deepwordbug``: Gao et al. 2018, "Black-box Generation of Adversarial Text Sequences to Evade
   Deep Learning Classifiers", as TextAttack's DeepWordBugGao2018: masking-based word importance
   ([UNK]), greedy, its four character operations (one random place each per word), no word
-  modified twice, stopwords left alone, Levenshtein distance ≤ 30 over the text.
+  modified twice, stopwords left alone (compared case-sensitively, as TextAttack does: "The"
+  may change), Levenshtein distance ≤ 30 over the text.
 - ``pruthi``: Pruthi et al. 2019, "Combating Adversarial Misspellings with Robust Word
   Recognition", as TextAttack's Pruthi2019: inner-letter swap, drop, add and keyboard typos at
-  every place of words of ≥ 4 letters, one word perturbed, stopwords left alone, TextAttack's
-  greedy search (a beam of width 1 over all words).
+  every place of words of ≥ 4 letters, one word perturbed, stopwords left alone
+  (case-sensitively), TextAttack's greedy search (a beam of width 1 over all words).
 - ``textfooler-zeroe``: Jin et al. 2020 (TextFooler), Algorithm 1 — word importance by deletion,
   then greedy substitution — with the Zéroe perturbers as the transformation (default: all ten
   that are available here; segment is left out for pos, and pos ranks by masking), under the
@@ -56,7 +57,7 @@ def _zeroe_names(task) -> list[str]:
 def _deepwordbug(task, transformations, options):
     names = transformations or DEEPWORDBUG_OPS
     return dict(transformation=get_transformations(names, token_aligned=task.token_aligned),
-                constraints=[NoRepeat(), Stopwords(), EditDistance(absolute=30),
+                constraints=[NoRepeat(), Stopwords(case_sensitive=True), EditDistance(absolute=30),
                              *_limit(options["max_perturbed"], None)],
                 method=Greedy("mask"), candidates=len(names))
 
@@ -64,7 +65,7 @@ def _deepwordbug(task, transformations, options):
 def _pruthi(task, transformations, options):
     return dict(transformation=get_transformations(transformations or PRUTHI_OPS,
                                                    token_aligned=task.token_aligned),
-                constraints=[MinWordLength(4), Stopwords(), NoRepeat(),
+                constraints=[MinWordLength(4), Stopwords(case_sensitive=True), NoRepeat(),
                              *_limit(options["max_perturbed"], 1)],
                 method=Beam(1), candidates=1000)
 
