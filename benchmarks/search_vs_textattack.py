@@ -30,6 +30,7 @@ from perturb_throughput import DATA, DATA_HELP
 from zeroe_assets import tokenize
 from zeroe_assets.search.results import (EXHAUSTED, FAILED, MISCLASSIFIED, SKIPPED, SUCCESSFUL,
                                          AttackResult, summarize)
+from zeroe_assets.search.run import TimedVictim
 from zeroe_assets.tasks import get_task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,32 +52,6 @@ few more most other some such no nor not only own same so than too very s t can 
 don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn
 doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn
 needn't shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't""".split()
-
-
-class TimedVictim:
-    """The victim, counting the seconds and texts spent inside ``predict``/``scores``: both
-    tools query it through this, so "time inside the victim" is measured the same way."""
-
-    def __init__(self, victim):
-        self.victim, self.seconds, self.texts, self.calls = victim, 0.0, 0, 0
-
-    def _timed(self, method, batch):
-        start = time.perf_counter()
-        try:
-            return method(batch)
-        finally:
-            self.seconds += time.perf_counter() - start
-            self.texts += len(batch)
-            self.calls += 1
-
-    def predict(self, batch):
-        return self._timed(self.victim.predict, batch)
-
-    def __getattr__(self, name):
-        if name == "victim":
-            raise AttributeError(name)
-        value = getattr(self.victim, name)
-        return (lambda batch: self._timed(value, batch)) if name == "scores" else value
 
 
 def textattack_offline(cache: Path) -> None:

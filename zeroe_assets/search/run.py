@@ -70,13 +70,13 @@ def _sha256(path: Path) -> str:
 
 
 class TimedVictim:
-    """The victim, counting the seconds spent inside ``predict`` and ``scores`` (the attack's
-    own overhead is the rest); every other attribute (``labels``, ``task``...) is the victim's,
-    and it has ``scores`` only when the victim has. ``name`` (what errors call it): the
-    victim's own, else the one given (the ``--victim`` spec)."""
+    """The victim, counting the seconds, texts and calls inside ``predict`` and ``scores``
+    (the attack's own overhead is the rest of its time); every other attribute (``labels``,
+    ``task``...) is the victim's, and it has ``scores`` only when the victim has. ``name``
+    (what errors call it): the victim's own, else the one given (the ``--victim`` spec)."""
 
     def __init__(self, victim, name: str | None = None):
-        self.victim, self.seconds = victim, 0.0
+        self.victim, self.seconds, self.texts, self.calls = victim, 0.0, 0, 0
         self.name = getattr(victim, "name", None) or name or type(victim).__name__
 
     def _timed(self, method, batch):
@@ -85,6 +85,8 @@ class TimedVictim:
             return method(batch)
         finally:
             self.seconds += time.perf_counter() - start
+            self.texts += len(batch)
+            self.calls += 1
 
     def predict(self, batch):
         return self._timed(self.victim.predict, batch)
