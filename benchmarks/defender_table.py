@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RECIPE, OPTIONS = "textfooler-zeroe", {"max_perturbed": 0.3}  # K = 50, Q_max = K·L: the recipe's
 TFIDF = {"tc": "tc-tfidf", "nli": "nli-tfidf"}
 NAMES = {"tc": "OLID (toxicity)", "nli": "SNLI"}
+OLID_TEST = "$ZEROE_DATA/bench/olid/testset-levela.tsv joined with labels-levela.csv"
 
 
 def sample(test: Path, task: str, n: int, seed: int, out: Path) -> Path:
@@ -137,7 +138,7 @@ def main() -> None:
                          work / task / "attacked_minilm.tsv")
             rows["minilm"] = attack(task, "minilm", f"hf:{minilm[task]}", None, test, few,
                                     work, args)
-        table["tasks"][task] = {"test": recorded(test, args.data),
+        table["tasks"][task] = {"test": OLID_TEST if task == "tc" else recorded(test, args.data),
                                 "train": recorded(train_path, args.data),
                                 "attacked_examples": args.examples,
                                 "minilm_examples": args.minilm_examples if task in minilm else None,
