@@ -104,9 +104,10 @@ def main() -> None:
                         help="attacked examples per victim, a seeded sample (default: 500)")
     parser.add_argument("--tasks", default="tc,nli")
     parser.add_argument("--adv", default="1-1,loo", help="adversarial training modes ('' none)")
-    parser.add_argument("--minilm", action="append", default=[], metavar="TASK=DIR",
+    parser.add_argument("--minilm", action="append", default=[], metavar="TASK[:MODE:ALPHA]=DIR",
                         help="a fine-tuned MiniLM hf: directory for a task (python -m "
-                             "train.victim experiment=minilm_olid / minilm_snli)")
+                             "train.victim experiment=victim_minilm_olid / _snli), or an "
+                             "adversarially trained one, e.g. nli:loo:visual=DIR")
     parser.add_argument("--minilm-examples", type=int, default=100,
                         help="attacked examples for the MiniLM victims, the first of the same "
                              "sample (default: 100; they answer ~50x slower than TF-IDF on CPU)")
@@ -118,7 +119,11 @@ def main() -> None:
         sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
     setups = {"tc": (olid_test_with_labels(data, work), data / "olid/olid-training-v1.0.tsv"),
               "nli": (data / "snli/snli_test.tsv", data / "snli/snli_dev.tsv")}
-    minilm = dict(v.split("=", 1) for v in args.minilm)
+    minilm: dict[str, dict[str, str]] = {}
+    for value in args.minilm:
+        key, _, path = value.partition("=")
+        task, _, variant = key.partition(":")
+        minilm.setdefault(task, {})[variant] = path
     table = {"recipe": RECIPE, "options": OPTIONS, "seed": args.seed, "tasks": {}}
     for task in args.tasks.split(","):
         test, train_path = setups[task]
@@ -136,8 +141,10 @@ def main() -> None:
         if task in minilm:
             few = sample(test, task, args.minilm_examples, args.seed,
                          work / task / "attacked_minilm.tsv")
-            rows["minilm"] = attack(task, "minilm", f"hf:{minilm[task]}", None, test, few,
-                                    work, args)
+        for variant, path in minilm.get(task, {}).items():
+            key = " ".join(["minilm", *filter(None, variant.split(":"))])
+            rows[key] = attack(task, key.replace(" ", "-"), f"hf:{path}", None, test, few, work,
+                               args)
         table["tasks"][task] = {"test": OLID_TEST if task == "tc" else recorded(test, args.data),
                                 "train": recorded(train_path, args.data),
                                 "attacked_examples": args.examples,
@@ -184,7 +191,9 @@ def markdown(table: dict) -> str:
                 if len(values) <= 1:
                     return _f(values[0] if values else None)
                 return f"{statistics.mean(values):.1f} ({min(values):.1f}–{max(values):.1f})"
-            label = training if len(members) == 1 else f"{training} (mean over {len(members)})"
+            label = (f"{training} (mean over {len(members)})" if len(members) > 1 else
+                     next(k for k, r in rows.items() if r is members[0]).partition(" ")[2]
+                     or training)
             lines.append(f"| {model} | {label} | {cell('clean_accuracy')} | "
                          f"{cell('accuracy_under_attack')} | {cell('success_rate')} | "
                          f"{cell('queries')} | {cell('perturbed_words')} |")
