@@ -89,6 +89,16 @@ class FeatureTagger:
         return out
 
 
+def _rows(proba) -> list[list[float]]:
+    """``predict_proba``'s rows as plain floats (what ``scores`` returns)."""
+    return [list(map(float, row)) for row in proba]
+
+
+def _positive(proba, multi: bool) -> list:
+    """A ``tc`` victim's ``predict``: P(positive) per text, a row per text for multi-label."""
+    return _rows(proba) if multi else [float(p) for p in proba[:, 1]]
+
+
 def _tfidf(n_texts: int):
     """Word 1-2-grams + character 2-4-grams; singletons dropped unless the data is tiny."""
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -132,8 +142,7 @@ class TextClassifier(_Tfidf):
     def scores(self, items) -> list[list[float]]:
         """Class probabilities per item, column j for ``labels[j]``."""
         items = list(items)
-        return [list(map(float, row)) for row in self.model.predict_proba(self._x(items))] \
-            if items else []
+        return _rows(self.model.predict_proba(self._x(items))) if items else []
 
     def predict(self, items):
         items = list(items)
@@ -157,9 +166,7 @@ class TextScorer(_Tfidf):
         texts = list(texts)
         if not texts:
             return []
-        proba = self.model.predict_proba(self._x(texts))
-        return [list(map(float, row)) for row in proba] if self.multi else \
-            [float(p) for p in proba[:, 1]]
+        return _positive(self.model.predict_proba(self._x(texts)), self.multi)
 
 
 class PairClassifier(TextClassifier):
@@ -263,8 +270,7 @@ class EncoderClassifier:
 
     def _proba(self, items) -> list[list[float]]:
         items = list(items)
-        return [list(map(float, r)) for r in self.model.predict_proba(self._x(items))] \
-            if items else []
+        return _rows(self.model.predict_proba(self._x(items))) if items else []
 
     def predict(self, items):
         items = list(items)
@@ -273,5 +279,4 @@ class EncoderClassifier:
         x = self._x(items)
         if get_task(self.task).outputs != "scores":
             return [str(y) for y in self.model.predict(x)]
-        proba = self.model.predict_proba(x)
-        return [list(map(float, r)) for r in proba] if self.multi else [float(p) for p in proba[:, 1]]
+        return _positive(self.model.predict_proba(x), self.multi)
