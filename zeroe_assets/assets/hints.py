@@ -8,6 +8,7 @@ REBUILD = {
     "`python -m train.export export=phonetic ckpt=PATH`",
     "phonetic/seq2seq": "rebuild with `python -m train.seq2seq direction=g2p` and "
     "`python -m train.seq2seq direction=p2g`",
+    "shield": "rebuild with `python -m train.shield` (trains the ranker and exports it)",
     "victim/pos-bilstm": "train one with `python -m train.victim` (the bundle is its run's "
     "model/ folder)",
 }

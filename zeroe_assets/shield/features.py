@@ -1,0 +1,63 @@
+"""The features the ranker scores a candidate by: one row per candidate of a token, the same at
+training time (`train.shield`) and in the runtime, so a learned ranker sees what it was fit on.
+
+Token-level facts (is the token a word, is it capitalised) only matter against the other
+candidates, so they enter crossed with ``keep`` (the candidate that leaves the token as it is).
+"""
+from __future__ import annotations
+
+import numpy as np
+from rapidfuzz.distance import DamerauLevenshtein
+
+from .lexicon import Lexicon
+
+MECHANISMS = ("visual", "intrude", "segment", "typo", "natural", "inner-shuffle", "full-shuffle",
+              "truncate", "disemvowel", "phonetic")
+
+FEATURES = ("keep", "keep_known", "keep_logfreq", "keep_short", "keep_capital", "keep_nonascii",
+            "keep_digit", "known", "logfreq", "edit", "length_change", "parts", "proposers",
+            "left", "right", "left_seen", "right_seen") + tuple(f"by_{m}" for m in MECHANISMS)
+INDEX = {name: i for i, name in enumerate(FEATURES)}
+_FLOOR = -12.0  # log10 frequencies start about here; features are shifted to be ≥ 0 and scaled
+
+
+def _freq(lexicon: Lexicon, candidate: str) -> float:
+    return (min(lexicon.logfreq(w) for w in candidate.split()) - _FLOOR) / 10.0
+
+
+def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
+                   candidates: dict[str, dict[str, float]], left: str | None,
+                   right: str | None) -> tuple[list[str], np.ndarray]:
+    """``(readings, rows)``: the token's readings (``low`` itself first, as "keep") and one
+    feature row each. ``candidates`` maps a reading to the mechanisms that proposed it and their
+    confidence; ``left``/``right`` are the neighbours as they read (None at an edge or unknown)."""
+    readings = [low] + [c for c in candidates if c != low]
+    rows = np.zeros((len(readings), len(FEATURES)), dtype=np.float32)
+    known = low in lexicon
+    keep = rows[0]
+    keep[INDEX["keep"]] = 1.0
+    keep[INDEX["keep_known"]] = float(known)
+    keep[INDEX["keep_logfreq"]] = _freq(lexicon, low) if known else 0.0
+    keep[INDEX["keep_short"]] = float(len(low) <= 3)
+    keep[INDEX["keep_capital"]] = float(capital)
+    keep[INDEX["keep_nonascii"]] = float(not token.isascii())
+    keep[INDEX["keep_digit"]] = float(any(c.isdigit() for c in token))
+    for row, reading in zip(rows, readings):
+        words = reading.split()
+        in_lexicon = all(w in lexicon for w in words)
+        row[INDEX["known"]] = float(in_lexicon)
+        row[INDEX["logfreq"]] = _freq(lexicon, reading) if in_lexicon else 0.0
+        row[INDEX["edit"]] = DamerauLevenshtein.normalized_distance(low, reading.replace(" ", ""))
+        row[INDEX["length_change"]] = (len(reading.replace(" ", "")) - len(low)) / max(len(low), 1)
+        row[INDEX["parts"]] = len(words) - 1
+        if words and left is not None:
+            row[INDEX["left"]] = lexicon.association(left, words[0]) / 4.0
+            row[INDEX["left_seen"]] = float((left, words[0]) in lexicon.bigrams)
+        if words and right is not None:
+            row[INDEX["right"]] = lexicon.association(words[-1], right) / 4.0
+            row[INDEX["right_seen"]] = float((words[-1], right) in lexicon.bigrams)
+        proposers = candidates.get(reading, {})
+        row[INDEX["proposers"]] = len(proposers)
+        for mechanism, confidence in proposers.items():
+            row[INDEX[f"by_{mechanism}"]] = confidence
+    return readings, rows

@@ -1,0 +1,100 @@
+"""The shield's lexicon: which strings are English words, how frequent each is and which pairs
+go together, from the frequency lists that ``symspellpy`` ships (82,765 words and 243,342 bigrams
+counted over Google's n-grams, intersected with SCOWL), and the key indexes the restorers look
+candidates up in, built once per process.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from collections import defaultdict
+from importlib import resources
+
+VOWELS = "aeiou"
+_DROP_VOWELS = str.maketrans("", "", VOWELS)
+
+
+def _data(name: str):
+    return resources.files("symspellpy") / name
+
+
+def skeleton(word: str) -> str:
+    """``word`` without its plain vowels: the disemvoweller's output and the key of its index."""
+    return word.translate(_DROP_VOWELS)
+
+
+def inner_key(word: str) -> tuple[str, str, str]:
+    """First letter, last letter and the sorted inner letters: the inner-shuffle's invariant."""
+    return word[0], word[-1], "".join(sorted(word[1:-1]))
+
+
+class Lexicon:
+    """Lower-case ASCII words with counts and bigram counts, and the indexes built over them."""
+
+    def __init__(self):
+        counts: dict[str, int] = {}
+        with _data("frequency_dictionary_en_82_765.txt").open(encoding="utf-8") as f:
+            for line in f:
+                word, _, count = line.rstrip("\n").partition(" ")
+                if word.isalpha() and word.isascii():
+                    counts[word.lower()] = counts.get(word.lower(), 0) + int(count)
+        self.counts = counts
+        self.total = float(sum(counts.values()))
+        bigrams: dict[tuple[str, str], int] = {}
+        with _data("frequency_bigramdictionary_en_243_342.txt").open(encoding="utf-8") as f:
+            for line in f:
+                a, b, count = line.split()
+                bigrams[a.lower(), b.lower()] = int(count)
+        self.bigrams = bigrams
+        self._floor = math.log10(0.1 / self.total)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.counts
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def logfreq(self, word: str) -> float:
+        """log10 of the word's relative frequency; a floor below any listed word when unknown."""
+        count = self.counts.get(word)
+        return math.log10(count / self.total) if count else self._floor
+
+    def association(self, left: str, right: str) -> float:
+        """log10 P(right | left) − log10 P(right), 0 when the pair was never counted: how much
+        more likely the pair is than chance (the context a candidate gets from a neighbour)."""
+        count = self.bigrams.get((left, right))
+        if not count or left not in self.counts or right not in self.counts:
+            return 0.0
+        return math.log10(count * self.total / (self.counts[left] * self.counts[right]))
+
+    @functools.cached_property
+    def by_sorted(self) -> dict[str, list[str]]:
+        """Sorted letters → words (anagrams: the full shuffle's invariant), frequent first."""
+        return self._index(lambda w: "".join(sorted(w)), 2)
+
+    @functools.cached_property
+    def by_inner(self) -> dict[tuple[str, str, str], list[str]]:
+        return self._index(inner_key, 4)
+
+    @functools.cached_property
+    def by_skeleton(self) -> dict[str, list[str]]:
+        """Consonant skeleton → words longer than three letters that have a vowel."""
+        return self._index(skeleton, 4, lambda w: skeleton(w) != w and skeleton(w))
+
+    @functools.cached_property
+    def by_truncation(self) -> dict[str, list[str]]:
+        """A word without its last letter → the words of length ≥ 3 it may be cut from."""
+        return self._index(lambda w: w[:-1], 3)
+
+    def _index(self, key, min_length: int, keep=None) -> dict:
+        index: dict = defaultdict(list)
+        for word in sorted(self.counts, key=self.counts.__getitem__, reverse=True):
+            if len(word) >= min_length and (keep is None or keep(word)):
+                index[key(word)].append(word)
+        return dict(index)
+
+
+@functools.lru_cache(maxsize=1)
+def load_lexicon() -> Lexicon:
+    """The lexicon, read once per process."""
+    return Lexicon()

@@ -1,0 +1,35 @@
+"""Segmentation: a token that is no word but splits into words (``nearthe`` → near the), split by
+``wordsegment``'s unigram and bigram model (Norvig's, over Google's web counts)."""
+from __future__ import annotations
+
+import functools
+
+from .base import Restorer
+from .lexicon import Lexicon
+
+MAX_LENGTH = 40  # longer tokens are URLs, hashes or code, not joined words
+
+
+@functools.lru_cache(maxsize=1)
+def _segmenter():
+    import wordsegment
+
+    wordsegment.load()
+    return wordsegment.segment
+
+
+class SegmentRestorer(Restorer):
+    name = "segment"
+
+    def __init__(self, lexicon: Lexicon):
+        self.lexicon = lexicon
+
+    def candidates(self, word):
+        low = word.lower()
+        if not (4 <= len(low) <= MAX_LENGTH and low.isascii() and low.isalpha()) \
+                or low in self.lexicon:
+            return {}
+        parts = _segmenter()(low)
+        if len(parts) < 2 or "".join(parts) != low or not all(p in self.lexicon and (len(p) > 1 or p in ("a", "i")) for p in parts):
+            return {}
+        return {" ".join(parts): 1.0}

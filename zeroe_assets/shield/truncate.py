@@ -1,0 +1,20 @@
+"""Truncation: the words of three letters or more that lose their last letter to become the token."""
+from __future__ import annotations
+
+from .base import Restorer
+from .lexicon import Lexicon
+
+LIMIT = 20
+
+
+class TruncateRestorer(Restorer):
+    name = "truncate"
+
+    def __init__(self, lexicon: Lexicon):
+        self.lexicon = lexicon
+
+    def candidates(self, word):
+        low = word.lower()
+        if len(low) < 2 or not low.isalpha():
+            return {}
+        return {w: 1.0 for w in self.lexicon.by_truncation.get(low, ())[:LIMIT]}

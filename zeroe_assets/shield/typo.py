@@ -1,0 +1,58 @@
+"""Keyboard and natural typos: dictionary words within edit distance 1–2 of the token, looked up
+in the deletion neighbourhoods SymSpell builds over the lexicon (``symspellpy``), and the
+corrections of a misspelling dictionary of errors people actually made (codespell's, the table
+the natural-typo perturber draws from).
+"""
+from __future__ import annotations
+
+import functools
+
+from ..perturbers._tables import read_misspellings
+from ..perturbers.natural import codespell_dictionary
+from .base import Restorer
+from .lexicon import Lexicon
+
+
+class TypoRestorer(Restorer):
+    """Words at Damerau–Levenshtein distance ≤ 2 (≤ 1 for words of up to four letters)."""
+
+    name = "typo"
+
+    def __init__(self, lexicon: Lexicon, max_distance: int = 2):
+        self.lexicon = lexicon
+        self.max_distance = max_distance
+
+    @functools.cached_property
+    def symspell(self):
+        from symspellpy import SymSpell
+
+        index = SymSpell(max_dictionary_edit_distance=self.max_distance, prefix_length=7)
+        for word, count in self.lexicon.counts.items():
+            index.create_dictionary_entry(word, count)
+        return index
+
+    def candidates(self, word):
+        low = word.lower()
+        if not (low.isascii() and low.isalpha()) or len(low) < 2:
+            return {}
+        from symspellpy import Verbosity
+
+        distance = min(self.max_distance, 1 if len(low) <= 4 else 2)
+        found = self.symspell.lookup(low, Verbosity.ALL, distance, transfer_casing=False)
+        return {s.term: 1.0 / s.distance for s in found if s.distance > 0}
+
+
+class NaturalRestorer(Restorer):
+    """Misspelling → the words it is a known misspelling of (codespell, or ``en.natural``)."""
+
+    name = "natural"
+
+    def __init__(self, source=None):
+        corrections: dict[str, dict[str, float]] = {}
+        for correct, typos in read_misspellings(source or codespell_dictionary()).items():
+            for typo in typos:
+                corrections.setdefault(typo.lower(), {})[correct.lower()] = 1.0
+        self.corrections = corrections
+
+    def candidates(self, word):
+        return dict(self.corrections.get(word.lower(), {}))
