@@ -114,17 +114,39 @@ class Shield:
             units.append(Unit(i, i, head, stem, tail, read(stem), found))
         return units
 
-    def _rows(self, units: list[Unit], k: int, evidence: dict[str, float]
-              ) -> tuple[list[str], np.ndarray]:
+    def _rows(self, units: list[Unit], k: int, evidence: dict[str, float],
+              context: list[str | None]) -> tuple[list[str], np.ndarray]:
         unit = units[k]
-        left = units[k - 1].provisional(self.lexicon) if k else None
-        right = units[k + 1].provisional(self.lexicon) if k + 1 < len(units) else None
+        left = context[k - 1] if k else None
+        right = context[k + 1] if k + 1 < len(units) else None
         capital = unit.stem[:1].isupper() and k > 0
         return token_features(self.lexicon, unit.stem, unit.low, capital, unit.candidates,
                               left and left.split()[-1], right and right.split()[0], evidence)
 
     def evidence(self, units: list[Unit]) -> dict[str, float]:
         return line_evidence(self.lexicon, [(u.low, u.candidates) for u in units])
+
+    def _decide(self, units: list[Unit], evidence: dict[str, float],
+                context: list[str | None]) -> list[str | None]:
+        """The reading each unit changes to (None: it stays), given its neighbours' readings."""
+        chosen: list[str | None] = []
+        for k, unit in enumerate(units):
+            if not unit.candidates:
+                chosen.append(None)
+                continue
+            readings, rows = self._rows(units, k, evidence, context)
+            best, prob = self.ranker.choose(rows)
+            chosen.append(readings[best] if best and prob >= self.ranker.threshold else None)
+        return chosen
+
+    def _context(self, units: list[Unit]) -> tuple[dict[str, float], list[str | None]]:
+        """The line's evidence and each unit's neighbours' readings for the final decision:
+        a first pass decides with the neighbours read provisionally, the final one with the
+        first pass's readings (a restored neighbour is better context than a guess)."""
+        evidence = self.evidence(units)
+        provisional = [u.provisional(self.lexicon) for u in units]
+        first = self._decide(units, evidence, provisional)
+        return evidence, [c or p for c, p in zip(first, provisional)]
 
     def restore(self, text: str) -> str:
         """``text`` with the attacked words it is sure of restored; everything else as it was."""
@@ -134,16 +156,11 @@ class Shield:
         if not words or not _english(words):
             return text
         units = self.units(words, gaps)
-        evidence = self.evidence(units)
         out_words, out_gaps = list(words), list(gaps)
-        for k, unit in enumerate(units):
-            if not unit.candidates:
+        for unit, reading in zip(units, self._decide(units, *self._context(units))):
+            if reading is None:
                 continue
-            readings, rows = self._rows(units, k, evidence)
-            best, prob = self.ranker.choose(rows)
-            if best == 0 or prob < self.ranker.threshold:
-                continue
-            out_words[unit.start] = unit.head + match_case(unit.template, readings[best]) + unit.tail
+            out_words[unit.start] = unit.head + match_case(unit.template, reading) + unit.tail
             for w in range(unit.start + 1, unit.end + 1):  # the pieces of an intruded word
                 out_words[w], out_gaps[w] = "", ""
         return tokenize.join(out_words, out_gaps)
@@ -168,7 +185,7 @@ class Shield:
         if not words:
             return []
         units = self.units(words, gaps)
-        evidence = self.evidence(units)
+        evidence, context = self._context(units)
         gold = [tokenize.stem(w)[1].lower() for w in tokenize.split(clean)[0]]
         mine = [u.low for u in units]
         out = []
@@ -183,7 +200,7 @@ class Shield:
             for k, target in pairs:
                 if target != units[k].low and target not in units[k].candidates:
                     continue
-                readings, rows = self._rows(units, k, evidence)
+                readings, rows = self._rows(units, k, evidence, context)
                 index = readings.index(target)
                 out.append((rows, index, ",".join(units[k].candidates.get(target, {}))))
         return out
