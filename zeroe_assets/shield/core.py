@@ -100,19 +100,29 @@ class Shield:
         for i, j, joined in spans:
             if joined is not None:
                 raw = tokenize.join(words[i:j + 1], [""] + gaps[i + 1:j + 1] + [""])
-                units.append(Unit(i, j, "", raw, "", read(raw.replace(gaps[i + 1], "")),
+                units.append(Unit(i, j, "", raw, "", "".join(map(read, words[i:j + 1])),
                                   {joined: {"intrude": 1.0}}))
                 continue
             head, stem, tail = tokenize.stem(words[i])
-            if "intrude" in self.restorers and ("'" in stem or "’" in words[i]):
-                head, stem, tail = "", words[i], ""  # an intruded apostrophe is not a clitic
-            found: dict[str, dict[str, float]] = {}
-            for name, restorer in self.restorers.items():
+            if "intrude" in self.restorers and (head or words[i].count("'") > 1):
+                head, stem, tail = "", words[i], ""  # apostrophes that are no clitic's intruded
+            found = self._propose(stem)
+            seen = read(stem)
+            if seen != stem:  # look-alikes undone, the word may still be shuffled, cut, …
+                for reading, by in self._propose(seen, skip="visual").items():
+                    found.setdefault(reading, {}).update(by, visual=0.5)
+            found.pop(stem.lower(), None)
+            units.append(Unit(i, i, head, stem, tail, seen, found))
+        return units
+
+    def _propose(self, stem: str, skip: str = "") -> dict[str, dict[str, float]]:
+        """Reading → {restorer: confidence} for one stem."""
+        found: dict[str, dict[str, float]] = {}
+        for name, restorer in self.restorers.items():
+            if name != skip:
                 for reading, confidence in restorer.candidates(stem).items():
                     found.setdefault(reading, {})[name] = confidence
-            found.pop(stem.lower(), None)
-            units.append(Unit(i, i, head, stem, tail, read(stem), found))
-        return units
+        return found
 
     def _rows(self, units: list[Unit], k: int, evidence: dict[str, float],
               context: list[str | None]) -> tuple[list[str], np.ndarray]:
