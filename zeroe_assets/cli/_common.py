@@ -61,6 +61,31 @@ def build_attacker(spec: str, args: argparse.Namespace):
                         strict=args.strict, **parse_options(args.option))
 
 
+def mechanisms_of(text: str | None) -> list[str] | None:
+    """``--mechanisms a,b`` as a list (the shield checks the names), None when not given."""
+    return None if text is None else [m.strip() for m in text.split(",") if m.strip()]
+
+
+def add_shield_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--shield", action="store_true",
+                        help="put the shield (`zeroe shield`) in front of the victim: every input "
+                             "is restored before the victim sees it")
+    parser.add_argument("--shield-mechanisms", default=None, metavar="M,M,...",
+                        help="the shield's restorers, e.g. visual,intrude (implies --shield; "
+                             "default: all)")
+
+
+def shield_of(args: argparse.Namespace) -> list[str] | None:
+    """The mechanisms of the shield `add_shield_options` asks for, None for no shield."""
+    if args.shield_mechanisms is not None:
+        return mechanisms_of(args.shield_mechanisms)
+    if args.shield:
+        from ..shield import MECHANISMS
+
+        return list(MECHANISMS)
+    return None
+
+
 def add_line_options(parser: argparse.ArgumentParser, verb: str) -> None:
     """FILE, ``--jsonl``/``--field``, ``--errors`` and ``-j`` of the line-in, line-out commands
     (``verb``: what they do to a field, for the help)."""
