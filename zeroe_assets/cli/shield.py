@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
         bar = tqdm(unit=" lines", file=sys.stderr, dynamic_ncols=True, desc="shield")
     try:
-        stream_lines(Restoration(shield), args, "shield", written=bar and bar.update)
+        stream_lines(Restoration(shield), args, "shield", written=bar.update if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
