@@ -47,6 +47,8 @@ def threshold_of(text: str | None) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     from ..shield import get_shield
 
     check_line_options(args)
@@ -54,14 +56,7 @@ def run(args: argparse.Namespace) -> int:
                         args.learned)
     if not shield.learned:
         print(f"zeroe shield: note: {shield.describe()}", file=sys.stderr)
-    bar = None
-    if sys.stderr.isatty():
-        from tqdm import tqdm
-
-        bar = tqdm(unit=" lines", file=sys.stderr, dynamic_ncols=True, desc="shield")
-    try:
-        stream_lines(Restoration(shield), args, "shield", written=bar.update if bar is not None else None)
-    finally:
-        if bar is not None:
-            bar.close()
+    with tqdm(unit=" lines", file=sys.stderr, dynamic_ncols=True, desc="shield",
+              disable=not sys.stderr.isatty()) as bar:  # a bar on a terminal only
+        stream_lines(Restoration(shield), args, "shield", written=bar.update)
     return 0

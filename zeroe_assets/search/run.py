@@ -347,11 +347,21 @@ def _cell(value, digits: int = 1, suffix: str = "") -> str:
     return "—" if value is None else f"{value:.{digits}f}{suffix}"
 
 
+def _shielded(mechanisms: list[str] | None) -> str:
+    """How the report's title says the victim was shielded ("" when it was not)."""
+    if mechanisms is None:
+        return ""
+    from ..shield import MECHANISMS
+
+    return " behind the shield" + ("" if tuple(mechanisms) == MECHANISMS
+                                   else f" ({', '.join(mechanisms)})")
+
+
 def report(results: list[AttackResult], summary: dict) -> str:
     """``report.md``: the defender benchmark's table, counts per status and a few successful
     examples (no timings, so that a resumed run's report equals an uninterrupted one's)."""
     s = summary["settings"]
-    shielded = f" behind the shield ({', '.join(s['shield'])})" if s.get("shield") else ""
+    shielded = _shielded(s.get("shield"))
     lines = [f"# Search attack: {s['recipe']} on {s['victim']}{shielded} ({s['task']})", "",
              f"{summary['examples']} examples of {Path(s['data']).name}"
              + (f" (the first {s['limit']})" if s.get("limit") else "") + f", seed {s['seed']}"
