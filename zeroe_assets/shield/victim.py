@@ -43,6 +43,8 @@ class ShieldedVictim:
         task = get_task(task if task is not None else own)
         check_victim_task(own, task.name, inner)
         shield = shield if shield is not None else get_shield()
+        which = "" if shield.mechanisms == MECHANISMS else f"[{','.join(shield.mechanisms)}]"
+        self.name = f"shielded{which} {inner}"  # as asked for (tokens: without segment)
         if task.token_aligned and set(TOKEN_UNSAFE) & set(shield.mechanisms):
             kept = [m for m in shield.mechanisms if m not in TOKEN_UNSAFE]
             if not kept:
@@ -51,8 +53,6 @@ class ShieldedVictim:
             shield = Shield(kept, root=shield.root, ranker=shield.ranker)
         self.victim, self.shield, self.inputs = victim, shield, task.inputs
         self.task = task.name
-        which = "" if shield.mechanisms == MECHANISMS else f"[{','.join(shield.mechanisms)}]"
-        self.name = f"shielded{which} {inner}"
         self._restored: dict[str, str] = {}
 
     def restore(self, batch: Sequence) -> list:
