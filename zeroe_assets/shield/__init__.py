@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import types
+from pathlib import Path
 
 from .core import Shield
 from .features import MECHANISMS
@@ -20,8 +21,12 @@ _SHIELDS: dict[tuple, Shield] = {}
 def get_shield(mechanisms=None, threshold: float | None = None, learned: bool = True,
                root=None) -> Shield:
     """A shield, built once per process and settings (restorers load their indexes once)."""
+    from ..assets import default_root
+
+    if isinstance(mechanisms, str):
+        mechanisms = [m.strip() for m in mechanisms.split(",") if m.strip()]
     key = (None if mechanisms is None else tuple(mechanisms), threshold, learned,
-           None if root is None else str(root))
+           str(Path(root).resolve() if root else default_root().resolve()))
     if key not in _SHIELDS:
         _SHIELDS[key] = Shield(mechanisms, threshold, learned, root)
     return _SHIELDS[key]

@@ -5,6 +5,7 @@ changes only when the ranker is sure; gaps, case and clitics stay as they were.
 from __future__ import annotations
 
 import difflib
+import re
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,14 @@ from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
 from .ranker import Ranker, hand_set_ranker, load_ranker
 
-ENGLISH_SHARE = 0.5  # lines where fewer words than this contain a Latin letter are left alone
+# a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word
+_PROTECTED = re.compile(r"\S*(?:://|www\.|@)\S*|#\w+")
+MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
+# words common in English and rarer elsewhere: a line of four to nine words with none of them
+# (as a reader sees them), or a longer one with fewer than two, is another language: left alone
+ENGLISH = frozenset("a at as the and of to is are was were that this with for you it its be been "
+                    "have has not by from they we his her she he which or my me our your there "
+                    "their an will would can but what who".split())
 
 
 @dataclass
@@ -58,6 +66,8 @@ class Shield:
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
                  ranker: Ranker | None = None):
+        if isinstance(mechanisms, str):
+            mechanisms = [m.strip() for m in mechanisms.split(",") if m.strip()]
         chosen = tuple(MECHANISMS if mechanisms is None else mechanisms)
         unknown = [m for m in chosen if m not in MECHANISMS]
         if unknown or not chosen:
@@ -74,6 +84,7 @@ class Shield:
             ranker = Ranker(ranker.weights, float(threshold), ranker.learned, ranker.meta)
         self.ranker = ranker
         self.restorers = _restorers(self.mechanisms, self.lexicon, self.root)
+        self.mechanisms = tuple(self.restorers)  # without any that could not load
 
     @property
     def learned(self) -> bool:
@@ -96,6 +107,7 @@ class Shield:
             spans += [(w, w, None) for w in range(k, i)] + [(i, j, joined)]
             k = j + 1
         spans += [(w, w, None) for w in range(k, len(words))]
+        protected = _protected(words, gaps)
         units = []
         for i, j, joined in spans:
             if joined is not None:
@@ -106,11 +118,15 @@ class Shield:
             head, stem, tail = tokenize.stem(words[i])
             if "intrude" in self.restorers and (head or words[i].count("'") > 1):
                 head, stem, tail = "", words[i], ""  # apostrophes that are no clitic's intruded
-            found = self._propose(stem)
             seen = read(stem)
+            if tokenize.length(stem) < MIN_LENGTH or i in protected:
+                units.append(Unit(i, i, head, stem, tail, seen, {}))
+                continue
+            found = self._propose(stem)
             if seen != stem:  # look-alikes undone, the word may still be shuffled, cut, …
                 for reading, by in self._propose(seen, skip="visual").items():
-                    found.setdefault(reading, {}).update(by, visual=0.5)
+                    mine = found.setdefault(reading, {})
+                    mine.update(by, visual=max(mine.get("visual", 0.0), 0.5))
             found.pop(stem.lower(), None)
             units.append(Unit(i, i, head, stem, tail, seen, found))
         return units
@@ -163,9 +179,11 @@ class Shield:
         if not isinstance(text, str):
             raise ValueError(f"the shield restores text (str), got {type(text).__name__}")
         words, gaps = tokenize.split(text)
-        if not words or not _english(words):
+        if not words:
             return text
         units = self.units(words, gaps)
+        if not _english(units):
+            return text
         out_words, out_gaps = list(words), list(gaps)
         for unit, reading in zip(units, self._decide(units, *self._context(units))):
             if reading is None:
@@ -216,9 +234,25 @@ class Shield:
         return out
 
 
-def _english(words: list[str]) -> bool:
-    latin = sum(any("a" <= c <= "z" or "A" <= c <= "Z" for c in w) for w in words)
-    return latin >= ENGLISH_SHARE * len(words)
+def _protected(words: list[str], gaps: list[str]) -> set[int]:
+    """The words inside URLs, e-mail addresses, mentions and hashtags."""
+    text = tokenize.join(words, gaps)
+    spans = [m.span() for m in _PROTECTED.finditer(text)]
+    if not spans:
+        return set()
+    found, position = set(), 0
+    for i, word in enumerate(words):
+        position += len(gaps[i])
+        if any(a <= position < b for a, b in spans):
+            found.add(i)
+        position += len(word)
+    return found
+
+
+def _english(units: list[Unit]) -> bool:
+    if len(units) < 4:
+        return True
+    return sum(u.template.lower() in ENGLISH for u in units) >= (1 if len(units) < 10 else 2)
 
 
 def _restorers(mechanisms, lexicon, root) -> dict:
