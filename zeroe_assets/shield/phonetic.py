@@ -24,15 +24,16 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from ..assets import load_component
 from ..assets.tables import PhoneticTable
+from ..perturbers.phonetic import ACRONYM_LETTERS, MIN_LETTERS, stopwords
 from ..phonetic.names import COMPONENT
 from .base import Restorer
 from .lexicon import Lexicon
 
 LIMIT = 20  # candidates per token, best first
 KEY_CONFIDENCE = 0.5  # a sound-key match at spelling distance 0; it falls with the distance
-MIN_LETTERS, MAX_LETTERS = 3, 30  # the attack respells words of ≥ 3 letters; longer is no word
+MAX_LETTERS = 30  # a longer token is no respelling of a word
 BUCKET = 50  # the most frequent words of a sound key compared with the token (99.9% of hits)
-MAX_DISTANCE = 0.6  # normalised spelling distance; 99% of true matches are closer
+MAX_DISTANCE = 0.5  # normalised spelling distance: 99% of the true matches are this close
 
 # The sound key, applied as plain replacements in this order to "\n"-separated lower-case words
 # (so that one pass keys the whole lexicon): word starts, then letter groups to one code each
@@ -67,27 +68,34 @@ def _key(word: str) -> str:
 
 
 class PhoneticRestorer(Restorer):
+    """Candidates are the words the attack respells: lexicon words of at least `MIN_LETTERS`
+    letters that are not function words (its policy, `perturbers.phonetic`)."""
+
     name = "phonetic"
 
     def __init__(self, lexicon: Lexicon, root=None):
+        self.lexicon, self.skip = lexicon, stopwords()
         table = PhoneticTable.from_component(load_component(COMPONENT, root))
         candidates, scores = table.candidates, table.scores.tolist()
         offsets = table.offsets.tolist()
         inverse: dict[str, dict[str, float]] = {}  # respelling → source word → best score
         for i, word in enumerate(table.words):
-            if word in lexicon.counts:
+            if self._source(word):
                 for j in range(offsets[i], offsets[i + 1]):
                     found = inverse.setdefault(candidates[j], {})
                     if found.get(word, 0.0) < scores[j]:
                         found[word] = scores[j]
-        self.inverse, self.lexicon = inverse, lexicon
+        self.inverse = inverse
+
+    def _source(self, word: str) -> bool:
+        return word in self.lexicon.counts and len(word) >= MIN_LETTERS and word not in self.skip
 
     @functools.cached_property
     def by_sound(self) -> dict[str, list[str]]:
-        """Sound key → lexicon words, most frequent first (built on the first token that needs
-        it)."""
+        """Sound key → candidate words, most frequent first (built on the first token that
+        needs it)."""
         counts = self.lexicon.counts
-        words = sorted(counts, key=counts.__getitem__, reverse=True)
+        words = sorted(filter(self._source, counts), key=counts.__getitem__, reverse=True)
         index: dict[str, list[str]] = defaultdict(list)
         for word, key in zip(words, sound_keys(words)):
             index[key].append(word)
@@ -104,16 +112,19 @@ class PhoneticRestorer(Restorer):
 
     def candidates(self, word):
         low = _key(word)
+        letters = low.replace("'", "")
+        if len(letters) < 2 or (word.isupper() and len(letters) <= ACRONYM_LETTERS):
+            return {}  # a letter (b, c) or an acronym (UN, IV) is no respelling the attack makes
         exact = self.inverse.get(low)
         if exact is not None:
             return dict(sorted(exact.items(), key=lambda kv: (-kv[1], kv[0]))[:LIMIT])
-        return {} if low in self.lexicon else dict(self.sounding(low.replace("'", "")))
+        return {} if low in self.lexicon else dict(self.sounding(letters))
 
     def sounding(self, letters: str) -> list[tuple[str, float]]:
         """Lexicon words with the sound key of ``letters``, the closest in spelling first, with
         `KEY_CONFIDENCE` scaled by their spelling similarity (none beyond `MAX_DISTANCE`)."""
         if not (MIN_LETTERS <= len(letters) <= MAX_LETTERS and letters.isascii()
-                and letters.isalpha()):
+                and letters.isalpha()):  # the attack respells words of ≥ MIN_LETTERS letters
             return []
         keys = self._hard([letters]).get(letters) or sound_keys([letters])
         bucket = dict.fromkeys(w for key in keys for w in self.by_sound.get(key, ())[:BUCKET])
