@@ -62,6 +62,14 @@ def sound_keys(words: list[str], hard: bool = False) -> list[str]:
     return _REPEAT.sub(r"\1", text.translate(_SILENT).upper()).split("\n")[1:-1]
 
 
+def word_keys(word: str) -> tuple[str, ...]:
+    """The sound keys of one lower-case ASCII word: one, and a second where "ch" read as k
+    gives another."""
+    soft = sound_keys([word])[0]
+    hard = sound_keys([word], hard=True)[0] if "ch" in word else soft
+    return (soft,) if hard == soft else (soft, hard)
+
+
 def _key(word: str) -> str:
     """How the table spells a respelling: lower case, straight apostrophes."""
     return word.lower().replace("\u2019", "'")
@@ -80,14 +88,15 @@ class PhoneticRestorer(Restorer):
         offsets = table.offsets.tolist()
         inverse: dict[str, dict[str, float]] = {}  # respelling → source word → best score
         for i, word in enumerate(table.words):
-            if self._source(word):
+            if self.attackable(word):
                 for j in range(offsets[i], offsets[i + 1]):
                     found = inverse.setdefault(candidates[j], {})
                     if found.get(word, 0.0) < scores[j]:
                         found[word] = scores[j]
         self.inverse = inverse
 
-    def _source(self, word: str) -> bool:
+    def attackable(self, word: str) -> bool:
+        """Whether ``word`` is one the attack respells, so a candidate."""
         return word in self.lexicon.counts and len(word) >= MIN_LETTERS and word not in self.skip
 
     @functools.cached_property
@@ -95,20 +104,15 @@ class PhoneticRestorer(Restorer):
         """Sound key → candidate words, most frequent first (built on the first token that
         needs it)."""
         counts = self.lexicon.counts
-        words = sorted(filter(self._source, counts), key=counts.__getitem__, reverse=True)
+        words = sorted(filter(self.attackable, counts), key=counts.__getitem__, reverse=True)
         index: dict[str, list[str]] = defaultdict(list)
         for word, key in zip(words, sound_keys(words)):
             index[key].append(word)
-        for word, keys in self._hard(words).items():
-            index[keys[1]].append(word)
+        hard = [w for w in words if "ch" in w]
+        for word, soft, key in zip(hard, sound_keys(hard), sound_keys(hard, hard=True)):
+            if key != soft:
+                index[key].append(word)
         return dict(index)
-
-    @staticmethod
-    def _hard(words: list[str]) -> dict[str, tuple[str, str]]:
-        """The words whose "ch" read as k gives another key: word → (soft key, hard key)."""
-        words = [w for w in words if "ch" in w]
-        return {w: (s, h) for w, s, h in zip(words, sound_keys(words), sound_keys(words, True))
-                if s != h}
 
     def candidates(self, word):
         low = _key(word)
@@ -126,8 +130,8 @@ class PhoneticRestorer(Restorer):
         if not (MIN_LETTERS <= len(letters) <= MAX_LETTERS and letters.isascii()
                 and letters.isalpha()):  # the attack respells words of ≥ MIN_LETTERS letters
             return []
-        keys = self._hard([letters]).get(letters) or sound_keys([letters])
-        bucket = dict.fromkeys(w for key in keys for w in self.by_sound.get(key, ())[:BUCKET])
+        bucket = dict.fromkeys(w for key in word_keys(letters)
+                               for w in self.by_sound.get(key, ())[:BUCKET])
         found = process.extract(letters, list(bucket), limit=LIMIT, score_cutoff=MAX_DISTANCE,
                                 scorer=DamerauLevenshtein.normalized_distance)
         return [(w, KEY_CONFIDENCE * (1.0 - d)) for w, d, _ in found]
