@@ -5,7 +5,7 @@ Two sources, both torch-free:
 
 - the inverse of the phonetic table the attack draws from (``zeroe_assets.phonetic``: word →
   respellings that the Siamese embedder judged to sound the same, with its score): exact for
-  every respelling the attack takes from its table, built once per process;
+  every respelling the attack takes from its table, built with the shield from the table files;
 - for a token outside the lexicon and the table (a word the attack respelled on the fly with
   its seq2seq models, or another tool's respelling), the lexicon words with the same sound key
   (`sound_keys`: a Metaphone-like skeleton), the closest in spelling first.
