@@ -343,8 +343,8 @@ def markdown(result: dict) -> str:
                      f" | {entry['shield']['won']} / {entry['shield']['lost']} | " +
                      (f"{_a(pub['bert_defense'])} ({_a(pub['none'])})" if pub else "–") + " |")
         if row == ten[-1]:
-            means = [statistics.mean(rows[r][c] if c == "none" else rows[r][c]["accuracy"]
-                                     for r in ten) for c in COLUMNS]
+            means = [round(statistics.mean(rows[r][c] if c == "none" else rows[r][c]["accuracy"]
+                                           for r in ten), 4) for c in COLUMNS]  # as targets
             pub_mean = statistics.mean(published[r]["bert_defense"] for r in ten)
             pub_none = statistics.mean(published[r]["none"] for r in ten)
             lines.append(f"| **mean of the ten** | " + " | ".join(map(_a, means)) +
