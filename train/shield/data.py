@@ -171,7 +171,8 @@ class ShieldRows(pl.LightningDataModule):
     rows do not depend on an earlier export) and cached at ``cache``. Examples are held out whole
     (``val_share``); training skips tokens with one reading (nothing to choose)."""
 
-    def __init__(self, sources: dict, sentences: int, cache: str, attackers: list[str] | None = None,
+    def __init__(self, sources: dict, sentences: int, cache: str,
+                 attackers: list[str] | None = None,
                  levels: tuple = (0.1, 0.2, 0.3, 0.5, 0.8), protocols: tuple = PROTOCOLS,
                  clean_share: float = 0.15, chain_share: float = 0.1, val_share: float = 0.1,
                  seed: int = 0, batch_size: int = 256, eval_batch_size: int = 2048,

@@ -47,7 +47,8 @@ class RankerModule(pl.LightningModule):
 
     def training_step(self, batch, batch_idx):
         scores = self(batch["rows"], batch["mask"])
-        loss = F.cross_entropy(scores, batch["gold"]) + self.hparams.l2 * self.linear.weight.square().sum()
+        penalty = self.hparams.l2 * self.linear.weight.square().sum()
+        loss = F.cross_entropy(scores, batch["gold"]) + penalty
         self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["gold"]))
         return loss
 
