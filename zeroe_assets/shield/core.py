@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import tokenize
 from ..perturbers.natural import match_case
-from .features import MECHANISMS, token_features
+from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
 from .ranker import Ranker, hand_set_ranker, load_ranker
 
@@ -108,21 +108,23 @@ class Shield:
                 head, stem, tail = "", words[i], ""  # an intruded apostrophe is not a clitic
             found: dict[str, dict[str, float]] = {}
             for name, restorer in self.restorers.items():
-                if name in ("typo", "segment") and stem.lower() in self.lexicon:
-                    continue  # words are only changed by what keys or context suggest
                 for reading, confidence in restorer.candidates(stem).items():
                     found.setdefault(reading, {})[name] = confidence
             found.pop(stem.lower(), None)
             units.append(Unit(i, i, head, stem, tail, read(stem), found))
         return units
 
-    def _rows(self, units: list[Unit], k: int) -> tuple[list[str], np.ndarray]:
+    def _rows(self, units: list[Unit], k: int, evidence: dict[str, float]
+              ) -> tuple[list[str], np.ndarray]:
         unit = units[k]
         left = units[k - 1].provisional(self.lexicon) if k else None
         right = units[k + 1].provisional(self.lexicon) if k + 1 < len(units) else None
         capital = unit.stem[:1].isupper() and k > 0
         return token_features(self.lexicon, unit.stem, unit.low, capital, unit.candidates,
-                              left and left.split()[-1], right and right.split()[0])
+                              left and left.split()[-1], right and right.split()[0], evidence)
+
+    def evidence(self, units: list[Unit]) -> dict[str, float]:
+        return line_evidence(self.lexicon, [(u.low, u.candidates) for u in units])
 
     def restore(self, text: str) -> str:
         """``text`` with the attacked words it is sure of restored; everything else as it was."""
@@ -132,11 +134,12 @@ class Shield:
         if not words or not _english(words):
             return text
         units = self.units(words, gaps)
+        evidence = self.evidence(units)
         out_words, out_gaps = list(words), list(gaps)
         for k, unit in enumerate(units):
             if not unit.candidates:
                 continue
-            readings, rows = self._rows(units, k)
+            readings, rows = self._rows(units, k, evidence)
             best, prob = self.ranker.choose(rows)
             if best == 0 or prob < self.ranker.threshold:
                 continue
@@ -165,6 +168,7 @@ class Shield:
         if not words:
             return []
         units = self.units(words, gaps)
+        evidence = self.evidence(units)
         gold = [tokenize.stem(w)[1].lower() for w in tokenize.split(clean)[0]]
         mine = [u.low for u in units]
         out = []
@@ -179,7 +183,7 @@ class Shield:
             for k, target in pairs:
                 if target != units[k].low and target not in units[k].candidates:
                     continue
-                readings, rows = self._rows(units, k)
+                readings, rows = self._rows(units, k, evidence)
                 index = readings.index(target)
                 out.append((rows, index, ",".join(units[k].candidates.get(target, {}))))
         return out

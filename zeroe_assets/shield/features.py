@@ -6,31 +6,66 @@ candidates, so they enter crossed with ``keep`` (the candidate that leaves the t
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from rapidfuzz.distance import DamerauLevenshtein
 
+from ..perturbers._tables import data_path, read_neighbour_list
 from .lexicon import Lexicon
 
 MECHANISMS = ("visual", "intrude", "segment", "typo", "natural", "inner-shuffle", "full-shuffle",
               "truncate", "disemvowel", "phonetic")
 
 FEATURES = ("keep", "keep_known", "keep_logfreq", "keep_short", "keep_capital", "keep_nonascii",
-            "keep_digit", "known", "logfreq", "edit", "length_change", "parts", "proposers",
-            "left", "right", "left_seen", "right_seen") + tuple(f"by_{m}" for m in MECHANISMS)
+            "keep_digit", "known", "logfreq", "edit", "keyboard", "length_change", "parts", "proposers",
+            "left", "right", "left_seen", "right_seen", "keep_line_oov") \
+    + tuple(f"by_{m}" for m in MECHANISMS) + tuple(f"line_{m}" for m in MECHANISMS + ("keyboard",))
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 _FLOOR = -12.0  # log10 frequencies start about here; features are shifted to be ≥ 0 and scaled
+
+
+@functools.lru_cache(maxsize=1)
+def _keys() -> dict[str, frozenset[str]]:
+    return {k: frozenset(v) for k, v in read_neighbour_list(data_path("qwerty.key")).items()}
+
+
+def keyboard_slip(low: str, reading: str) -> bool:
+    """Whether ``low`` is ``reading`` with one letter replaced by a QWERTY neighbour (the
+    keyboard-typo perturber's change)."""
+    if len(low) != len(reading) or low == reading:
+        return False
+    diff = [(a, b) for a, b in zip(low, reading) if a != b]
+    return len(diff) == 1 and diff[0][0] in _keys().get(diff[0][1], ())
 
 
 def _freq(lexicon: Lexicon, candidate: str) -> float:
     return (min(lexicon.logfreq(w) for w in candidate.split()) - _FLOOR) / 10.0
 
 
+def line_evidence(lexicon: Lexicon, units: list[tuple[str, dict[str, dict[str, float]]]]
+                  ) -> dict[str, float]:
+    """What the line as a whole says about how it was attacked: the share of its non-words
+    (``units`` are ``(low, candidates)``) for which each mechanism (and a keyboard slip) has a
+    reading, and under ``"oov"`` the share of non-words. A line whose non-words all unshuffle
+    to words was most likely shuffled, so a shuffle's reading of its real-word tokens gains."""
+    odd = [(low, found) for low, found in units if low not in lexicon]
+    evidence = {"oov": len(odd) / len(units) if units else 0.0}
+    for mechanism in MECHANISMS:
+        evidence[mechanism] = sum(any(mechanism in by for by in found.values())
+                                  for _, found in odd) / max(len(odd), 1)
+    evidence["keyboard"] = sum(any(keyboard_slip(low, r) for r in found)
+                               for low, found in odd) / max(len(odd), 1)
+    return evidence
+
+
 def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
                    candidates: dict[str, dict[str, float]], left: str | None,
-                   right: str | None) -> tuple[list[str], np.ndarray]:
+                   right: str | None, evidence: dict[str, float]) -> tuple[list[str], np.ndarray]:
     """``(readings, rows)``: the token's readings (``low`` itself first, as "keep") and one
     feature row each. ``candidates`` maps a reading to the mechanisms that proposed it and their
-    confidence; ``left``/``right`` are the neighbours as they read (None at an edge or unknown)."""
+    confidence; ``left``/``right`` are the neighbours as they read (None at an edge or unknown);
+    ``evidence`` is the line's (`line_evidence`)."""
     readings = [low] + [c for c in candidates if c != low]
     rows = np.zeros((len(readings), len(FEATURES)), dtype=np.float32)
     known = low in lexicon
@@ -42,22 +77,27 @@ def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
     keep[INDEX["keep_capital"]] = float(capital)
     keep[INDEX["keep_nonascii"]] = float(not token.isascii())
     keep[INDEX["keep_digit"]] = float(any(c.isdigit() for c in token))
+    keep[INDEX["keep_line_oov"]] = evidence["oov"]
     for row, reading in zip(rows, readings):
         words = reading.split()
         in_lexicon = all(w in lexicon for w in words)
         row[INDEX["known"]] = float(in_lexicon)
         row[INDEX["logfreq"]] = _freq(lexicon, reading) if in_lexicon else 0.0
         row[INDEX["edit"]] = DamerauLevenshtein.normalized_distance(low, reading.replace(" ", ""))
+        slip = keyboard_slip(low, reading)
+        row[INDEX["keyboard"]] = float(slip)
+        row[INDEX["line_keyboard"]] = evidence["keyboard"] * slip
         row[INDEX["length_change"]] = (len(reading.replace(" ", "")) - len(low)) / max(len(low), 1)
         row[INDEX["parts"]] = len(words) - 1
         if words and left is not None:
-            row[INDEX["left"]] = lexicon.association(left, words[0]) / 4.0
+            row[INDEX["left"]] = lexicon.association(left, words[0]) / 3.0
             row[INDEX["left_seen"]] = float((left, words[0]) in lexicon.bigrams)
         if words and right is not None:
-            row[INDEX["right"]] = lexicon.association(words[-1], right) / 4.0
+            row[INDEX["right"]] = lexicon.association(words[-1], right) / 3.0
             row[INDEX["right_seen"]] = float((words[-1], right) in lexicon.bigrams)
         proposers = candidates.get(reading, {})
         row[INDEX["proposers"]] = len(proposers)
         for mechanism, confidence in proposers.items():
             row[INDEX[f"by_{mechanism}"]] = confidence
+            row[INDEX[f"line_{mechanism}"]] = evidence[mechanism]
     return readings, rows

@@ -30,26 +30,37 @@ class IntrudeRestorer(Restorer):
 
     def merges(self, words: list[str], gaps: list[str], read) -> list[tuple[int, int, str]]:
         """``(i, j, word)``: words ``i..j`` with one repeated symbol between them read as
-        ``word``; ``read(piece)`` is how a piece reads (look-alikes undone). Longest first."""
-        found, i, n = [], 0, len(words)
-        while i < n - 1:
-            symbol = gaps[i + 1]
-            best = None
-            if len(symbol) == 1 and symbol in SYMBOLS:
-                j = i + 1
-                while j + 1 < n and gaps[j + 1] == symbol and j - i + 1 < MAX_PIECES:
-                    j += 1
-                for end in range(j, i, -1):
-                    pieces = [read(w) for w in words[i:end + 1]]
-                    joined = "".join(pieces).lower()
-                    if (len(joined) >= 3 and joined in self.lexicon
-                            and not all(_word_like(p, self.lexicon) for p in pieces)
-                            and not (symbol == "." and all(len(p) == 1 for p in pieces))):
-                        best = (i, end, joined)
-                        break
-            if best:
-                found.append(best)
-                i = best[1] + 1
-            else:
-                i += 1
+        ``word``; ``read(piece)`` is how a piece reads (look-alikes undone).
+
+        Which pieces join is one choice for the whole line (a dynamic programme): a piece that
+        is no word left alone costs 2, a join earns 2 for each such piece it absorbs, less 0.5,
+        and frequent words win ties (``to g et`` → to get, not tog et)."""
+        n, lexicon = len(words), self.lexicon
+        read_words = [read(w) for w in words]
+        odd = [not _word_like(w, lexicon) for w in read_words]
+        best = [0.0] * (n + 1)  # best[k]: the best score of words[k:]
+        choice: list[tuple[int, str | None]] = [(0, None)] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            best[i], choice[i] = best[i + 1] - 2.0 * odd[i], (i, None)
+            symbol = gaps[i + 1] if i + 1 < n else ""
+            if len(symbol) != 1 or symbol not in SYMBOLS:
+                continue
+            end = i
+            while end + 1 < n and gaps[end + 1] == symbol and end - i + 1 < MAX_PIECES:
+                end += 1
+                pieces = read_words[i:end + 1]
+                joined = "".join(pieces).lower()
+                absorbed = sum(odd[i:end + 1])
+                if (len(joined) < 3 or joined not in lexicon or not absorbed
+                        or symbol == "." and all(len(p) == 1 for p in pieces)):
+                    continue
+                score = best[end + 1] + 2.0 * absorbed - 0.5 + 0.01 * (lexicon.logfreq(joined) + 12)
+                if score > best[i]:
+                    best[i], choice[i] = score, (end, joined)
+        found, i = [], 0
+        while i < n:
+            end, joined = choice[i]
+            if joined is not None:
+                found.append((i, end, joined))
+            i = end + 1
         return found

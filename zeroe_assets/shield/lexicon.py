@@ -46,6 +46,7 @@ class Lexicon:
                 a, b, count = line.split()
                 bigrams[a.lower(), b.lower()] = int(count)
         self.bigrams = bigrams
+        self._unseen = min(bigrams.values()) / 2  # pairs below the list's cut-off count less
         self._floor = math.log10(0.1 / self.total)
 
     def __contains__(self, word: str) -> bool:
@@ -60,12 +61,17 @@ class Lexicon:
         return math.log10(count / self.total) if count else self._floor
 
     def association(self, left: str, right: str) -> float:
-        """log10 P(right | left) − log10 P(right), 0 when the pair was never counted: how much
-        more likely the pair is than chance (the context a candidate gets from a neighbour)."""
-        count = self.bigrams.get((left, right))
-        if not count or left not in self.counts or right not in self.counts:
+        """log10 P(right | left) − log10 P(right) in [−3, 3], 0 when either is no word: how
+        much more likely the pair is than chance. A pair missing from the list was seen less
+        than its cut-off: it scores below chance when chance alone would have listed it, and 0
+        (no evidence) when the two words are too rare for that."""
+        if left not in self.counts or right not in self.counts:
             return 0.0
-        return math.log10(count * self.total / (self.counts[left] * self.counts[right]))
+        expected = self.counts[left] * self.counts[right] / self.total
+        count = self.bigrams.get((left, right))
+        if count is None:
+            return max(-3.0, min(0.0, math.log10(self._unseen / expected)))
+        return max(-3.0, min(3.0, math.log10(count / expected)))
 
     @functools.cached_property
     def by_sorted(self) -> dict[str, list[str]]:

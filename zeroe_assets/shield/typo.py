@@ -7,20 +7,33 @@ from __future__ import annotations
 
 import functools
 
-from ..perturbers._tables import read_misspellings
+from ..perturbers._tables import data_path, read_misspellings, read_neighbour_list
 from ..perturbers.natural import codespell_dictionary
 from .base import Restorer
 from .lexicon import Lexicon
 
 
 class TypoRestorer(Restorer):
-    """Words at Damerau–Levenshtein distance ≤ 2 (≤ 1 for words of up to four letters)."""
+    """Words at Damerau–Levenshtein distance ≤ 2 (≤ 1 for words of up to four letters) for a
+    token that is no word; for any token, the words one keyboard slip away (one letter put for a
+    QWERTY neighbour), which may be words themselves (``lady`` for ``lazy``)."""
 
     name = "typo"
 
     def __init__(self, lexicon: Lexicon, max_distance: int = 2):
         self.lexicon = lexicon
         self.max_distance = max_distance
+        self.keys = read_neighbour_list(data_path("qwerty.key"))
+
+    def slips(self, low: str) -> dict[str, float]:
+        """The words ``low`` is one keyboard slip away from."""
+        found, lexicon = {}, self.lexicon
+        for i, typed in enumerate(low):
+            for meant in self.keys.get(typed, ()):
+                word = low[:i] + meant + low[i + 1:]
+                if word in lexicon:
+                    found[word] = 1.0
+        return found
 
     @functools.cached_property
     def symspell(self):
@@ -35,6 +48,8 @@ class TypoRestorer(Restorer):
         low = word.lower()
         if not (low.isascii() and low.isalpha()) or len(low) < 2:
             return {}
+        if low in self.lexicon:
+            return self.slips(low)
         from symspellpy import Verbosity
 
         distance = min(self.max_distance, 1 if len(low) <= 4 else 2)
