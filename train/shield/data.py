@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,7 +221,10 @@ class ShieldRows(pl.LightningDataModule):
         if self.arrays is None:
             examples = plan(texts, self.attackers, self.levels, self.protocols, seed=self.seed,
                             **self.shares)
+            started, cpu_started = time.perf_counter(), time.process_time()
             self.arrays = build_rows(examples, Shield(learned=False))
+            log.info("built the rows of %d sentences in %.0f s (%.0f CPU s)", len(examples),
+                     time.perf_counter() - started, time.process_time() - cpu_started)
             self._save()
         val = self.arrays["val_examples"][self.arrays["example"]]
         sizes = np.diff(self.arrays["offsets"])
