@@ -253,7 +253,7 @@ class ShieldRows(pl.LightningDataModule):
 
     def _save(self) -> None:
         buffer = io.BytesIO()
-        np.savez(buffer, key=np.array(self.key), **self.arrays)
+        np.savez_compressed(buffer, key=np.array(self.key), **self.arrays)  # mostly zeros
         self.cache.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.cache, buffer.getvalue())
 
