@@ -3,6 +3,7 @@ threshold under the clean-token bound, the export the runtime loads; on sentence
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -115,8 +116,10 @@ def test_rerun_reads_the_cache_and_other_settings_rebuild_it(trained, data_dir, 
         train(smoke_cfg(data_dir, base / "run", ["data.clean_share=0.5"]))
 
 
-def test_resume_from_last_checkpoint(data_dir, tmp_path):
+def test_resume_from_last_checkpoint(trained, data_dir, tmp_path):
     out = tmp_path / "run"
+    out.mkdir()
+    shutil.copy(trained[0] / "run" / "rows.npz", out)  # the same rows: read, not rebuilt
     train(smoke_cfg(data_dir, out, ["trainer.max_epochs=2"]))
     last = out / "checkpoints" / "last.ckpt"
     before = torch.load(last, weights_only=True)

@@ -44,14 +44,14 @@ def evaluate(ranker: Ranker, data, max_clean_changed: float | None) -> dict:
 def train(cfg: DictConfig) -> dict:
     """Fit (unless ``export_only``), pick the threshold, export; returns the metrics (also in
     ``metrics.json``; empty on DDP ranks other than 0)."""
+    if cfg.export_only and not cfg.ckpt_path:
+        raise ValueError("export_only=true needs ckpt_path=PATH to a checkpoint")
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     data = instantiate(cfg.data, seed=cfg.seed, _convert_="all")
     data.setup()
     started, cpu_started = time.perf_counter(), time.process_time()
     if cfg.export_only:
-        if not cfg.ckpt_path:
-            raise ValueError("export_only=true needs ckpt_path=PATH to a checkpoint")
         chosen = cfg.ckpt_path
     else:
         module = instantiate(cfg.model, features=list(FEATURES), _convert_="all")
