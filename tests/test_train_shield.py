@@ -18,7 +18,7 @@ from train.shield.data import CLEAN, plan, read_sentences
 from train.shield.module import RankerModule
 from train.shield.threshold import applied, pick_threshold
 from zeroe_assets.assets.store import read_manifest
-from zeroe_assets.shield import Shield
+from zeroe_assets.shield import Shield, get_shield
 from zeroe_assets.shield.features import FEATURES
 from zeroe_assets.shield.ranker import load_ranker
 from zeroe_assets.spec import available_names
@@ -208,6 +208,8 @@ def test_bad_settings_are_clear_errors(data_dir, tmp_path):
     missing = instantiate(smoke_cfg(tmp_path / "none", tmp_path).data, seed=0)
     with pytest.raises(FileNotFoundError, match="ZEROE_DATA"):
         missing.setup()
+    with pytest.raises(ValueError, match="no val tokens"):
+        train(smoke_cfg(data_dir, tmp_path, ["data.val_share=0.001"]))
     with pytest.raises(ValueError, match="ckpt_path"):
         train(smoke_cfg(data_dir, tmp_path, ["export_only=true"]))
     with pytest.raises(ValueError, match="train a new one"):
@@ -227,5 +229,5 @@ def test_reads_the_benchmark_training_splits():
 def test_rows_of_tokenized_text_with_lone_clitics():
     """SNLI and EWT split clitics off ("does n't", "man 's"): their stems are empty."""
     text = "It does n't look like the man 's hat ."
-    rows = Shield(learned=False).training_rows(text, text)
+    rows = get_shield(learned=False).training_rows(text, text)
     assert rows and all(gold == 0 for _, gold, _ in rows)

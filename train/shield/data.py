@@ -27,7 +27,7 @@ from zeroe_assets import registry
 from zeroe_assets.assets.store import atomic_write, sha256_file
 from zeroe_assets.formats import TsvFormat
 from zeroe_assets.protocol import PROTOCOLS, resolve_level
-from zeroe_assets.shield import Shield
+from zeroe_assets.shield import Shield, get_shield
 from zeroe_assets.shield.features import FEATURES
 from zeroe_assets.spec import attackers_here, get_attacker
 
@@ -222,13 +222,17 @@ class ShieldRows(pl.LightningDataModule):
             examples = plan(texts, self.attackers, self.levels, self.protocols, seed=self.seed,
                             **self.shares)
             started, cpu_started = time.perf_counter(), time.process_time()
-            self.arrays = build_rows(examples, Shield(learned=False))
+            self.arrays = build_rows(examples, get_shield(learned=False))
             log.info("built the rows of %d sentences in %.0f s (%.0f CPU s)", len(examples),
                      time.perf_counter() - started, time.process_time() - cpu_started)
             self._save()
         val = self.arrays["val_examples"][self.arrays["example"]]
         sizes = np.diff(self.arrays["offsets"])
         self.ids = {"train": np.flatnonzero(~val & (sizes > 1)), "val": np.flatnonzero(val)}
+        for split, ids in self.ids.items():
+            if not len(ids):
+                raise ValueError(f"no {split} tokens to fit or hold out: raise data.sentences "
+                                 "(or move data.val_share away from 0 or 1)")
 
     def _key(self) -> str:
         """What the rows depend on: the sources' contents, the settings, the features and the
