@@ -4,8 +4,11 @@ Imports only numpy and the standard library (faiss lazily), never torch.
 
     >>> import zeroe_assets as z
     >>> z.attack("The quick brown fox", "inner-shuffle", level="high", seed=1)
+    >>> z.shield("Teh qiuck b r o w n fox")  # undo low-level attacks (zeroe_assets.shield)
 """
 from __future__ import annotations
+
+import importlib
 
 from .assets import ArtifactError, load_component as load_assets
 from .protocol import (LEVELS, PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation,
@@ -26,10 +29,20 @@ def attack(text, attacker, level: float | str = "mid", seed: Seed = None,
     return attacker(text, seed=seed)
 
 
+def get_shield(mechanisms=None, threshold: float | None = None, learned: bool = True, root=None):
+    """The shield with these settings, built once per process (`zeroe_assets.shield.get_shield`,
+    imported on first use so that ``import zeroe_assets`` stays cheap)."""
+    from .shield import get_shield as build
+
+    return build(mechanisms, threshold, learned, root)
+
+
 def __getattr__(name: str):
+    if name == "shield":  # the package, callable as z.shield(text); imported on first use
+        return importlib.import_module(f"{__name__}.shield")
     return deprecated_name(__name__, name, globals())
 
 
 __all__ = ["LEVELS", "PROTOCOLS", "ArtifactError", "Chain", "Mischief", "Mix", "Perturbation",
-           "ZeroePerturbation", "attack", "available_names", "get_attacker", "list_attackers",
-           "load_assets"]
+           "ZeroePerturbation", "attack", "available_names", "get_attacker", "get_shield",
+           "list_attackers", "load_assets", "shield"]

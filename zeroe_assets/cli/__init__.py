@@ -10,7 +10,7 @@ from .. import __version__
 from ..assets import ArtifactError
 
 # Subcommand modules, in the order `zeroe --help` lists them.
-COMMANDS = ("demo", "perturb", "list", "neighbours", "g2p", "attack", "bench")
+COMMANDS = ("demo", "perturb", "shield", "list", "neighbours", "g2p", "attack", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

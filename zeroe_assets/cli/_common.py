@@ -1,7 +1,9 @@
-"""Options shared by subcommands that build an attacker."""
+"""Options shared by subcommands: building an attacker, putting the shield in front of a
+victim, and the line-in, line-out streaming of ``zeroe perturb`` and ``zeroe shield``."""
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import sys
 
@@ -57,3 +59,125 @@ def build_attacker(spec: str, args: argparse.Namespace):
     """The attack ``spec`` with the command line's settings."""
     return get_attacker(spec, level=args.level, phi=args.phi, protocol=args.protocol,
                         strict=args.strict, **parse_options(args.option))
+
+
+def mechanisms_of(text: str | None) -> list[str] | None:
+    """``--mechanisms a,b`` as a list (the shield checks the names), None when not given."""
+    return None if text is None else [m.strip() for m in text.split(",") if m.strip()]
+
+
+def add_shield_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--shield", action="store_true",
+                        help="put the shield (`zeroe shield`) in front of the victim: every input "
+                             "is restored before the victim sees it")
+    parser.add_argument("--shield-mechanisms", default=None, metavar="M,M,...",
+                        help="the shield's restorers, e.g. visual,intrude (implies --shield; "
+                             "default: all)")
+
+
+def shield_of(args: argparse.Namespace) -> list[str] | None:
+    """The mechanisms of the shield `add_shield_options` asks for, None for no shield."""
+    if args.shield_mechanisms is not None:
+        return mechanisms_of(args.shield_mechanisms)
+    if args.shield:
+        from ..shield import MECHANISMS
+
+        return list(MECHANISMS)
+    return None
+
+
+def add_line_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    """FILE, ``--jsonl``/``--field``, ``--errors`` and ``-j`` of the line-in, line-out commands
+    (``verb``: what they do to a field, for the help)."""
+    parser.add_argument("file", nargs="?", default="-", help="input file, - for stdin (default)")
+    parser.add_argument("--jsonl", action="store_true", help="input and output are JSON lines")
+    parser.add_argument("--field", action="append", default=None,
+                        help=f"JSON field(s) to {verb} with --jsonl (default: text)")
+    parser.add_argument("--errors", choices=("strict", "replace"), default="strict",
+                        help="invalid UTF-8: stop with an error naming the line (strict, default) "
+                             "or substitute U+FFFD (replace)")
+    parser.add_argument("-j", "--processes", type=int, default=1,
+                        help="worker processes; output is identical for any number (default 1)")
+
+
+def check_line_options(args: argparse.Namespace) -> None:
+    """Usage errors of `add_line_options`, before anything slow is built."""
+    if args.field and not args.jsonl:
+        raise ValueError("--field needs --jsonl")
+
+
+def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0,
+                 written=None) -> None:
+    """``attack.stream`` over each line of ``args.file`` (or stdin) to stdout: one line out per
+    line in, line endings kept, with ``--jsonl`` only the ``--field``s changed; ``written()`` is
+    called after each line (a progress bar)."""
+    args.processes = cap_processes(args.processes, command)
+    src = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
+    out = sys.stdout
+    try:
+        lines = _lines(src, args.errors)
+        if args.jsonl:
+            outputs = _jsonl(attack, lines, args.field or ["text"], args.processes, seed)
+        else:
+            outputs = _plain(attack, lines, args.processes, seed)
+        for line in outputs:
+            out.write(line)
+            if written is not None:
+                written()
+        out.flush()
+    finally:
+        if src is not sys.stdin.buffer:
+            src.close()
+
+
+def _lines(stream, errors: str):
+    for number, raw in enumerate(stream, 1):
+        body = raw.rstrip(b"\r\n")
+        ending = raw[len(body):]
+        try:
+            text = body.decode("utf-8", errors=errors)
+        except UnicodeDecodeError as e:
+            raise ValueError(f"line {number} is not valid UTF-8 (byte {e.start}: "
+                             f"{body[e.start:e.start + 4]!r}); pass --errors replace to "
+                             "substitute U+FFFD") from None
+        yield number, text, ending.decode("ascii")
+
+
+def _plain(attack, lines, processes: int, seed: int):
+    endings: collections.deque[str] = collections.deque()
+
+    def texts():
+        for _, text, ending in lines:
+            endings.append(ending)
+            yield text
+
+    for text in attack.stream(texts(), seed=seed, processes=processes):
+        yield text + endings.popleft()
+
+
+def _jsonl(attack, lines, fields, processes: int, seed: int):
+    from ..formats import JsonlFormat
+
+    fmt = JsonlFormat(fields)
+    records: collections.deque = collections.deque()
+
+    def texts():
+        for number, text, ending in lines:
+            record = fmt.parse(text + ending, f"line {number}")
+            records.append(record)
+            yield from record.texts
+
+    # sample i is the i-th field value in reading order: deterministic in any process
+    done: list[str] = []
+
+    def finished():
+        while records and len(done) >= len(records[0].texts):
+            record = records.popleft()
+            n = len(record.texts)
+            yield fmt.render(record, done[:n])
+            del done[:n]
+
+    for changed in attack.stream(texts(), seed=seed, processes=processes):
+        done.append(changed)
+        yield from finished()
+    yield from finished()

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from ..tasks import task_names
-from ._common import cap_processes
+from ._common import add_shield_options, cap_processes, shield_of
 
 
 def register(sub) -> None:
@@ -32,6 +32,7 @@ def register(sub) -> None:
                         "words (default: the recipe's)")
     p.add_argument("--target", default=None, metavar="LABEL",
                    help="targeted attack: the label to reach (default: untargeted)")
+    add_shield_options(p)
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="attack the first N examples only (a larger N later extends the run)")
@@ -61,7 +62,7 @@ def run_attack(args) -> int:
         task=args.task, victim=args.victim, data=str(args.data), recipe=args.recipe,
         victim_path=args.victim_path,
         fields=[f for f in args.fields.split(",") if f] if args.fields else None,
-        options=recipe_options(args), seed=args.seed, limit=args.limit)
+        options=recipe_options(args), seed=args.seed, limit=args.limit, shield=shield_of(args))
     summary = run(settings, args.out, cap_processes(args.processes, "attack"), args.restart,
                   progress=not args.quiet)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..protocol import PROTOCOLS
 from ..tasks import task_names
-from ._common import add_strict_option, cap_processes
+from ._common import add_shield_options, add_strict_option, cap_processes, shield_of
 
 
 def register(sub) -> None:
@@ -69,6 +69,7 @@ def register(sub) -> None:
                    help="results.json of the clean-trained victim: adds Δτ (eq. 2)")
     e.add_argument("--batch-size", type=int, default=256,
                    help="examples per victim call (default: 256)")
+    add_shield_options(e)
     e.add_argument("--out", required=True, type=Path, help="folder for results.json, report.md "
                                                            "and the figures")
     e.set_defaults(run=run_evaluate)
@@ -120,9 +121,15 @@ def run_evaluate(args) -> int:
 
     baseline = Results.load(args.baseline) if args.baseline else None
     victim = load_victim(args.victim, args.victim_path, task=args.task)
+    name = args.victim if not args.victim_path else f"{args.victim} ({args.victim_path})"
+    mechanisms = shield_of(args)
+    if mechanisms is not None:
+        from ..shield import ShieldedVictim, get_shield
+
+        victim = ShieldedVictim(victim, args.task, get_shield(mechanisms), name)
+        name = victim.name
     results = evaluate(args.task, victim, args.data, args.split, args.clean, args.batch_size,
-                       args.victim if not args.victim_path else f"{args.victim} ({args.victim_path})",
-                       baseline)
+                       name, baseline)
     for path in write(results, args.out):
         print(path)
     return 0

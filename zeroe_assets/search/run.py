@@ -35,7 +35,9 @@ REPORT_EXAMPLES = 5  # successful attacks shown in report.md
 class RunSettings(_Record):
     """What a run attacks and how: the ``zeroe attack`` options that decide its results.
     ``options`` go to the recipe (``transformations``, ``max_queries``, ``max_perturbed``,
-    ``target``...); ``limit`` attacks the first examples only."""
+    ``target``...); ``limit`` attacks the first examples only; ``shield``: the mechanisms of the
+    shield in front of the victim (`ShieldedVictim`: the attacker knows it is there), None for
+    none."""
 
     task: str
     victim: str
@@ -46,17 +48,19 @@ class RunSettings(_Record):
     options: dict = field(default_factory=dict)
     seed: int = 0
     limit: int | None = None
+    shield: list[str] | None = None
 
     def fingerprint(self) -> dict:
         """What must match for a rerun to resume: the settings but the paths (a moved file
         with the same bytes is the same data) and the limit (a larger one extends a run), the
-        data's and the victim's bytes, and the toolkit's version."""
+        data's and the victim's bytes, the shield's ranker, and the toolkit's version."""
         from .. import __version__
 
         return {"zeroe": __version__, "task": self.task, "victim": self.victim,
                 "recipe": self.recipe, "options": self.options, "fields": self.fields,
                 "seed": self.seed, "data_sha256": _sha256(Path(self.data)),
-                "victim_sha256": _sha256(Path(self.victim_path)) if self.victim_path else None}
+                "victim_sha256": _sha256(Path(self.victim_path)) if self.victim_path else None,
+                "shield": _shield_fingerprint(self.shield)}
 
 
 def _sha256(path: Path) -> str:
@@ -67,6 +71,19 @@ def _sha256(path: Path) -> str:
     for p in sorted(p for p in path.rglob("*") if p.is_file()):
         h.update(f"{p.relative_to(path)}\0{sha256_file(p)}\n".encode())
     return h.hexdigest()
+
+
+def _shield_fingerprint(mechanisms: list[str] | None) -> dict | None:
+    """The shield as far as it decides results: its mechanisms and its ranker (the weights of
+    the exported or the hand-set one, and the threshold)."""
+    if mechanisms is None:
+        return None
+    from ..shield import get_shield
+
+    shield = get_shield(mechanisms)
+    weights = hashlib.sha256(shield.ranker.weights.astype("<f4").tobytes()).hexdigest()
+    return {"mechanisms": list(shield.mechanisms), "learned": shield.learned,
+            "threshold": shield.ranker.threshold, "weights_sha256": weights}
 
 
 class TimedVictim:
@@ -129,6 +146,10 @@ def build(settings: RunSettings):
 
     task = get_task(settings.task)
     victim = load_victim(settings.victim, settings.victim_path, task=task.name)
+    if settings.shield is not None:
+        from ..shield import ShieldedVictim, get_shield
+
+        victim = ShieldedVictim(victim, task, get_shield(settings.shield), settings.victim)
     attack = get_recipe(settings.recipe, task, seed=settings.seed,
                         segments=segments(task, settings.fields), **settings.options)
     return attack, victim
@@ -326,11 +347,22 @@ def _cell(value, digits: int = 1, suffix: str = "") -> str:
     return "—" if value is None else f"{value:.{digits}f}{suffix}"
 
 
+def _shielded(mechanisms: list[str] | None) -> str:
+    """How the report's title says the victim was shielded ("" when it was not)."""
+    if mechanisms is None:
+        return ""
+    from ..shield import MECHANISMS
+
+    return " behind the shield" + ("" if tuple(mechanisms) == MECHANISMS
+                                   else f" ({', '.join(mechanisms)})")
+
+
 def report(results: list[AttackResult], summary: dict) -> str:
     """``report.md``: the defender benchmark's table, counts per status and a few successful
     examples (no timings, so that a resumed run's report equals an uninterrupted one's)."""
     s = summary["settings"]
-    lines = [f"# Search attack: {s['recipe']} on {s['victim']} ({s['task']})", "",
+    shielded = _shielded(s.get("shield"))
+    lines = [f"# Search attack: {s['recipe']} on {s['victim']}{shielded} ({s['task']})", "",
              f"{summary['examples']} examples of {Path(s['data']).name}"
              + (f" (the first {s['limit']})" if s.get("limit") else "") + f", seed {s['seed']}"
              + "".join(f", {k.replace('_', ' ')} {_show(v, ', ')}"

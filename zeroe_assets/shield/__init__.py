@@ -1,10 +1,19 @@
 """Undo low-level attacks before a model sees the text: one restorer per perturbation mechanism
 (mirroring `perturbers/`), a ranker that picks a reading in context, and `ShieldedVictim` to put
-the shield in front of any victim."""
+the shield in front of any victim.
+
+The package is also the function ``zeroe_assets.shield(text_or_list, mechanisms=None,
+threshold=None, learned=True)``: the two share a name, so the package itself is callable.
+"""
 from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
 
 from .core import Shield
 from .features import MECHANISMS
+from .victim import ShieldedVictim
 
 _SHIELDS: dict[tuple, Shield] = {}
 
@@ -12,11 +21,26 @@ _SHIELDS: dict[tuple, Shield] = {}
 def get_shield(mechanisms=None, threshold: float | None = None, learned: bool = True,
                root=None) -> Shield:
     """A shield, built once per process and settings (restorers load their indexes once)."""
+    from ..assets import default_root
+
+    if isinstance(mechanisms, str):
+        mechanisms = [m.strip() for m in mechanisms.split(",") if m.strip()]
     key = (None if mechanisms is None else tuple(mechanisms), threshold, learned,
-           None if root is None else str(root))
+           str(Path(root).resolve() if root else default_root().resolve()))
     if key not in _SHIELDS:
         _SHIELDS[key] = Shield(mechanisms, threshold, learned, root)
     return _SHIELDS[key]
 
 
-__all__ = ["MECHANISMS", "Shield", "get_shield"]
+class _Package(types.ModuleType):
+    def __call__(self, text, mechanisms=None, threshold: float | None = None,
+                 learned: bool = True):
+        """Undo low-level attacks on a string or a list of strings: ``mechanisms`` (default all
+        of `MECHANISMS`), the ranker probability a change needs (``threshold``, default the
+        ranker's), ``learned``: the exported ranker if there is one."""
+        return get_shield(mechanisms, threshold, learned)(text)
+
+
+sys.modules[__name__].__class__ = _Package
+
+__all__ = ["MECHANISMS", "Shield", "ShieldedVictim", "get_shield"]

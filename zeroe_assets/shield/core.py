@@ -5,6 +5,7 @@ changes only when the ranker is sure; gaps, case and clitics stay as they were.
 from __future__ import annotations
 
 import difflib
+import re
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,14 @@ from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
 from .ranker import Ranker, hand_set_ranker, load_ranker
 
-ENGLISH_SHARE = 0.5  # lines where fewer words than this contain a Latin letter are left alone
+# a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word
+_PROTECTED = re.compile(r"\S*(?:://|www\.|@)\S*|#\w+")
+MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
+# words common in English and rarer elsewhere: a line of four to nine words with none of them
+# (as a reader sees them), or a longer one with fewer than two, is another language: left alone
+ENGLISH = frozenset("a at as the and of to is are was were that this with for you it its be been "
+                    "have has not by from they we his her she he which or my me our your there "
+                    "their an will would can but what who".split())
 
 
 @dataclass
@@ -58,6 +66,8 @@ class Shield:
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
                  ranker: Ranker | None = None):
+        if isinstance(mechanisms, str):
+            mechanisms = [m.strip() for m in mechanisms.split(",") if m.strip()]
         chosen = tuple(MECHANISMS if mechanisms is None else mechanisms)
         unknown = [m for m in chosen if m not in MECHANISMS]
         if unknown or not chosen:
@@ -74,6 +84,7 @@ class Shield:
             ranker = Ranker(ranker.weights, float(threshold), ranker.learned, ranker.meta)
         self.ranker = ranker
         self.restorers = _restorers(self.mechanisms, self.lexicon, self.root)
+        self.mechanisms = tuple(self.restorers)  # without any that could not load
 
     @property
     def learned(self) -> bool:
@@ -96,29 +107,44 @@ class Shield:
             spans += [(w, w, None) for w in range(k, i)] + [(i, j, joined)]
             k = j + 1
         spans += [(w, w, None) for w in range(k, len(words))]
+        protected = _protected(words, gaps)
         units = []
         for i, j, joined in spans:
             if joined is not None:
                 raw = tokenize.join(words[i:j + 1], [""] + gaps[i + 1:j + 1] + [""])
-                units.append(Unit(i, j, "", raw, "", read(raw.replace(gaps[i + 1], "")),
+                units.append(Unit(i, j, "", raw, "", "".join(map(read, words[i:j + 1])),
                                   {joined: {"intrude": 1.0}}))
                 continue
             head, stem, tail = tokenize.stem(words[i])
-            if "intrude" in self.restorers and ("'" in stem or "’" in words[i]):
-                head, stem, tail = "", words[i], ""  # an intruded apostrophe is not a clitic
-            found: dict[str, dict[str, float]] = {}
-            for name, restorer in self.restorers.items():
-                for reading, confidence in restorer.candidates(stem).items():
-                    found.setdefault(reading, {})[name] = confidence
+            if "intrude" in self.restorers and (head or words[i].count("'") > 1):
+                head, stem, tail = "", words[i], ""  # apostrophes that are no clitic's intruded
+            seen = read(stem)
+            if tokenize.length(stem) < MIN_LENGTH or i in protected:
+                units.append(Unit(i, i, head, stem, tail, seen, {}))
+                continue
+            found = self._propose(stem)
+            if seen != stem:  # look-alikes undone, the word may still be shuffled, cut, …
+                for reading, by in self._propose(seen, skip="visual").items():
+                    mine = found.setdefault(reading, {})
+                    mine.update(by, visual=max(mine.get("visual", 0.0), 0.5))
             found.pop(stem.lower(), None)
-            units.append(Unit(i, i, head, stem, tail, read(stem), found))
+            units.append(Unit(i, i, head, stem, tail, seen, found))
         return units
 
-    def _rows(self, units: list[Unit], k: int, evidence: dict[str, float]
-              ) -> tuple[list[str], np.ndarray]:
+    def _propose(self, stem: str, skip: str = "") -> dict[str, dict[str, float]]:
+        """Reading → {restorer: confidence} for one stem."""
+        found: dict[str, dict[str, float]] = {}
+        for name, restorer in self.restorers.items():
+            if name != skip:
+                for reading, confidence in restorer.candidates(stem).items():
+                    found.setdefault(reading, {})[name] = confidence
+        return found
+
+    def _rows(self, units: list[Unit], k: int, evidence: dict[str, float],
+              context: list[str | None]) -> tuple[list[str], np.ndarray]:
         unit = units[k]
-        left = units[k - 1].provisional(self.lexicon) if k else None
-        right = units[k + 1].provisional(self.lexicon) if k + 1 < len(units) else None
+        left = context[k - 1] if k else None
+        right = context[k + 1] if k + 1 < len(units) else None
         capital = unit.stem[:1].isupper() and k > 0
         return token_features(self.lexicon, unit.stem, unit.low, capital, unit.candidates,
                               left and left.split()[-1], right and right.split()[0], evidence)
@@ -126,24 +152,43 @@ class Shield:
     def evidence(self, units: list[Unit]) -> dict[str, float]:
         return line_evidence(self.lexicon, [(u.low, u.candidates) for u in units])
 
+    def _decide(self, units: list[Unit], evidence: dict[str, float],
+                context: list[str | None]) -> list[str | None]:
+        """The reading each unit changes to (None: it stays), given its neighbours' readings."""
+        chosen: list[str | None] = []
+        for k, unit in enumerate(units):
+            if not unit.candidates:
+                chosen.append(None)
+                continue
+            readings, rows = self._rows(units, k, evidence, context)
+            best, prob = self.ranker.choose(rows)
+            chosen.append(readings[best] if best and prob >= self.ranker.threshold else None)
+        return chosen
+
+    def _context(self, units: list[Unit]) -> tuple[dict[str, float], list[str | None]]:
+        """The line's evidence and each unit's neighbours' readings for the final decision:
+        a first pass decides with the neighbours read provisionally, the final one with the
+        first pass's readings (a restored neighbour is better context than a guess)."""
+        evidence = self.evidence(units)
+        provisional = [u.provisional(self.lexicon) for u in units]
+        first = self._decide(units, evidence, provisional)
+        return evidence, [c or p for c, p in zip(first, provisional)]
+
     def restore(self, text: str) -> str:
         """``text`` with the attacked words it is sure of restored; everything else as it was."""
         if not isinstance(text, str):
             raise ValueError(f"the shield restores text (str), got {type(text).__name__}")
         words, gaps = tokenize.split(text)
-        if not words or not _english(words):
+        if not words:
             return text
         units = self.units(words, gaps)
-        evidence = self.evidence(units)
+        if not _english(units):
+            return text
         out_words, out_gaps = list(words), list(gaps)
-        for k, unit in enumerate(units):
-            if not unit.candidates:
+        for unit, reading in zip(units, self._decide(units, *self._context(units))):
+            if reading is None:
                 continue
-            readings, rows = self._rows(units, k, evidence)
-            best, prob = self.ranker.choose(rows)
-            if best == 0 or prob < self.ranker.threshold:
-                continue
-            out_words[unit.start] = unit.head + match_case(unit.template, readings[best]) + unit.tail
+            out_words[unit.start] = unit.head + match_case(unit.template, reading) + unit.tail
             for w in range(unit.start + 1, unit.end + 1):  # the pieces of an intruded word
                 out_words[w], out_gaps[w] = "", ""
         return tokenize.join(out_words, out_gaps)
@@ -168,7 +213,7 @@ class Shield:
         if not words:
             return []
         units = self.units(words, gaps)
-        evidence = self.evidence(units)
+        evidence, context = self._context(units)
         gold = [tokenize.stem(w)[1].lower() for w in tokenize.split(clean)[0]]
         mine = [u.low for u in units]
         out = []
@@ -183,15 +228,31 @@ class Shield:
             for k, target in pairs:
                 if target != units[k].low and target not in units[k].candidates:
                     continue
-                readings, rows = self._rows(units, k, evidence)
+                readings, rows = self._rows(units, k, evidence, context)
                 index = readings.index(target)
                 out.append((rows, index, ",".join(units[k].candidates.get(target, {}))))
         return out
 
 
-def _english(words: list[str]) -> bool:
-    latin = sum(any("a" <= c <= "z" or "A" <= c <= "Z" for c in w) for w in words)
-    return latin >= ENGLISH_SHARE * len(words)
+def _protected(words: list[str], gaps: list[str]) -> set[int]:
+    """The words inside URLs, e-mail addresses, mentions and hashtags."""
+    text = tokenize.join(words, gaps)
+    spans = [m.span() for m in _PROTECTED.finditer(text)]
+    if not spans:
+        return set()
+    found, position = set(), 0
+    for i, word in enumerate(words):
+        position += len(gaps[i])
+        if any(a <= position < b for a, b in spans):
+            found.add(i)
+        position += len(word)
+    return found
+
+
+def _english(units: list[Unit]) -> bool:
+    if len(units) < 4:
+        return True
+    return sum(u.template.lower() in ENGLISH for u in units) >= (1 if len(units) < 10 else 2)
 
 
 def _restorers(mechanisms, lexicon, root) -> dict:

@@ -15,6 +15,10 @@ def _word_like(piece: str, lexicon: Lexicon) -> bool:
     return low in lexicon and (len(low) > 1 or low in ("a", "i"))
 
 
+def _intruded(gap: str) -> bool:
+    return len(gap) == 1 and gap in SYMBOLS
+
+
 class IntrudeRestorer(Restorer):
     name = "intrude"
 
@@ -29,8 +33,9 @@ class IntrudeRestorer(Restorer):
         return {joined: 1.0} if joined in self.lexicon and joined != word.lower() else {}
 
     def merges(self, words: list[str], gaps: list[str], read) -> list[tuple[int, int, str]]:
-        """``(i, j, word)``: words ``i..j`` with one repeated symbol between them read as
-        ``word``; ``read(piece)`` is how a piece reads (look-alikes undone).
+        """``(i, j, word)``: words ``i..j`` with one symbol between each two read as ``word``
+        (one repeated symbol, or several where a word was intruded twice); ``read(piece)`` is
+        how a piece reads (look-alikes undone).
 
         Which pieces join is one choice for the whole line (a dynamic programme): a piece that
         is no word left alone costs 2, a join earns 2 for each such piece it absorbs, less 0.5,
@@ -42,17 +47,14 @@ class IntrudeRestorer(Restorer):
         choice: list[tuple[int, str | None]] = [(0, None)] * (n + 1)
         for i in range(n - 1, -1, -1):
             best[i], choice[i] = best[i + 1] - 2.0 * odd[i], (i, None)
-            symbol = gaps[i + 1] if i + 1 < n else ""
-            if len(symbol) != 1 or symbol not in SYMBOLS:
-                continue
             end = i
-            while end + 1 < n and gaps[end + 1] == symbol and end - i + 1 < MAX_PIECES:
+            while end + 1 < n and _intruded(gaps[end + 1]) and end - i + 1 < MAX_PIECES:
                 end += 1
                 pieces = read_words[i:end + 1]
                 joined = "".join(pieces).lower()
                 absorbed = sum(odd[i:end + 1])
                 if (len(joined) < 3 or joined not in lexicon or not absorbed
-                        or symbol == "." and all(len(p) == 1 for p in pieces)):
+                        or gaps[i + 1] == "." and all(len(p) == 1 for p in pieces)):
                     continue
                 score = best[end + 1] + 2.0 * absorbed - 0.5 + 0.01 * (lexicon.logfreq(joined) + 12)
                 if score > best[i]:

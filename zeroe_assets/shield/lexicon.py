@@ -92,6 +92,10 @@ class Lexicon:
         """A word without its last letter → the words of length ≥ 3 it may be cut from."""
         return self._index(lambda w: w[:-1], 3)
 
+    @functools.cached_property
+    def by_double_truncation(self) -> dict[str, list[str]]:
+        return self._index(lambda w: w[:-2], 4)
+
     def _index(self, key, min_length: int, keep=None) -> dict:
         index: dict = defaultdict(list)
         for word in sorted(self.counts, key=self.counts.__getitem__, reverse=True):

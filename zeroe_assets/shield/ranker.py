@@ -63,7 +63,11 @@ def load_ranker(root: Path | None = None) -> Ranker | None:
     if not component_available(COMPONENT, root):
         return None
     component = load_component(COMPONENT, root)
-    body = component.load_json("ranker.json")
+    try:
+        body = component.load_json("ranker.json")
+    except ValueError as e:
+        raise ArtifactError(f"{component.file('ranker.json')} is not valid JSON ({e}); "
+                            f"{rebuild_hint(COMPONENT)}") from None
     if not isinstance(body, dict) or body.get("features") != list(FEATURES) \
             or len(body.get("weights", ())) != len(FEATURES):
         raise ArtifactError(f"{component.file('ranker.json')}: its features do not match this "

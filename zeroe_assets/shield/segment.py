@@ -8,6 +8,7 @@ from .base import Restorer
 from .lexicon import Lexicon
 
 MAX_LENGTH = 40  # longer tokens are URLs, hashes or code, not joined words
+SHORT_PARTS = {1: -3.0, 2: -3.5, 3: -4.5}  # the log10 frequency a short part needs (up str sam)
 
 
 @functools.lru_cache(maxsize=1)
@@ -30,6 +31,11 @@ class SegmentRestorer(Restorer):
                 or low in self.lexicon:
             return {}
         parts = _segmenter()(low)
-        if len(parts) < 2 or "".join(parts) != low or not all(p in self.lexicon and (len(p) > 1 or p in ("a", "i")) for p in parts):
+        if len(parts) < 2 or "".join(parts) != low or not all(map(self._plausible, parts)):
             return {}
         return {" ".join(parts): 1.0}
+
+    def _plausible(self, part: str) -> bool:
+        """A word, and a common one if it is short: rare short words split anything."""
+        return part in self.lexicon and (len(part) > 3
+                                         or self.lexicon.logfreq(part) >= SHORT_PARTS[len(part)])

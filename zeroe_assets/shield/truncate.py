@@ -1,4 +1,5 @@
-"""Truncation: the words of three letters or more that lose their last letter to become the token."""
+"""Truncation: the words of three letters or more that lose their last letter to become the token
+(and, less surely, those that lose two: a word truncated twice)."""
 from __future__ import annotations
 
 from .base import Restorer
@@ -17,4 +18,6 @@ class TruncateRestorer(Restorer):
         low = word.lower()
         if len(low) < 2 or not low.isalpha():
             return {}
-        return {w: 1.0 for w in self.lexicon.by_truncation.get(low, ())[:LIMIT]}
+        found = {w: 0.5 for w in self.lexicon.by_double_truncation.get(low, ())[:LIMIT]}
+        found.update((w, 1.0) for w in self.lexicon.by_truncation.get(low, ())[:LIMIT])
+        return found

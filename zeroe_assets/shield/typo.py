@@ -35,14 +35,9 @@ class TypoRestorer(Restorer):
                     found[word] = 1.0
         return found
 
-    @functools.cached_property
+    @property
     def symspell(self):
-        from symspellpy import SymSpell
-
-        index = SymSpell(max_dictionary_edit_distance=self.max_distance, prefix_length=7)
-        for word, count in self.lexicon.counts.items():
-            index.create_dictionary_entry(word, count)
-        return index
+        return _symspell(self.lexicon, self.max_distance)
 
     def candidates(self, word):
         low = word.lower()
@@ -55,6 +50,17 @@ class TypoRestorer(Restorer):
         distance = min(self.max_distance, 1 if len(low) <= 4 else 2)
         found = self.symspell.lookup(low, Verbosity.ALL, distance, transfer_casing=False)
         return {s.term: 1.0 / s.distance for s in found if s.distance > 0}
+
+
+@functools.lru_cache(maxsize=2)
+def _symspell(lexicon: Lexicon, max_distance: int):
+    """SymSpell's deletion index over the lexicon, built once per process (seconds)."""
+    from symspellpy import SymSpell
+
+    index = SymSpell(max_dictionary_edit_distance=max_distance, prefix_length=7)
+    for word, count in lexicon.counts.items():
+        index.create_dictionary_entry(word, count)
+    return index
 
 
 class NaturalRestorer(Restorer):

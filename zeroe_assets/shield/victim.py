@@ -1,0 +1,94 @@
+"""`ShieldedVictim`: the shield in front of any victim, so that the benchmark (``zeroe bench
+evaluate --shield``) and the search (``zeroe attack --shield``) measure a shielded model through
+their usual paths: the wrapper is just another victim.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..formats import TOKEN_SEP
+from ..tasks import Task, get_task
+from ..victims import check_victim_task
+from .core import Shield
+from .features import MECHANISMS
+
+CACHE = 100_000  # restored texts kept (an NLI premise recurs in every candidate of its example)
+TOKEN_UNSAFE = ("segment",)  # mechanisms that would split one token into two
+
+
+class ShieldedVictim:
+    """``victim`` seeing every text field of its inputs restored by ``shield`` (default: all
+    mechanisms), one batch at a time, as ``task`` (default the victim's own ``task``) gives them:
+    texts; (premise, hypothesis) pairs, both restored; token lists.
+
+    Token lists (``pos``) keep their token count: the sentence's tokens are joined by line breaks,
+    as `formats` gives token-aligned text to the perturbers, and restored as one text, so each
+    token is read in context and no restoration crosses a line break. The mechanisms that split a
+    token (``segment``) are left out there: token-aligned data has no joined words to undo (the
+    benchmark refuses segmentation for it), so splitting one could only break a real token.
+
+    ``labels``, ``scores`` (only when the victim has them) and every other attribute are the
+    victim's, so goals and the benchmark read it as they read the victim; ``name`` says it is
+    shielded (``name``: what to call the victim, default its own name).
+    """
+
+    def __init__(self, victim, task: str | Task | None = None, shield: Shield | None = None,
+                 name: str | None = None):
+        from . import get_shield
+
+        own = getattr(victim, "task", None)
+        if task is None and own is None:
+            raise ValueError("name the task the victim serves: ShieldedVictim(victim, task=...)")
+        inner = name or getattr(victim, "name", None) or type(victim).__name__
+        task = get_task(task if task is not None else own)
+        check_victim_task(own, task.name, inner)
+        shield = shield if shield is not None else get_shield()
+        which = "" if shield.mechanisms == MECHANISMS else f"[{','.join(shield.mechanisms)}]"
+        self.name = f"shielded{which} {inner}"  # as asked for (tokens: without segment)
+        if task.token_aligned and set(TOKEN_UNSAFE) & set(shield.mechanisms):
+            kept = [m for m in shield.mechanisms if m not in TOKEN_UNSAFE]
+            if not kept:
+                raise ValueError(f"a shield of {', '.join(TOKEN_UNSAFE)} alone cannot restore "
+                                 "token-aligned input: choose other mechanisms")
+            shield = Shield(kept, root=shield.root, ranker=shield.ranker)
+        self.victim, self.shield, self.inputs = victim, shield, task.inputs
+        self.task = task.name
+        self._restored: dict[str, str] = {}
+
+    def restore(self, batch: Sequence) -> list:
+        """The batch as the victim gets it: every text restored."""
+        if self.inputs == "tokens":
+            return [self._tokens(item) for item in batch]
+        if self.inputs == "pair":
+            return [tuple(map(self._text, _pair(item))) for item in batch]
+        return [self._text(item) for item in batch]
+
+    def predict(self, batch: Sequence) -> list:
+        return self.victim.predict(self.restore(batch))
+
+    def __getattr__(self, name):
+        if name == "victim":  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(name)
+        value = getattr(self.victim, name)
+        return (lambda batch: value(self.restore(batch))) if name == "scores" else value
+
+    def _text(self, text: str) -> str:
+        restored = self._restored.get(text)
+        if restored is None:
+            if len(self._restored) >= CACHE:
+                self._restored.clear()
+            restored = self._restored[text] = self.shield.restore(text)
+        return restored
+
+    def _tokens(self, tokens: Sequence[str]) -> list[str]:
+        if isinstance(tokens, str):
+            raise ValueError(f"a pos input is a list of tokens, got the string {tokens!r}")
+        if not tokens:
+            return []
+        return self._text(TOKEN_SEP.join(tokens)).split(TOKEN_SEP)
+
+
+def _pair(item) -> Sequence[str]:
+    if isinstance(item, str) or len(item) != 2:
+        raise ValueError(f"an nli input is a (premise, hypothesis) pair, got {item!r}")
+    return item
