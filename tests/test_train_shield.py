@@ -93,7 +93,7 @@ def test_threshold_keeps_clean_tokens_and_the_export_decides_alike(trained, monk
     with monkeypatch.context() as env:  # the run's root only: the restorers read the shipped one
         env.setenv("ZEROE_ARTIFACTS", str(base / "artifacts"))
         ranker, meta = load_ranker(), read_manifest()["components"]["shield"]["meta"]
-    assert ranker.learned and ranker.threshold == pytest.approx(val["threshold"], abs=1e-6)
+    assert ranker.learned and ranker.threshold == val["threshold"]
     assert np.allclose(ranker.weights, list(metrics["weights"].values()), atol=1e-4)
     assert meta["data"]["rows_key"] == metrics["data"]["rows_key"]
     assert meta["config"]["data"]["sentences"] == 12 and "torch" in meta["libraries"]
@@ -141,7 +141,7 @@ def test_command_line_export_only(trained, data_dir, tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     printed = json.loads(run.stdout.strip().splitlines()[-1])
     assert printed["val"]["threshold"] == metrics["val"]["threshold"]
-    assert load_ranker(tmp_path).threshold == pytest.approx(metrics["val"]["threshold"], abs=1e-6)
+    assert load_ranker(tmp_path).threshold == metrics["val"]["threshold"]
     assert (base / "run" / "shield.log").is_file()
 
 

@@ -57,7 +57,7 @@ def figures(best: np.ndarray, prob: np.ndarray, threshold: float, tokens: dict) 
     gold, attack, mechanism = tokens["gold"], tokens["attack"], tokens["mechanism"]
     out = applied(best, prob, threshold)
     right, clean = out == gold, gold == 0
-    result = {"threshold": round(threshold, 6), "tokens": len(gold),
+    result = {"threshold": float(threshold), "tokens": len(gold),  # exact: it is exported
               "perturbed_tokens": int((~clean).sum()), "accuracy": _share(right),
               "perturbed_accuracy": _share(right[~clean]),
               "clean_changed": _share(out[clean] != 0), "by_attack": {}, "by_mechanism": {}}
