@@ -116,20 +116,32 @@ class Shield:
                                   {joined: {"intrude": 1.0}}))
                 continue
             head, stem, tail = tokenize.stem(words[i])
-            if "intrude" in self.restorers and (head or words[i].count("'") > 1):
-                head, stem, tail = "", words[i], ""  # apostrophes that are no clitic's intruded
+            if (head or tail) and self._whole(words[i], head, stem, tail):
+                head, stem, tail = "", words[i], ""
             seen = read(stem)
             if tokenize.length(stem) < MIN_LENGTH or i in protected:
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)
-            if seen != stem:  # look-alikes undone, the word may still be shuffled, cut, …
+            if seen != stem and seen.lower() not in self.lexicon:
+                # look-alikes undone, the word may still be shuffled, cut, mistyped …
                 for reading, by in self._propose(seen, skip="visual").items():
                     mine = found.setdefault(reading, {})
                     mine.update(by, visual=max(mine.get("visual", 0.0), 0.5))
             found.pop(stem.lower(), None)
             units.append(Unit(i, i, head, stem, tail, seen, found))
         return units
+
+    def _whole(self, word: str, head: str, stem: str, tail: str) -> bool:
+        """Whether a word's apostrophes may belong to an attack, so its restorers see all of
+        it: an apostrophe that is no clitic's (``h'ello``, also ``O'Brien``: the ranker keeps
+        that), or a respelling the phonetic table holds whole (``pain'ting``) where the split is
+        not a known word and its clitic (``girl's``) nor a negation (``can't``)."""
+        if "intrude" in self.restorers and (head or word.count("'") + word.count("’") > 1):
+            return True
+        phonetic = self.restorers.get("phonetic")
+        return (phonetic is not None and word.lower() in phonetic.inverse
+                and stem.lower() not in self.lexicon and tail.lower() not in ("n't", "n’t"))
 
     def _propose(self, stem: str, skip: str = "") -> dict[str, dict[str, float]]:
         """Reading → {restorer: confidence} for one stem."""
