@@ -11,7 +11,7 @@ Two sources, both torch-free:
   (`sound_keys`: a Metaphone-like skeleton), the closest in spelling first.
 
 No G2P at run time: the exact table covers what this toolkit's attack produces, and a model per
-token would cost milliseconds and torch (docs/shield-phonetic.md has the numbers).
+token would cost milliseconds and torch (docs/shield.md has the numbers).
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ MAX_DISTANCE = 0.5  # normalised spelling distance: 99% of the true matches are 
 # (so that one pass keys the whole lexicon): word starts, then letter groups to one code each
 # (upper case, so that later rules leave them alone); vowels, h, w and y inside a word then go
 # and repeated codes collapse. "ch" has two readings (church, chorus): words with it get both
-# keys. Chosen on the table's own (word, respelling) pairs (docs/shield-phonetic.md).
+# keys. Chosen on the table's own (word, respelling) pairs (docs/shield.md).
 _START = [("\nh", "\n"), ("\ngh", "\ng"), ("\nkn", "\nn"), ("\ngn", "\nn"), ("\npn", "\nn"),
           ("\nps", "\ns"), ("\nwr", "\nr"), ("\nx", "\ns"), ("\nwh", "\nW"), ("\nw", "\nW"),
           ("\ny", "\nY")] + [("\n" + v, "\nA") for v in "aeiou"] + [("tch", "X")]
