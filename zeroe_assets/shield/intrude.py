@@ -39,7 +39,9 @@ class IntrudeRestorer(Restorer):
 
         Which pieces join is one choice for the whole line (a dynamic programme): a piece that
         is no word left alone costs 2, a join earns 2 for each such piece it absorbs, less 0.5,
-        and frequent words win ties (``to g et`` → to get, not tog et)."""
+        and frequent words win ties (``to g et`` → to get, not tog et). Across spaces a join
+        must also be more frequent than each word it swallows, and single letters alone are
+        spelled out (``a b c d e f``) or initials (``U.S.``), never joined."""
         n, lexicon = len(words), self.lexicon
         read_words = [read(w) for w in words]
         odd = [not _word_like(w, lexicon) for w in read_words]
@@ -54,7 +56,11 @@ class IntrudeRestorer(Restorer):
                 joined = "".join(pieces).lower()
                 absorbed = sum(odd[i:end + 1])
                 if (len(joined) < 3 or joined not in lexicon or not absorbed
-                        or gaps[i + 1] == "." and all(len(p) == 1 for p in pieces)):
+                        or gaps[i + 1] in ". " and all(len(p) == 1 for p in pieces)):
+                    continue
+                if gaps[i + 1] == " " and any(  # "and y" stays: andy is rarer than and
+                        not odd[k] and lexicon.logfreq(read_words[k].lower()) >
+                        lexicon.logfreq(joined) for k in range(i, end + 1)):
                     continue
                 score = best[end + 1] + 2.0 * absorbed - 0.5 + 0.01 * (lexicon.logfreq(joined) + 12)
                 if score > best[i]:

@@ -1,0 +1,107 @@
+"""The shield's core: each restorer proposes the word its perturber changed, the ranker's rows are
+what training and the runtime share, and the shield leaves alone what it should (clean text,
+single letters, URLs, hashtags, long tokens, other languages)."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import zeroe_assets as z
+from zeroe_assets import tokenize
+from zeroe_assets.perturbers.disemvowel import DisemvowelPerturber
+from zeroe_assets.perturbers.keyboard import KeyboardPerturber
+from zeroe_assets.perturbers.shuffle import FullShufflePerturber, InnerShufflePerturber
+from zeroe_assets.perturbers.truncate import TruncatePerturber
+from zeroe_assets.shield import Shield, get_shield
+from zeroe_assets.shield.features import FEATURES, keyboard_slip
+from zeroe_assets.shield.lexicon import load_lexicon
+
+WORDS = ["house", "children", "running", "beautiful", "garden", "playing", "window", "kitchen",
+         "market", "together", "weather", "people", "breakfast", "mountain", "teacher"]
+CLEAN = ["The woman is walking her dog in the park near the river .",
+         "A man plays guitar on a crowded street corner while people watch .",
+         "Three children are eating breakfast together in the kitchen ."]
+
+
+@pytest.fixture(scope="module")
+def shield() -> Shield:
+    return get_shield()
+
+
+@pytest.mark.parametrize("perturber,mechanism", [
+    (InnerShufflePerturber(), "inner-shuffle"), (FullShufflePerturber(), "full-shuffle"),
+    (TruncatePerturber(), "truncate"), (DisemvowelPerturber(), "disemvowel"),
+    (KeyboardPerturber(), "typo")])
+def test_each_restorer_proposes_the_word_its_perturber_changed(shield, perturber, mechanism):
+    restorer, rng = shield.restorers[mechanism], random.Random(0)
+    for word in WORDS:
+        changed = perturber.reference_word(word, 0.5, rng)
+        if changed != word and changed not in load_lexicon():
+            assert word in restorer.candidates(changed), (mechanism, word, changed)
+
+
+def test_visual_reads_look_alikes_back(shield):
+    visual = shield.restorers["visual"]
+    attacked = z.attack("beautiful kitchen", "visual", level=1.0, seed=3)
+    for word, clean in zip(tokenize.words(attacked), ["beautiful", "kitchen"]):
+        if word != clean:
+            assert clean in visual.candidates(word)
+    assert visual.deconfuse("hello") == "hello"
+
+
+def test_intruded_pieces_join_for_the_whole_line(shield):
+    assert shield("I want to g et it") == "I want to get it"
+    assert shield("t+oda+y is h e llo") == "today is hello"
+    assert shield("well-known and in to the room") == "well-known and in to the room"
+
+
+@pytest.mark.parametrize("attacker", ["intrude", "inner-shuffle", "segment", "visual"])
+def test_attacked_sentences_come_back(shield, attacker):
+    attacked = z.attack(CLEAN, attacker, level=0.3, protocol="reference", seed=1)
+    restored = shield(attacked)
+    assert sum(r == c for r, c in zip(restored, CLEAN)) >= 2, (attacked, restored)
+
+
+def test_clean_text_and_what_is_left_alone(shield):
+    for line in CLEAN + ["x = 1 and y", "see www.gooogle.com or jhon@exmaple.com, #hashtag",
+                         "Der schnelle braune Fuchs springt über den faulen Hund",
+                         "a b c d e f", "see " + "x" * 5000 + " there", "", "  \t"]:
+        assert shield(line) == line
+    assert shield("teh") == "the" and shield("Teh qiuck") == "The quick"  # short lines are read
+
+
+def test_deterministic_and_list_in_list_out(shield):
+    attacked = z.attack(CLEAN, "full-shuffle", level=0.5, seed=4)
+    assert shield(attacked) == shield(attacked) == [shield(a) for a in attacked]
+    assert Shield()(attacked) == shield(attacked)  # a fresh instance decides the same
+
+
+def test_training_rows_match_the_features(shield):
+    clean = CLEAN[0]
+    attacked = z.attack(clean, "truncate", level=0.5, protocol="reference", seed=2)
+    rows = shield.training_rows(attacked, clean)
+    assert rows
+    for matrix, gold, _ in rows:
+        assert matrix.dtype == np.float32 and matrix.shape[1] == len(FEATURES)
+        assert 0 <= gold < len(matrix) and matrix[0, FEATURES.index("keep")] == 1.0
+    assert any(gold for _, gold, _ in rows)  # some attacked word is learnable
+
+
+def test_context_and_keyboard_features():
+    lexicon = load_lexicon()
+    assert lexicon.association("thank", "you") > 1 > 0 > lexicon.association("the", "of")
+    assert lexicon.association("qqqz", "you") == 0.0
+    assert keyboard_slip("qbout", "about") and not keyboard_slip("about", "about")
+    assert not keyboard_slip("pbout", "about")  # p is not a neighbour of a
+
+
+def test_bad_settings_are_clear():
+    with pytest.raises(ValueError, match="unknown shield mechanism"):
+        Shield(["visual", "nope"])
+    with pytest.raises(ValueError, match="threshold"):
+        Shield(threshold=2)
+    with pytest.raises(ValueError, match="restores text"):
+        Shield(["intrude"]).restore(b"bytes")
+    assert Shield("intrude, visual").mechanisms == ("visual", "intrude")
