@@ -12,6 +12,8 @@ from omegaconf import OmegaConf
 
 from tests.conftest import CONF, compose
 from train.phonetic.lexicon import read_phones_tsv
+from zeroe_assets.shield.features import FEATURES
+from zeroe_assets.spec import available_names
 from zeroe_assets.tagger.vocab import TaggerVocab
 
 JOBS = sorted(p.stem for p in CONF.glob("*.yaml"))
@@ -21,7 +23,8 @@ EXPORTS = sorted(p.stem for p in (CONF / "export").glob("*.yaml"))
 # the experiments of each training job, by name prefix (export has none)
 EXPERIMENTS = {job: sorted(p.stem for p in (CONF / "experiment").glob(f"{prefix}_*.yaml"))
                for job, prefix in {"vaegan": "visual", "seq2seq": "seq2seq",
-                                   "phonetic": "phonetic", "victim": "victim"}.items()}
+                                   "phonetic": "phonetic", "victim": "victim",
+                                   "shield": "shield"}.items()}
 EXPORTED = {"vaegan": "visual", "phonetic": "phonetic"}  # jobs that export when they end
 # on a CPU-only machine: the settings of a GPU trainer, on the CPU (and two processes for DDP)
 ON_CPU = {"cpu": [], "gpu": ["trainer.accelerator=cpu"],
@@ -79,6 +82,10 @@ def job_objects(job: str, cfg, lexicon) -> None:
         data = instantiate(cfg.data, seed=cfg.seed)
         assert data.task.name in ("tc", "nli") and data.tokenizer_dir == cfg.model.encoder
         assert callable(instantiate(cfg.model, _partial_=True, _convert_="all"))
+    elif job == "shield":  # the rows are built on setup()
+        data = instantiate(cfg.data, seed=cfg.seed, _convert_="all")
+        assert data.cache.parent == Path(cfg.out_dir) and data.attackers == available_names()
+        instantiate(cfg.model, features=list(FEATURES), _convert_="all")
     elif job == "victim":
         instantiate(cfg.data, seed=cfg.seed)
         vocab = TaggerVocab.build([(["The", "cat"], ["DET", "NOUN"])], min_count=1)
@@ -136,6 +143,10 @@ def test_data_paths_come_from_paths_data_dir(monkeypatch, tmp_path):
     assert cfg.paths.data_dir == str(tmp_path)
     assert {Path(cfg.data[f"{s}_path"]).parent for s in ("train", "val", "test")} == {
         tmp_path / "bench" / "ud_ewt"}
+    sources = compose("shield", ["out_dir=x"]).data.sources.values()
+    assert {Path(s.path).name for s in sources} == {  # the training splits only
+        "en_ewt-ud-train.conllu", "snli_dev.tsv", "olid-training-v1.0.tsv"}
+    assert all(s.path.startswith(f"{tmp_path}/bench/") for s in sources)
     combilex = compose("seq2seq", ["lexicon=combilex", "out_dir=x"]).lexicon.reader.path
     assert combilex == f"{tmp_path}/combilex/combilex_en_ph.tsv"
     monkeypatch.delenv("ZEROE_DATA")

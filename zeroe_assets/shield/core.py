@@ -22,6 +22,7 @@ from .ranker import Ranker, hand_set_ranker, load_ranker
 # a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word
 _PROTECTED = re.compile(r"\S*(?:://|www\.|@)\S*|#\w+")
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
+MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 # words common in English and rarer elsewhere: a line of four to nine words with none of them
 # (as a reader sees them), or a longer one with fewer than two, is another language: left alone
 ENGLISH = frozenset("a at as the and of to is are was were that this with for you it its be been "
@@ -119,7 +120,7 @@ class Shield:
             if (head or tail) and self._whole(words[i], head, stem, tail):
                 head, stem, tail = "", words[i], ""
             seen = read(stem)
-            if tokenize.length(stem) < MIN_LENGTH or i in protected:
+            if not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH or i in protected:
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)

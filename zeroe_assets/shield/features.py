@@ -80,7 +80,7 @@ def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
     keep[INDEX["keep_line_oov"]] = evidence["oov"]
     for row, reading in zip(rows, readings):
         words = reading.split()
-        in_lexicon = all(w in lexicon for w in words)
+        in_lexicon = bool(words) and all(w in lexicon for w in words)  # "n't" alone: no word
         row[INDEX["known"]] = float(in_lexicon)
         row[INDEX["logfreq"]] = _freq(lexicon, reading) if in_lexicon else 0.0
         row[INDEX["edit"]] = DamerauLevenshtein.normalized_distance(low, reading.replace(" ", ""))
