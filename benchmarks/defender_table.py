@@ -5,13 +5,16 @@ K = 50 candidates per word, Q_max = K·L).
 Rows: TF-IDF on OLID (toxicity) and SNLI (NLI victims train on SNLI dev), trained on clean data
 and adversarially, 1-1 (one attacker, its levels mixed) and leave-one-out (all other attackers)
 for every attacker (paper §4.3); the fine-tuned MiniLM victims of ``python -m train.victim``
-when their ``hf:`` directories are given. Clean% is on the whole test set, the attack metrics
-on a seeded sample of it, as the defender benchmark does. Runs resume (``zeroe attack``'s run
-folders); prints JSON, writes ``benchmarks/results/defender_table.json`` and
-``docs/defender.md``.
+when their ``hf:`` directories are given; with ``--shield``, the rows it names again behind the
+shield (``zeroe attack --shield``: an adaptive attacker, whose every query goes through the
+shield). Clean% is on the whole test set, the attack metrics on a seeded sample of it, as the
+defender benchmark does. Runs resume (``zeroe attack``'s run folders), and rows of the results
+file that a run does not compute again (same recipe, seed, test set and sample) are kept;
+prints JSON, writes ``benchmarks/results/defender_table.json`` and ``docs/defender.md``.
 
     python benchmarks/defender_table.py [--examples 500] [--adv 1-1,loo]
         [--minilm tc=runs/victim/minilm-olid/hf --minilm nli=runs/victim/minilm-snli/hf]
+        [--shield tfidf,tfidf-loo-visual --shield-examples 100]
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from perturb_throughput import DATA, DATA_HELP, recorded
 from zeroe_assets.assets import atomic_write
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.search.run import RunSettings, run
+from zeroe_assets.shield import MECHANISMS, ShieldedVictim, get_shield
 from zeroe_assets.tasks import get_task
 from zeroe_assets.victims import load_victim
 
@@ -63,13 +67,30 @@ def clean_accuracy(task: str, victim, test: Path) -> float:
     return 100.0 * sum(str(g) == str(p) for g, p in zip(ex.gold, out)) / len(ex.gold)
 
 
-def attack(task, name, spec, path, test, attacked, work, args) -> dict:
-    """One row: Clean% on the whole test set, the attack's metrics on the sample."""
+def rows_of(task, key, spec, path, test, attacked, work, args) -> dict[str, dict]:
+    """The row of a victim (``key``: model, then its training) and, when ``--shield`` names
+    it, its shielded twin (``MODEL+shield TRAINING``: the first ``--shield-examples`` of the
+    sample, attacked through the shield)."""
+    name = key.replace(" ", "-")
+    rows = {key: attack(task, name, spec, path, test, attacked, work, args)}
+    if args.shield == "all" or name in args.shield.split(","):
+        model, _, training = key.partition(" ")
+        rows[" ".join(filter(None, [f"{model}+shield", training]))] = attack(
+            task, f"{name}-shield", spec, path, test, attacked, work, args, shielded=True)
+    return rows
+
+
+def attack(task, name, spec, path, test, attacked, work, args, shielded=False) -> dict:
+    """One row: Clean% on the whole test set, the attack's metrics on the sample (behind the
+    shield, on its first ``--shield-examples``)."""
     victim = load_victim(spec, path)
+    if shielded:
+        victim = ShieldedVictim(victim, task, get_shield(MECHANISMS), spec)
     clean = clean_accuracy(task, victim, test)
     settings = RunSettings(task, spec, str(attacked), RECIPE,
                            victim_path=str(path) if path else None, options=OPTIONS,
-                           seed=args.seed)
+                           seed=args.seed, limit=args.shield_examples if shielded else None,
+                           shield=list(MECHANISMS) if shielded else None)
     start = time.perf_counter()
     summary = run(settings, work / "runs" / task / name, processes=args.processes)
     print(f"{task} {name}: clean {clean:.1f}%, Aua {summary['accuracy_under_attack']:.1f}%, "
@@ -111,6 +132,13 @@ def main() -> None:
     parser.add_argument("--minilm-examples", type=int, default=100,
                         help="attacked examples for the MiniLM victims, the first of the same "
                              "sample (default: 100; they answer ~50x slower than TF-IDF on CPU)")
+    parser.add_argument("--shield", default="", metavar="ROW,ROW,...|all",
+                        help="rows to add behind the shield too, by their run folder's name "
+                             "(tfidf, tfidf-1-1-visual, tfidf-loo-visual, minilm, "
+                             "minilm-loo-visual...) or all (default: none)")
+    parser.add_argument("--shield-examples", type=int, default=None,
+                        help="attacked examples for the shielded victims, the first of the same "
+                             "sample (default: all of it; every query passes the shield)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-j", "--processes", type=int, default=1)
     args = parser.parse_args()
@@ -124,33 +152,53 @@ def main() -> None:
         key, _, path = value.partition("=")
         task, _, variant = key.partition(":")
         minilm.setdefault(task, {})[variant] = path
+    out = ROOT / "benchmarks" / "results" / "defender_table.json"
+    names = {"tfidf", *(f"tfidf-{mode}-{alpha}" for task in args.tasks.split(",")
+                        for mode in filter(None, args.adv.split(","))
+                        for alpha in gen.resolve_attackers(task, "all")),
+             *("-".join(["minilm", *filter(None, v.partition("=")[0].partition(":")[2]
+                                           .split(":"))]) for v in args.minilm)}
+    unknown = set(filter(None, args.shield.split(","))) - names - {"all"}
+    if unknown:
+        sys.exit(f"--shield: no such row {', '.join(sorted(unknown))} (rows: "
+                 f"{', '.join(sorted(names))})")
     table = {"recipe": RECIPE, "options": OPTIONS, "seed": args.seed, "tasks": {}}
+    before = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+    if any(before.get(k) != table[k] for k in ("recipe", "options", "seed")):
+        before = {}
+    if args.shield:
+        shield = get_shield(MECHANISMS)
+        table["shield"] = {"describe": shield.describe(), "learned": shield.learned,
+                           "examples": args.shield_examples}
+    elif "shield" in before:
+        table["shield"] = before["shield"]
+    table["tasks"] = dict(before.get("tasks", {}))
     for task in args.tasks.split(","):
         test, train_path = setups[task]
         attacked = sample(test, task, args.examples, args.seed, work / task / "attacked.tsv")
-        rows = {}
+        entry = {"test": OLID_TEST if task == "tc" else recorded(test, args.data),
+                 "train": recorded(train_path, args.data), "attacked_examples": args.examples,
+                 "minilm_examples": args.minilm_examples if task in minilm else None}
+        kept = table["tasks"].get(task, {})
+        if any(kept.get(k) != entry[k] for k in ("test", "train", "attacked_examples")):
+            kept = {}
+        entry["minilm_examples"] = entry["minilm_examples"] or kept.get("minilm_examples")
+        rows = entry["rows"] = dict(kept.get("rows", {}))  # computed rows replace kept ones
         clean_model = work / task / f"{TFIDF[task]}.joblib"
         train(task, TFIDF[task], train_path, clean_model)
-        rows["tfidf"] = attack(task, "tfidf", TFIDF[task], clean_model, test, attacked, work,
-                               args)
+        rows.update(rows_of(task, "tfidf", TFIDF[task], clean_model, test, attacked, work,
+                            args))
         for mode in filter(None, args.adv.split(",")):
             for alpha, model in adversarial(task, train_path, mode, work, args).items():
-                rows[f"tfidf {mode} {alpha}"] = attack(task, f"tfidf-{mode}-{alpha}",
-                                                       TFIDF[task], model, test, attacked,
-                                                       work, args)
+                rows.update(rows_of(task, f"tfidf {mode} {alpha}", TFIDF[task], model, test,
+                                    attacked, work, args))
         if task in minilm:
             few = sample(test, task, args.minilm_examples, args.seed,
                          work / task / "attacked_minilm.tsv")
         for variant, path in minilm.get(task, {}).items():
             key = " ".join(["minilm", *filter(None, variant.split(":"))])
-            rows[key] = attack(task, key.replace(" ", "-"), f"hf:{path}", None, test, few, work,
-                               args)
-        table["tasks"][task] = {"test": OLID_TEST if task == "tc" else recorded(test, args.data),
-                                "train": recorded(train_path, args.data),
-                                "attacked_examples": args.examples,
-                                "minilm_examples": args.minilm_examples if task in minilm else None,
-                                "rows": rows}
-    out = ROOT / "benchmarks" / "results" / "defender_table.json"
+            rows.update(rows_of(task, key, f"hf:{path}", None, test, few, work, args))
+        table["tasks"][task] = entry
     atomic_write(out, json.dumps(table, indent=1).encode() + b"\n")
     atomic_write(ROOT / "docs" / "defender.md", markdown(table).encode())
     json.dump(table, sys.stdout, indent=1)
@@ -172,6 +220,12 @@ def markdown(table: dict) -> str:
              "Reproduce: `python benchmarks/defender_table.py` (raw numbers: "
              "[../benchmarks/results/defender_table.json](../benchmarks/results/defender_table.json)).",
              ""]
+    if "shield" in table:
+        few = table["shield"]["examples"]
+        lines += [f"`+shield`: the same victim behind the shield (`zeroe attack --shield`, "
+                  f"{table['shield']['describe']}), attacked by an adaptive attacker: it "
+                  "queries the shielded victim, and every query counts"
+                  + (f"; the first {few} examples of the sample." if few else "."), ""]
     for task, entry in table["tasks"].items():
         rows = entry["rows"]
         lines += [f"## {NAMES[task]}", "",
