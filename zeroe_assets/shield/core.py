@@ -19,8 +19,10 @@ from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
 from .ranker import Ranker, hand_set_ranker, load_ranker
 
-# a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word
-_PROTECTED = re.compile(r"\S*(?:://|www\.|@)\S*|#\w+")
+# a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word: the
+# whitespace-free chunks holding one of these marks (found chunk by chunk: linear in the line)
+_CHUNK = re.compile(r"\S+")
+_MARKS = ("://", "www.", "@", "#")
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 # words common in English and rarer elsewhere: a line of four to nine words with none of them
@@ -250,7 +252,9 @@ class Shield:
 def _protected(words: list[str], gaps: list[str]) -> set[int]:
     """The words inside URLs, e-mail addresses, mentions and hashtags."""
     text = tokenize.join(words, gaps)
-    spans = [m.span() for m in _PROTECTED.finditer(text)]
+    if not any(mark in text for mark in _MARKS):
+        return set()
+    spans = [m.span() for m in _CHUNK.finditer(text) if any(k in m.group() for k in _MARKS)]
     if not spans:
         return set()
     found, position = set(), 0
