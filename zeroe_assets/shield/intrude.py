@@ -40,8 +40,9 @@ class IntrudeRestorer(Restorer):
         Which pieces join is one choice for the whole line (a dynamic programme): a piece that
         is no word left alone costs 2, a join earns 2 for each such piece it absorbs, less 0.5,
         and frequent words win ties (``to g et`` → to get, not tog et). Across spaces a join
-        must also be more frequent than each word it swallows, and single letters alone are
-        spelled out (``a b c d e f``) or initials (``U.S.``), never joined."""
+        must also be more frequent than each word it swallows; single letters join only as a whole
+        run (``T h e`` → The, but not ``d e f`` out of ``a b c d e f``), never as initials
+        (``U.S.``)."""
         n, lexicon = len(words), self.lexicon
         read_words = [read(w) for w in words]
         odd = [not _word_like(w, lexicon) for w in read_words]
@@ -56,7 +57,11 @@ class IntrudeRestorer(Restorer):
                 joined = "".join(pieces).lower()
                 absorbed = sum(odd[i:end + 1])
                 if (len(joined) < 3 or joined not in lexicon or not absorbed
-                        or gaps[i + 1] in ". " and all(len(p) == 1 for p in pieces)):
+                        or gaps[i + 1] == "." and all(len(p) == 1 for p in pieces)):
+                    continue
+                if all(len(p) == 1 for p in pieces) and (  # a b c d e f is no word spelled out
+                        i and gaps[i] == " " and len(read_words[i - 1]) == 1
+                        or end + 1 < n and gaps[end + 1] == " " and len(read_words[end + 1]) == 1):
                     continue
                 if gaps[i + 1] == " " and any(  # "and y" stays: andy is rarer than and
                         not odd[k] and lexicon.logfreq(read_words[k].lower()) >
