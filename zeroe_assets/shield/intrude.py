@@ -39,7 +39,7 @@ class IntrudeRestorer(Restorer):
 
         Which pieces join is one choice for the whole line (a dynamic programme): a piece that
         is no word left alone costs 2, a join earns 2 for each such piece it absorbs, less 0.5,
-        and frequent words win ties (``to g et`` → to get, not tog et). Across spaces a join
+        and 0.2 for each piece (wal)ki)ng → walking, not wal king); frequent words win ties (``to g et`` → to get, not tog et). Across spaces a join
         must also be more frequent than each word it swallows; single letters join only as a whole
         run (``T h e`` → The, but not ``d e f`` out of ``a b c d e f``), never as initials
         (``U.S.``)."""
@@ -60,14 +60,16 @@ class IntrudeRestorer(Restorer):
                         or gaps[i + 1] == "." and all(len(p) == 1 for p in pieces)):
                     continue
                 if all(len(p) == 1 for p in pieces) and (  # a b c d e f is no word spelled out
-                        i and gaps[i] == " " and len(read_words[i - 1]) == 1
-                        or end + 1 < n and gaps[end + 1] == " " and len(read_words[end + 1]) == 1):
+                        i and gaps[i] == gaps[i + 1] and len(read_words[i - 1]) == 1
+                        or end + 1 < n and gaps[end + 1] == gaps[i + 1]
+                        and len(read_words[end + 1]) == 1):
                     continue
                 if gaps[i + 1] == " " and any(  # "and y" stays: andy is rarer than and
                         not odd[k] and lexicon.logfreq(read_words[k].lower()) >
                         lexicon.logfreq(joined) for k in range(i, end + 1)):
                     continue
-                score = best[end + 1] + 2.0 * absorbed - 0.5 + 0.01 * (lexicon.logfreq(joined) + 12)
+                score = (best[end + 1] + 2.0 * absorbed - 0.5 + 0.2 * (end - i)
+                         + 0.01 * (lexicon.logfreq(joined) + 12))
                 if score > best[i]:
                     best[i], choice[i] = score, (end, joined)
         found, i = [], 0
