@@ -151,16 +151,17 @@ def test_usage_errors_are_one_line_and_exit_2(args, message, monkeypatch, capsys
 
 @pytest.fixture
 def artifacts(tmp_path):
-    """A copy of the artifact root (its folders linked, its manifest copied) to add a shield
-    component to."""
+    """A copy of the artifact root without its shield component (the other folders linked, the
+    manifest copied without it), to add one to."""
     root = tmp_path / "artifacts"
     root.mkdir()
     source = ROOT / "artifacts"
     for entry in source.iterdir():
-        if entry.is_dir():
+        if entry.is_dir() and entry.name != "shield":
             (root / entry.name).symlink_to(entry)
-        else:
-            (root / entry.name).write_bytes(entry.read_bytes())
+    manifest = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+    manifest["components"].pop("shield", None)
+    (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return root
 
 
