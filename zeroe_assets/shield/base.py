@@ -6,6 +6,8 @@ A restorer only proposes; which candidate wins, in context, is the ranker's deci
 """
 from __future__ import annotations
 
+LIMIT = 20  # candidates a restorer proposes for one token, best first
+
 
 class Restorer:
     """Subclasses set ``name`` and override ``candidates``.
@@ -16,6 +18,9 @@ class Restorer:
     """
 
     name: str = ""
+
+    def __init__(self, lexicon):
+        self.lexicon = lexicon  # the `Lexicon` candidates come from
 
     def candidates(self, word: str) -> dict[str, float]:
         raise NotImplementedError

@@ -1,17 +1,13 @@
 """Disemvowelling: the words longer than three letters whose consonant skeleton is the token."""
 from __future__ import annotations
 
-from .base import Restorer
-from .lexicon import VOWELS, Lexicon
+from .base import LIMIT, Restorer
+from .lexicon import VOWELS
 
-LIMIT = 20
 
 
 class DisemvowelRestorer(Restorer):
     name = "disemvowel"
-
-    def __init__(self, lexicon: Lexicon):
-        self.lexicon = lexicon
 
     def candidates(self, word):
         low = word.lower()

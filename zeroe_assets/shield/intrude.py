@@ -22,9 +22,6 @@ def _intruded(gap: str) -> bool:
 class IntrudeRestorer(Restorer):
     name = "intrude"
 
-    def __init__(self, lexicon: Lexicon):
-        self.lexicon = lexicon
-
     def candidates(self, word):
         """Inside one token only the apostrophe can have intruded (``h'e'llo``)."""
         if "'" not in word and "’" not in word:

@@ -26,10 +26,9 @@ from ..assets import load_component
 from ..assets.tables import PhoneticTable
 from ..perturbers.phonetic import ACRONYM_LETTERS, MIN_LETTERS, stopwords
 from ..phonetic.names import COMPONENT
-from .base import Restorer
+from .base import LIMIT, Restorer
 from .lexicon import Lexicon
 
-LIMIT = 20  # candidates per token, best first
 KEY_CONFIDENCE = 0.5  # a sound-key match at spelling distance 0; it falls with the distance
 MAX_LETTERS = 30  # a longer token is no respelling of a word
 BUCKET = 50  # the most frequent words of a sound key compared with the token (99.9% of hits)

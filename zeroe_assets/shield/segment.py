@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 
 from .base import Restorer
-from .lexicon import Lexicon
 
 MAX_LENGTH = 40  # longer tokens are URLs, hashes or code, not joined words
 SHORT_PARTS = {1: -3.0, 2: -3.5, 3: -4.5}  # the log10 frequency a short part needs (up str sam)
@@ -21,9 +20,6 @@ def _segmenter():
 
 class SegmentRestorer(Restorer):
     name = "segment"
-
-    def __init__(self, lexicon: Lexicon):
-        self.lexicon = lexicon
 
     def candidates(self, word):
         low = word.lower()

@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from .base import Restorer
-from .lexicon import Lexicon, inner_key
+from .base import LIMIT, Restorer
+from .lexicon import inner_key
 
-LIMIT = 20  # candidates per key, most frequent first
 
 
 def arrangements(letters: str) -> int:
@@ -28,9 +27,6 @@ def confidence(letters: str) -> float:
 class InnerShuffleRestorer(Restorer):
     name = "inner-shuffle"
 
-    def __init__(self, lexicon: Lexicon):
-        self.lexicon = lexicon
-
     def candidates(self, word):
         low = word.lower()
         if len(low) < 4 or not low.isalpha():
@@ -41,9 +37,6 @@ class InnerShuffleRestorer(Restorer):
 
 class FullShuffleRestorer(Restorer):
     name = "full-shuffle"
-
-    def __init__(self, lexicon: Lexicon):
-        self.lexicon = lexicon
 
     def candidates(self, word):
         low = word.lower()

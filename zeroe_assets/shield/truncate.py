@@ -2,17 +2,12 @@
 (and, less surely, those that lose two: a word truncated twice)."""
 from __future__ import annotations
 
-from .base import Restorer
-from .lexicon import Lexicon
+from .base import LIMIT, Restorer
 
-LIMIT = 20
 
 
 class TruncateRestorer(Restorer):
     name = "truncate"
-
-    def __init__(self, lexicon: Lexicon):
-        self.lexicon = lexicon
 
     def candidates(self, word):
         low = word.lower()
