@@ -1,4 +1,5 @@
-"""``zeroe bench generate | train-victim | evaluate | heatmap`` (paper §4)."""
+"""``zeroe bench generate | train-victim | evaluate | heatmap`` (paper §4) and ``zeroe bench
+constraints`` (constraint robustness, Morris et al. 2020)."""
 from __future__ import annotations
 
 import sys
@@ -82,6 +83,34 @@ def register(sub) -> None:
     h.add_argument("--out", required=True, type=Path, help="PNG to write")
     h.set_defaults(run=run_heatmap)
 
+    c = bench.add_parser("constraints", help="constraint robustness curves and ACCS "
+                                             "(Morris et al. 2020), see docs/constraints.md")
+    c.add_argument("--task", required=True, choices=task_names(), help="the task of the data")
+    c.add_argument("--victim", required=True,
+                   help="built-in name, hf:DIR or package.module:object (the first-order "
+                        "attack's victim)")
+    c.add_argument("--victim-path", default=None, help="model file/folder for the victim")
+    c.add_argument("--data", required=True, type=Path, metavar="FILE",
+                   help="examples (any file the task reads)")
+    c.add_argument("--fields", default=None, help="comma-separated text fields to attack "
+                                                  "(default: the task's)")
+    c.add_argument("--constraint", required=True, metavar="NAME[,NAME...]",
+                   help="phonetic-embedder, g2p-distance, double-metaphone, char-edit (sound); "
+                        "visual-space, raw-pixel, uts39-skeleton (sight)")
+    c.add_argument("--thresholds", default=None, metavar="GRID",
+                   help="comma-separated thresholds ε in the scores' range [0, 1] "
+                        "(default: 0,0.1,...,1)")
+    c.add_argument("--examples", type=int, default=None, metavar="N",
+                   help="the first N examples of FILE (default: 50)")
+    c.add_argument("--delta", type=int, default=None,
+                   help="words a second-order example changes (default: 3, the paper's δ)")
+    c.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    c.add_argument("--restart", action="store_true",
+                   help="discard the results in DIR and start over")
+    c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    c.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the run")
+    c.set_defaults(run=run_constraints)
+
 
 def _fields(text):
     return [f for f in text.split(",") if f] if text else None
@@ -154,4 +183,25 @@ def run_heatmap(args) -> int:
     if not any(matrix.values()):
         raise ValueError(f"no Δτ at level {level} in the results")
     print(plot_delta_tau_heatmap(matrix, level, args.out))
+    return 0
+
+
+def run_constraints(args) -> int:
+    from ..bench.robustness import (EXAMPLES, EXAMPLES_DEFAULT, TABLE_JSON, TABLE_MD,
+                                    BenchSettings, parse_grid, run)
+    from ..bench.second_order import DELTA
+
+    settings = BenchSettings(
+        task=args.task, victim=args.victim, data=str(args.data),
+        constraints=[c.strip() for c in args.constraint.split(",") if c.strip()],
+        thresholds=parse_grid(args.thresholds), victim_path=args.victim_path,
+        fields=_fields(args.fields),
+        examples=EXAMPLES_DEFAULT if args.examples is None else args.examples,
+        delta=DELTA if args.delta is None else args.delta, seed=args.seed)
+    table = run(settings, args.out, args.restart, progress=not args.quiet)
+    for name, row in table["constraints"].items():
+        value = "—" if row["accs"] is None else f"{row['accs']:.3f}"
+        print(f"{name}: ACCS {value}", file=sys.stderr)
+    for name in (TABLE_JSON, TABLE_MD, EXAMPLES):
+        print(args.out / name)
     return 0

@@ -58,12 +58,12 @@ class RunSettings(_Record):
 
         return {"zeroe": __version__, "task": self.task, "victim": self.victim,
                 "recipe": self.recipe, "options": self.options, "fields": self.fields,
-                "seed": self.seed, "data_sha256": _sha256(Path(self.data)),
-                "victim_sha256": _sha256(Path(self.victim_path)) if self.victim_path else None,
+                "seed": self.seed, "data_sha256": sha256_path(Path(self.data)),
+                "victim_sha256": sha256_path(Path(self.victim_path)) if self.victim_path else None,
                 "shield": _shield_fingerprint(self.shield)}
 
 
-def _sha256(path: Path) -> str:
+def sha256_path(path: Path) -> str:
     """Of a file's bytes, or of a folder's files (their names and sha256, in name order)."""
     if not path.is_dir():
         return sha256_file(path)
@@ -236,19 +236,25 @@ def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> 
     return done
 
 
-def _finished(path: Path) -> int:
-    """How many complete result lines ``results.jsonl`` has; a partial last line (a kill
-    mid-write) is cut off the file. Lines out of order or not results are an error."""
+def complete_lines(path: Path) -> list[bytes]:
+    """The complete lines of an appended file (none if it is missing); a partial last line (a
+    kill mid-write) is cut off the file, so appending goes on after the last complete one."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return 0
+        return []
     end = data.rfind(b"\n") + 1
     if end < len(data):
         with open(path, "r+b") as f:
             f.truncate(end)
             os.fsync(f.fileno())
-    lines = data[:end].splitlines(keepends=True)
+    return data[:end].splitlines(keepends=True)
+
+
+def _finished(path: Path) -> int:
+    """How many complete result lines ``results.jsonl`` has (``complete_lines``). Lines out of
+    order or not results are an error."""
+    lines = complete_lines(path)
     for i, line in enumerate(lines):
         try:
             index = AttackResult.from_json(json.loads(line)).index
