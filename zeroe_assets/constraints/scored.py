@@ -179,16 +179,19 @@ class CharacterScore(Score):
 
 
 def _cosines(vectors: dict[str, np.ndarray], pairs: list[tuple[str, str]]) -> list[float]:
-    """Cosine of each pair's vectors, floored at 0; 0 where a character has none."""
-    out = []
-    for x, y in pairs:
-        u, v = vectors.get(x), vectors.get(y)
-        if u is None or v is None:
-            out.append(0.0)
-            continue
-        norm = float(np.linalg.norm(u) * np.linalg.norm(v))
-        out.append(max(0.0, min(1.0, float(u @ v) / norm)) if norm > 0 else 0.0)
-    return out
+    """Cosine of each pair's vectors, in [0, 1]; 0 where a character has none (or a blank)."""
+    chars = sorted(vectors)
+    if not chars:
+        return [0.0] * len(pairs)
+    row = {c: i for i, c in enumerate(chars)}
+    m = np.stack([vectors[c] for c in chars]).astype(np.float64)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    m = np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+    a = np.array([row.get(x, -1) for x, _ in pairs])
+    b = np.array([row.get(y, -1) for _, y in pairs])
+    sims = np.clip(np.einsum("ij,ij->i", m[a], m[b]), 0.0, 1.0)
+    sims[(a < 0) | (b < 0)] = 0.0
+    return sims.tolist()
 
 
 class VisualSpaceScore(CharacterScore):
@@ -205,8 +208,7 @@ class VisualSpaceScore(CharacterScore):
             self._space = load_visual(self.root)
         index = self._space.index
         chars = {c for p in pairs for c in p}
-        vectors = {c: index.vector(ord(c)).astype(np.float64) for c in chars
-                   if ord(c) in index}
+        vectors = {c: index.vector(ord(c)) for c in chars if ord(c) in index}
         return _cosines(vectors, pairs)
 
 
@@ -251,7 +253,7 @@ class RawPixelScore(CharacterScore):
             covered = [ord(c) for c in todo if ord(c) in self._cmap]
             images, kept = render_font(font, covered, GLYPH)
             for image, cp in zip(images, kept):
-                self._pixels[chr(cp)] = image.astype(np.float64).ravel()
+                self._pixels[chr(cp)] = image.ravel()
         return [self._pixels[c] for c in chars]
 
     def characters(self, pairs):
