@@ -237,10 +237,26 @@ def run(settings: BenchSettings, out_dir: Path, restart: bool = False,
                     **ln["second"]}, ensure_ascii=False) + "\n"
         for ln in lines if ln["second"]["found"]).encode())
     plot(table, out)
-    atomic_write(out / TIMING, json.dumps({
-        "lines": len(todo), "wall_seconds": time.perf_counter() - start,
-        "seconds_per_constraint": seconds}, indent=1).encode() + b"\n")
+    _add_timing(out / TIMING, {"lines": len(todo), "wall_seconds": time.perf_counter() - start,
+                               "seconds_per_constraint": seconds})
     return table
+
+
+def _add_timing(path: Path, this: dict) -> None:
+    """``timing.json``: each invocation's lines and seconds, and the totals over them (a
+    resumed run's time is the sum)."""
+    try:
+        runs = json.loads(path.read_text(encoding="utf-8"))["invocations"]
+    except (OSError, ValueError, KeyError, TypeError):
+        runs = []
+    runs.append(this)
+    per: dict[str, float] = {}
+    for r in runs:
+        for name, sec in r["seconds_per_constraint"].items():
+            per[name] = per.get(name, 0.0) + sec
+    atomic_write(path, json.dumps({"invocations": runs,
+                                   "wall_seconds": sum(r["wall_seconds"] for r in runs),
+                                   "seconds_per_constraint": per}, indent=1).encode() + b"\n")
 
 
 def summarize_lines(settings: BenchSettings, lines: list[dict]) -> dict:
