@@ -141,3 +141,62 @@ def test_second_order_refuses_a_mismatched_transformation_and_bad_delta():
         SecondOrderAttack(get_score("char-edit"), Pool())
     with pytest.raises(ValueError, match="delta"):
         SecondOrderAttack(Table({}), Pool(), delta=0)
+
+
+def test_raw_pixels_are_drawn_on_the_glyph_sets_canvas():
+    from train.visual.glyphs import GlyphSpec
+    from zeroe_assets.visual.glyphs import GLYPH
+
+    spec = GlyphSpec()
+    assert (spec.size, spec.font_px, spec.baseline, spec.min_ink) == tuple(GLYPH)
+
+
+# CMUdict's pronunciations (stress dropped) of a few words: the sound oracle's lexicon
+LEXICON = {"night": [("N", "AY", "T")], "tight": [("T", "AY", "T")], "knight": [("N", "AY", "T")],
+           "nights": [("N", "AY", "T", "S")], "fight": [("F", "AY", "T")],
+           "their": [("DH", "EH", "R")], "there": [("DH", "EH", "R")],
+           "three": [("TH", "R", "IY")], "knows": [("N", "OW", "Z")],
+           "knobs": [("N", "AA", "B", "Z")], "nose": [("N", "OW", "Z")]}
+
+
+class Lexicon:
+    """The part of ``phonetic.sound.SoundSpace`` the second-order attack reads."""
+
+    words = tuple(LEXICON)
+
+    def pronunciations(self, word):
+        return tuple(LEXICON.get(word.lower(), ()))
+
+    def distance(self, a, b):
+        from zeroe_assets.phonetic.sound import phone_distance
+
+        pa, pb = self.pronunciations(a), self.pronunciations(b)
+        return min(phone_distance(x, y) for x in pa for y in pb) if pa and pb else None
+
+
+def test_sound_changes_are_spelling_neighbours_a_listener_hears_as_other_words():
+    from zeroe_assets.bench.second_order import SoundChanges
+
+    changes = dict(SoundChanges(Lexicon()).forms("Night"))
+    # knight sounds the same and nights only a phone apart in four (0.25 ≤ the similar bound)
+    assert set(changes) == {"Tight", "Fight"}
+    assert changes["Tight"] == {"phone_distance": pytest.approx(1 / 3, abs=1e-4)}
+    assert SoundChanges(Lexicon()).forms("zebra") == []  # not in the lexicon: no oracle
+
+
+def test_a_spelling_score_is_fooled_by_words_that_sound_different():
+    from zeroe_assets.bench.second_order import SoundChanges
+
+    attack = SecondOrderAttack(get_score("char-edit"), SoundChanges(Lexicon()), delta=2)
+    found = attack.run("night knows", 0.75)  # one letter in five: 0.8 each
+    assert found.found and found.adversarial == "fight knobs"  # fight and tight tie: fight
+    assert not attack.run("night knows", 0.9).found
+
+
+def test_a_character_drawn_as_the_letter_is_no_change_for_a_reader():
+    # UTS #39 classes the palochka with i, but the font draws it as an l
+    from zeroe_assets.visual.confusables import reads_as
+
+    palochka = "\u04cf"
+    assert "l" not in reads_as(palochka) and palochka in SightChanges().identical("l")
+    assert all(palochka not in new for new, _ in SightChanges().forms("lazy")[:2000])

@@ -9,7 +9,8 @@ are changed and the constraint at ε still accepts every change: the constraint 
 - Sight (``SightChanges``): one letter becomes a character that reads as another letter by
   Unicode's account (its UTS #39 confusable class or its NFKD base letter,
   ``visual.confusables``): an o-like character put for e. Raw pixels are one of the constraints
-  compared, so they are not the oracle.
+  compared, so they are not the oracle; they only veto a character drawn exactly as the letter
+  it replaces (no reader can see that change, whatever Unicode's classes say).
 
 The paper names beam search but not its width; ``WIDTH`` is TextAttack's default. For the
 word-pair constraints here each changed word is scored on its own, so the search succeeds exactly
@@ -21,9 +22,11 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import tokenize
 from ..constraints import Protected, Stopwords
-from ..constraints.scored import SIGHT, SOUND, Score, Threshold
+from ..constraints.scored import SIGHT, SOUND, RawPixelScore, Score, Threshold
 from ..search.text import AttackedText, Edit
 
 DELTA = 3  # words changed (the paper's δ)
@@ -100,12 +103,27 @@ class SoundChanges(Changes):
 
 class SightChanges(Changes):
     """One ASCII letter replaced by a BMP character that reads as other letters only
-    (``visual.confusables.reads_as``), each such character at each letter."""
+    (``visual.confusables.reads_as``), each such character at each letter, unless the font
+    draws the two identically (``identical``: Unicode classes the palochka ӏ with i, but
+    DejaVu Sans draws it as an l, and a reader cannot see a change that is not drawn)."""
 
     kind = SIGHT
 
     def __init__(self):
         self._pool: list[tuple[str, frozenset[str]]] | None = None
+        self._pixels = RawPixelScore()
+        self._same: dict[str, frozenset[str]] = {}
+
+    def identical(self, letter: str) -> frozenset[str]:
+        """The pool's characters drawn pixel for pixel as ``letter``."""
+        same = self._same.get(letter)
+        if same is None:
+            chars = [c for c, _ in self.pool()]
+            mine, *theirs = self._pixels.pixels([letter, *chars])
+            same = frozenset() if mine is None else frozenset(
+                c for c, px in zip(chars, theirs) if px is not None and np.array_equal(px, mine))
+            self._same[letter] = same
+        return same
 
     def pool(self) -> list[tuple[str, frozenset[str]]]:
         """The characters that read as some ASCII letter, with the letters."""
@@ -122,8 +140,9 @@ class SightChanges(Changes):
         for i, ch in enumerate(word):
             if ch not in string.ascii_letters:
                 continue
+            same = self.identical(ch)
             for x, letters in self.pool():
-                if ch.lower() not in letters:
+                if ch.lower() not in letters and x not in same:
                     out.append((word[:i] + x + word[i + 1:],
                                 {"at": i, "character": x, "reads_as": "".join(sorted(letters))}))
         return out

@@ -11,6 +11,9 @@ changed at all?) and ``check(original, candidate)`` (is this candidate acceptabl
 - :mod:`.visual`, :mod:`.phonetic`: replaced characters must be look-alikes (the visual table);
   a respelling must sound alike (the phonetic embedder's classes). They load their assets on
   first use.
+- :mod:`.scored`: a word-pair score (sound: the embedder, G2P phones, Double Metaphone,
+  spelling; sight: the visual space, raw pixels, the UTS #39 skeleton) at a threshold ε, the
+  form the constraint robustness bench sweeps.
 
 The NLI rule "only the hypothesis unless asked" is the text's own (its attacked segments).
 """
