@@ -163,6 +163,8 @@ class Lexicon:
     """The part of ``phonetic.sound.SoundSpace`` the second-order attack reads."""
 
     words = tuple(LEXICON)
+    rows = dict(zip(LEXICON, range(len(LEXICON))))
+    counts = list(range(len(LEXICON), 0, -1))  # the order above: most frequent first
 
     def pronunciations(self, word):
         return tuple(LEXICON.get(word.lower(), ()))
@@ -178,18 +180,19 @@ def test_sound_changes_are_spelling_neighbours_a_listener_hears_as_other_words()
     from zeroe_assets.bench.second_order import SoundChanges
 
     changes = dict(SoundChanges(Lexicon()).forms("Night"))
-    # knight sounds the same and nights only a phone apart in four (0.25 ≤ the similar bound)
-    assert set(changes) == {"Tight", "Fight"}
+    # knight sounds the same; nights is one phone over the shorter three: 0.33, different
+    assert set(changes) == {"Tight", "Fight", "Nights"}
     assert changes["Tight"] == {"phone_distance": pytest.approx(1 / 3, abs=1e-4)}
     assert SoundChanges(Lexicon()).forms("zebra") == []  # not in the lexicon: no oracle
+    assert [w for w, _ in SoundChanges(Lexicon(), limit=2).forms("night")] == ["nights", "tight"]
 
 
 def test_a_spelling_score_is_fooled_by_words_that_sound_different():
     from zeroe_assets.bench.second_order import SoundChanges
 
     attack = SecondOrderAttack(get_score("char-edit"), SoundChanges(Lexicon()), delta=2)
-    found = attack.run("night knows", 0.75)  # one letter in five: 0.8 each
-    assert found.found and found.adversarial == "fight knobs"  # fight and tight tie: fight
+    found = attack.run("night knows", 0.75)  # knobs: one letter in five, 0.8
+    assert found.found and found.adversarial == "nights knobs"  # nights 0.83 > fight, tight 0.8
     assert not attack.run("night knows", 0.9).found
 
 

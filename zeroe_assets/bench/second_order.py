@@ -31,6 +31,7 @@ from ..search.text import AttackedText, Edit
 
 DELTA = 3  # words changed (the paper's δ)
 WIDTH = 8  # beam width (TextAttack's BeamSearch default)
+FORMS = 20  # sound changes per word: the most frequent lexicon neighbours
 
 
 def _case_like(word: str, new: str) -> str:
@@ -53,12 +54,14 @@ class Changes:
 class SoundChanges(Changes):
     """Lexicon words within two letter edits (they share the word or the word less one letter:
     a deletion neighbourhood) that sound different: every pair of their pronunciations is
-    farther apart than ``phonetic.sound.BOUNDS[1]`` (phone distance over the shorter length)."""
+    farther apart than ``phonetic.sound.BOUNDS[1]`` (phone distance over the shorter length);
+    the ``limit`` most frequent of them (the lexicon's word counts), so that the changes are
+    words a reader knows and a G2P-based constraint has a few hundred words per text to read."""
 
     kind = SOUND
 
-    def __init__(self, space=None):
-        self._space, self._keys = space, None
+    def __init__(self, space=None, limit: int = FORMS):
+        self._space, self._keys, self.limit = space, None, limit
         self._forms: dict[str, list[tuple[str, float]]] = {}
 
     @property
@@ -93,10 +96,13 @@ class SoundChanges(Changes):
             if low.isalpha() and self.space.pronunciations(low):
                 index = self._index()
                 near = sorted({w for k in self._deletions(low) for w in index.get(k, ())} - {low})
+                space = self.space
                 for w in near:
-                    d = self.space.distance(low, w)
+                    d = space.distance(low, w)
                     if d is not None and d > BOUNDS[1]:
                         found.append((w, round(d, 4)))
+                found.sort(key=lambda f: (-int(space.counts[space.rows[f[0]]]), f[0]))
+                found = sorted(found[:self.limit])
             self._forms[low] = found
         return [(_case_like(word, w), {"phone_distance": d}) for w, d in found]
 
@@ -194,15 +200,17 @@ class SecondOrderAttack:
         found = self._best.get(text.key)
         if found is not None:
             return found
-        key, found = self.score.key, {}
+        key, found, asked = self.score.key, {}, []
         for p in range(len(text)):
-            if not all(f.allows(text, p) for f in self.filters):
-                continue
-            head, stem, tail = tokenize.stem(text.word(p))
-            forms = self.changes.forms(stem) if stem else []
-            scores = self.score.scores([(key(stem), key(new)) for new, _ in forms],
-                                       remember=False)
-            ranked = sorted(((s, new, ev) for s, (new, ev) in zip(scores, forms)),
+            if all(f.allows(text, p) for f in self.filters):
+                head, stem, tail = tokenize.stem(text.word(p))
+                if stem:
+                    asked.append((p, head, tail, stem, self.changes.forms(stem)))
+        # one batch for the whole text: a model call costs about the same for 5 words as 500
+        scores = iter(self.score.scores([(key(stem), key(new)) for *_, stem, forms in asked
+                                         for new, _ in forms], remember=False))
+        for p, head, tail, stem, forms in asked:
+            ranked = sorted(((next(scores), new, ev) for new, ev in forms),
                             key=lambda t: (-t[0], t[1]))[:self.width]
             if ranked:
                 found[p] = [(s, head + new + tail, ev) for s, new, ev in ranked]
