@@ -204,3 +204,15 @@ def test_a_character_drawn_as_the_letter_is_no_change_for_a_reader():
     assert "l" not in reads_as(palochka) and palochka in SightChanges().identical("l")
     at_l = [ev["character"] for _, ev in SightChanges().forms("lazy") if ev["at"] == 0]
     assert palochka not in at_l and "\u03bf" in at_l  # an omicron for the l is a change
+
+
+def test_the_learned_sound_scores_on_a_handful_of_words():
+    pytest.importorskip("torch")
+    pairs = [("see", "sea"), ("knows", "nose"), ("night", "tight")]
+    embedder = get_score("phonetic-embedder").scores(pairs)
+    assert all(0 <= s <= 1 for s in embedder) and embedder[0] > embedder[2]
+    g2p = get_score("g2p-distance")
+    see, sea, night, tight = g2p.pronounce(["see", "sea", "night", "tight"])
+    assert see == sea and len(night) == len(tight) == 3  # S IY; N AY T and T AY T
+    same, _, one_phone = g2p.scores(pairs)
+    assert same == 1.0 and one_phone == pytest.approx(2 / 3)
