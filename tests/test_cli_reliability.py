@@ -185,7 +185,8 @@ def test_every_bench_option_has_help():
     bench = [(path, a) for path, a in _actions(build_parser(), "zeroe") if
              path.startswith("zeroe bench ")]
     assert {path for path, _ in bench} == {f"zeroe bench {s}" for s in
-                                          ("generate", "train-victim", "evaluate", "heatmap")}
+                                          ("generate", "train-victim", "evaluate", "heatmap",
+                                           "constraints")}
     assert [f"{path} {a.option_strings or a.dest}" for path, a in bench if not a.help] == []
 
 
