@@ -5,7 +5,7 @@ constraints`` once for the sound constraints and once for the sight ones, on the
 writes ``benchmarks/results/constraint_robustness.json`` (the kinds not run keep their rows) and
 the curves to ``docs/``.
 
-    python benchmarks/constraint_robustness.py [--examples 30] [--work /tmp/zeroe-accs]
+    python benchmarks/constraint_robustness.py [--examples 60] [--work /tmp/zeroe-accs]
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
     parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-accs"))
-    parser.add_argument("--examples", type=int, default=30)
+    parser.add_argument("--examples", type=int, default=60)
     parser.add_argument("--kinds", default=f"{SOUND},{SIGHT}")
     args = parser.parse_args()
     bench = args.data / "bench"

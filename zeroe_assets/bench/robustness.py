@@ -25,6 +25,7 @@ from pathlib import Path
 from .. import tokenize
 from ..assets import atomic_write, remove_stale_temporaries
 from ..constraints.scored import SIGHT, SOUND, Threshold, get_score
+from ..search.recipes import get_recipe
 from ..search.results import SUCCESSFUL, AttackResult, summarize
 from ..search.run import RunSettings, complete_lines, read_examples, segments, sha256_path
 from ..search.text import AttackedText
@@ -134,8 +135,6 @@ class Bench:
         self._probe()
 
     def _first_order(self, score):
-        from ..search.recipes import get_recipe
-
         attack = get_recipe(RECIPE, self.task, transformations=[TRANSFORMATION[score.kind]],
                             seed=self.settings.seed, segments=self.segments)
         attack.constraints.append(Threshold(score, score.low))
