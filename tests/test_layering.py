@@ -1,9 +1,9 @@
 """The import direction of the runtime, stated once and checked on the source.
 
 Layers, lowest first; a module may import its own layer and the ones below, never above:
-tokenize, rng → assets → the learned spaces (phonetic, visual) → perturbers → protocol, recipes,
-spec, registry → formats, tasks, victims (baselines, the tagger, hf) and constraints → bench,
-search, shield → cli, integrations.
+tokenize, rng, progress → assets → the learned spaces (phonetic, visual) → perturbers → protocol,
+recipes, spec, registry → formats, tasks, victims (baselines, the tagger, hf) and constraints →
+bench, search, shield → cli, integrations.
 ``train`` imports ``zeroe_assets``, never the reverse; torch is imported only by the modules that
 run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``.
 """
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "zeroe_assets"
 
 LAYERS = [
-    {"_charclasses", "tokenize", "rng", "data"},
+    {"_charclasses", "tokenize", "rng", "data", "progress"},
     {"assets"},
     {"phonetic", "visual"},
     {"perturbers"},

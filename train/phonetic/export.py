@@ -25,6 +25,7 @@ from zeroe_assets.assets.tables import SOURCES, PhoneticTable
 from zeroe_assets.phonetic.respell import back_transliterate, sound_alikes
 from zeroe_assets.phonetic.seq2seq import COMPONENT as SEQ2SEQ, load_transliterator
 from zeroe_assets.phonetic.space import COMPONENT
+from zeroe_assets.progress import progress
 
 from .embed import load_embedder_checkpoint
 from .lexicon import Lexicon
@@ -71,10 +72,13 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     """Write ``artifacts/phonetic`` (or ``cfg.root``) from embedder checkpoint ``ckpt``."""
     check_export(cfg)
     started, times = time.perf_counter(), {}
+    stages = progress(4 + bool(cfg.back_transliteration), "export phonetic", "stage")
 
     def lap(name):  # progress: the export runs for minutes
         times[name] = round(time.perf_counter() - started - sum(times.values()), 1)
         log.info("%s: %.1f s", name, times[name])
+        stages.set_postfix_str(f"{name} done")
+        stages.update()
 
     ckpt = Path(ckpt)
     embedder = load_embedder_checkpoint(ckpt, {"lexicon": lexicon.source})
@@ -133,6 +137,7 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     covered = sum(1 for r in table_rows if r)
     by_source = {name: int(np.count_nonzero(table.sources & bit)) for name, bit in SOURCES.items()}
     lap("table")
+    stages.close()
     meta = {
         "words": len(words), "dims": index.dim, "key": "row of words.txt",
         "index_factory": list(cfg.factories)[len(agreement) - 1], "index_agreement": agreement,

@@ -33,6 +33,7 @@ from ..assets import (atomic_write, read_manifest, remove_stale_temporaries, sha
 from ..parallel import start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
+from ..progress import progress as bar
 from ..spec import attackers_here, available_names, get_attacker
 from ..protocol import LEVELS, resolve_level
 from ..rng import sample_rngs
@@ -283,7 +284,8 @@ def _prepare_inputs(jobs: Sequence[Job], progress) -> None:
 
 
 def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Outcome]:
-    """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job.
+    """Run jobs (in parallel when ``processes`` > 1), writing one line per job to ``progress``
+    (None: silent), with a bar on a terminal.
 
     Temporaries of killed runs are removed first; those of workers stopped by an interrupt
     (the pool terminates them) are removed when the run ends."""
@@ -303,12 +305,15 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
             pool = stack.enter_context(ctx.Pool(processes, initializer=start_worker,
                                                     initargs=(processes,)))
             results = pool.imap_unordered(run_job, jobs)
+        shown = stack.enter_context(bar(len(jobs), "generate", "set",
+                                        enabled=None if progress is not None else False))
         for done, outcome in enumerate(results, 1):
             outcomes.append(outcome)
+            shown.update()
             if progress is not None:
                 what = ("skipped (complete)" if outcome.skipped else
                         f"{outcome.records} records, {outcome.changed}/{outcome.texts} texts "
                         f"changed, {outcome.seconds:.1f}s")
-                print(f"[{done}/{len(jobs)}] {Path(outcome.output).name}: {what}", file=progress,
-                      flush=True)
+                shown.write(f"[{done}/{len(jobs)}] {Path(outcome.output).name}: {what}",
+                            file=progress)
     return outcomes

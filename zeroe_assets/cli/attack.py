@@ -41,7 +41,8 @@ def register(sub) -> None:
                         "number (default: 1)")
     p.add_argument("--restart", action="store_true",
                    help="discard the results in DIR and start over")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar (there is one only when stderr is a terminal)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the run")
     p.set_defaults(run=run_attack)
 
@@ -64,7 +65,7 @@ def run_attack(args) -> int:
         fields=[f for f in args.fields.split(",") if f] if args.fields else None,
         options=recipe_options(args), seed=args.seed, limit=args.limit, shield=shield_of(args))
     summary = run(settings, args.out, cap_processes(args.processes, "attack"), args.restart,
-                  progress=not args.quiet)
+                  progress=False if args.quiet else None)
 
     def pct(key):
         return "—" if summary[key] is None else f"{summary[key]:.1f}%"

@@ -47,8 +47,7 @@ def threshold_of(text: str | None) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
+    from ..progress import progress
     from ..shield import get_shield
 
     check_line_options(args)
@@ -56,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
                         args.learned)
     if not shield.learned:
         print(f"zeroe shield: note: {shield.describe()}", file=sys.stderr)
-    with tqdm(unit=" lines", file=sys.stderr, dynamic_ncols=True, desc="shield",
-              disable=not sys.stderr.isatty()) as bar:  # a bar on a terminal only
+    with progress(desc="shield", unit="line") as bar:
         stream_lines(Restoration(shield), args, "shield", written=bar.update)
     return 0
