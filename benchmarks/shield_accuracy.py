@@ -339,7 +339,8 @@ def markdown(result: dict) -> str:
              "brackets). Reproduce: "
              f"`{result['command']}` (raw numbers: "
              "[../benchmarks/results/shield_accuracy.json]"
-             "(../benchmarks/results/shield_accuracy.json)).", "",
+             "(../benchmarks/results/shield_accuracy.json); a page with a plot and examples: "
+             "[shield-results.html](shield-results.html)).", "",
              "| attack | " + " | ".join(COLUMNS.values()) +
              " | shield: words won / lost | BERT-Defense (published) |",
              "|---|" + "---:|" * (len(COLUMNS) + 2)]
