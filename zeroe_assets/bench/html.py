@@ -26,7 +26,8 @@ CSS = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;
 margin:0;color:#1b1f24;background:#fff}
 main{max-width:1240px;margin:0 auto;padding:12px 20px 40px}
-h1{font-size:1.5em;margin:.4em 0}h2{font-size:1.2em;margin:1.2em 0 .4em;border-bottom:1px solid #d0d7de}
+h1{font-size:1.5em;margin:.4em 0}
+h2{font-size:1.2em;margin:1.2em 0 .4em;border-bottom:1px solid #d0d7de}
 h3{font-size:1.05em;margin:1em 0 .3em}p{margin:.4em 0;max-width:75em}
 table{border-collapse:collapse;margin:.5em 0 1em;font-size:14px}
 th,td{border:1px solid #d0d7de;padding:3px 8px;vertical-align:top}
@@ -191,10 +192,10 @@ def paragraph(text: str) -> Markup:
     return Markup(f"<p>{escape(text)}</p>")
 
 
-def details(summary: str, *parts: Markup, open_: bool = False) -> Markup:
+def details(summary: str, *parts: Markup) -> Markup:
     """A folded block (long example tables), so the headline fits the first screen."""
-    return Markup(f"<details{' open' if open_ else ''}><summary>{escape(summary)}</summary>"
-                  + "".join(parts) + "</details>")
+    return Markup(f"<details><summary>{escape(summary)}</summary>" + "".join(parts)
+                  + "</details>")
 
 
 def _parts(value, inputs: str) -> list[str]:
@@ -245,23 +246,23 @@ def examples(rows: Sequence[dict], inputs: str = "text", lead: Sequence[str] = (
     prediction for the original), ``after`` (for what the victim got: the attacked or the
     restored input); ``lead`` names leading columns, taken from the row by name."""
     shielded = any(r.get("restored") is not None for r in rows)
+    has_gold = any(r.get("gold") is not None for r in rows)
     header = [*lead, "original", "attacked", *(["restored by the shield"] if shielded else []),
-              *(["gold"] if any(r.get("gold") is not None for r in rows) else [])]
+              *(["gold"] if has_gold else [])]
     body = []
     for r in rows:
-        pairs = [diff(o, a) for o, a in zip(_parts(r["original"], inputs),
-                                            _parts(r["attacked"], inputs))]
+        original, gold = _parts(r["original"], inputs), r.get("gold")
+        marked = [diff(o, a) for o, a in zip(original, _parts(r["attacked"], inputs))]
+        before, after = _prediction(r.get("before"), gold), _prediction(r.get("after"), gold)
         restored = r.get("restored")
-        after = _prediction(r.get("after"), r.get("gold"))
         cells = [*(r.get(name) for name in lead),
-                 Markup(_joined([p[0] for p in pairs]) + _prediction(r.get("before"), r.get("gold"))),
-                 Markup(_joined([p[1] for p in pairs]) + ("" if restored is not None else after))]
-        if shielded:
-            cells.append(Markup(_joined([diff(o, s)[1] for o, s in zip(
-                _parts(r["original"], inputs), _parts(restored, inputs))]) + after)
-                if restored is not None else "—")
-        if "gold" in header:
-            cells.append(_gold(r.get("gold")))
+                 Markup(_joined([old for old, _ in marked]) + before),
+                 Markup(_joined([new for _, new in marked]) + (after if restored is None else ""))]
+        if shielded:  # marked: what still differs from the original
+            cells.append("—" if restored is None else Markup(_joined(
+                [diff(o, t)[1] for o, t in zip(original, _parts(restored, inputs))]) + after))
+        if has_gold:
+            cells.append(_gold(gold))
         body.append(cells)
     return table(header, body)
 
