@@ -104,10 +104,11 @@ def main() -> None:
     parser.add_argument("--page", type=Path, default=PAGE, help="the HTML report to write")
     parser.add_argument("--render", action="store_true",
                         help="only rewrite --page from the results in --out")
+    parser.add_argument("--note", default="", help="a sentence for the page: where and when")
     args = parser.parse_args()
     if args.render:
         summary = Summary.from_json(json.loads((args.out / "summary.json").read_text()))
-        return atomic_write(args.page, page(summary, args.out).encode())
+        return atomic_write(args.page, page(summary, args.out, args.note).encode())
     data = args.data / "bench"
     if not data.exists():
         sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
@@ -149,7 +150,7 @@ def main() -> None:
     summary = Summary(args.seed, tasks_run)
     summary_path.write_text(json.dumps(summary.to_json(), indent=1))
     (out / "comparison.md").write_text(comparison(summary), encoding="utf-8")
-    atomic_write(args.page, page(summary, out).encode())
+    atomic_write(args.page, page(summary, out, args.note).encode())
     json.dump(summary.to_json(), sys.stdout, indent=1)
     print()
 
@@ -192,15 +193,16 @@ def comparison(summary: Summary) -> str:
     return "\n".join(lines)
 
 
-def page(summary: Summary, out: Path) -> str:
+def page(summary: Summary, out: Path, note: str = "") -> str:
     """docs/report/paper-grid.html: per task, our s* next to the paper's, then the task's
-    evaluation (its tables, figures and examples) and, where run, the Δτ heat map."""
+    evaluation (its tables, figures and examples) and, where run, the Δτ heat map; ``note``:
+    a sentence on where and when this run was made."""
     parts = [H.paragraph(
         "Every attacker at low/mid/high on UD English-EWT test (POS), SNLI test (NLI) and OLID "
-        "level A (toxicity), scikit-learn victims (and a BiLSTM tagger) next to RoBERTa in the "
-        "paper's Table 6 (s* = s(p)/s(0)); 1-1 adversarial training on OLID for Fig. 3. "
-        f"Seed {summary.seed}. Reproduce: python benchmarks/paper_grid.py (see docs/results.md)."
-    ), H.table(["task", "victim", "clean score", "paper's clean score", "mean s*(high)",
+        "level A (toxicity), victims trained here next to RoBERTa in the paper's Table 6 "
+        "(s* = s(p)/s(0)); 1-1 adversarial training on OLID for Fig. 3. "
+        f"Seed {summary.seed}. Reproduce: python benchmarks/paper_grid.py (see docs/results.md). "
+        + note), H.table(["task", "victim", "clean score", "paper's clean score", "mean s*(high)",
                 "paper's mean s*(high)", "most damaging at high"],
                [[d.task, d.victim, d.clean_score, d.paper_clean_score,
                  statistics.mean(c.ours[-1] for c in d.s_star.values()),

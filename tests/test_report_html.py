@@ -59,6 +59,18 @@ def test_tables_sort_numbers_by_value_and_escape_text():
     assert "&lt;b&gt;" in table and 'class="sortable"' in table
 
 
+def test_examples_show_pairs_tokens_and_predictions():
+    pair = H.examples([{"original": ["A man sits.", "He rests."], "attacked": ["A man sits.",
+                        "He r3sts."], "gold": "entailment", "before": "entailment",
+                        "after": "neutral"}], "pair")
+    assert pair.count('class="sep"') == 2 and "<mark>3</mark>" in pair
+    assert '<span class="ok">entailment</span>' in pair and '<span class="bad">neutral' in pair
+    tags = H.examples([{"original": ["The", "dog"], "attacked": ["Th", "dog"],
+                        "gold": ["DET", "NOUN"], "before": ["DET", "NOUN"],
+                        "after": ["NOUN", "NOUN"]}], "tokens")
+    assert "2/2 tags right" in tags and "1/2 tags right" in tags and "DET NOUN" in tags
+
+
 def test_page_is_self_contained():
     from PIL import Image
 
