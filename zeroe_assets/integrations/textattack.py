@@ -73,8 +73,8 @@ class ZeroeTransformation(WordSwap):
             raise ValueError("segment joins a word with the next, not a word swap: use "
                              "ZeroeSegment()")
         self.transformation = get_transformation(name, phi, **options)
-        self.name, self.k, self.seed, self.phi = self.transformation.name, check_int("k", k), \
-            seed, phi
+        self.name = self.transformation.name
+        self.k, self.seed, self.phi = check_int("k", k), seed, phi
         self._base = base_seed(seed)
 
     def _get_replacement_words(self, word):
@@ -97,11 +97,11 @@ class ZeroeTransformation(WordSwap):
 
 
 class ZeroeSegment(Transformation):
-    """Segmentation as a TextAttack merge: word i joined with word i + 1 where only whitespace
-    within one line lies between them (the segment perturber's rule; a gap with punctuation
-    would leave two TextAttack words). A word already changed is not absorbed, as under the
-    protocol; longer runs come from the search joining again. One candidate per word, so no
-    randomness."""
+    """Segmentation as a TextAttack merge: word i joined with word i + 1 where one space lies
+    between them (the segment perturber decides what is joinable; punctuation between would
+    leave two TextAttack words, and TextAttack removes one space only). A word already changed
+    is not absorbed, as under the protocol; longer runs come from the search joining again. One
+    candidate per word, so no randomness."""
 
     is_black_box = True
 
