@@ -55,10 +55,15 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
+def attack_options(args: argparse.Namespace) -> dict:
+    """`get_attacker`'s keyword arguments from the command line's settings."""
+    return dict(level=args.level, phi=args.phi, protocol=args.protocol, strict=args.strict,
+                **parse_options(args.option))
+
+
 def build_attacker(spec: str, args: argparse.Namespace):
     """The attack ``spec`` with the command line's settings."""
-    return get_attacker(spec, level=args.level, phi=args.phi, protocol=args.protocol,
-                        strict=args.strict, **parse_options(args.option))
+    return get_attacker(spec, **attack_options(args))
 
 
 def mechanisms_of(text: str | None) -> list[str] | None:
