@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "zeroe_assets"
 
 LAYERS = [
-    {"_charclasses", "tokenize", "rng", "data"},
+    {"_charclasses", "tokenize", "rng", "data", "progress"},
     {"assets"},
     {"phonetic", "visual"},
     {"perturbers"},

@@ -30,6 +30,7 @@ from ..assets import atomic_write, read_manifest, remove_stale_temporaries, sha2
 from ..parallel import start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
+from ..progress import progress_bar
 from ..spec import attackers_here, available_names, get_attacker
 from ..protocol import LEVELS, resolve_level
 from ..rng import sample_rngs
@@ -305,7 +306,8 @@ def _prepare_inputs(jobs: Sequence[Job], progress) -> None:
 
 
 def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Outcome]:
-    """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job.
+    """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job (and a
+    bar of them on a terminal).
 
     Temporaries of killed runs are removed first; those of workers stopped by an interrupt
     (the pool terminates them) are removed when the run ends."""
@@ -325,12 +327,16 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
             pool = stack.enter_context(ctx.Pool(processes, initializer=start_worker,
                                                     initargs=(processes,)))
             results = pool.imap_unordered(run_job, jobs)
+        bar = stack.enter_context(progress_bar(len(jobs), "generate", " sets",
+                                               enabled=progress is not None))
         for done, outcome in enumerate(results, 1):
             outcomes.append(outcome)
             if progress is not None:
                 what = ("skipped (complete)" if outcome.skipped else
                         f"{outcome.records} records, {outcome.changed}/{outcome.texts} texts "
                         f"changed, {outcome.seconds:.1f}s")
-                print(f"[{done}/{len(jobs)}] {Path(outcome.output).name}: {what}", file=progress,
-                      flush=True)
+                bar.write(f"[{done}/{len(jobs)}] {Path(outcome.output).name}: {what}",
+                          file=progress)
+                progress.flush()
+            bar.update()
     return outcomes
