@@ -3,8 +3,10 @@
 
 Corpus: the sentences of UD English-EWT train and the SNLI dev/test sentence pairs, one per line
 (``--lines`` of them). Each command runs end to end in its own process, one at a time, as a user
-runs it (Ray: starting the local instance included); every output must equal ``-j 1``'s. The load
-average before and after each run is recorded: the machine may be shared.
+runs it (Ray: starting the local instance included); every output must equal ``-j 1``'s. The same
+command on the first ``BLOCK`` lines gives its fixed cost (start-up, loading the assets), and
+``lines_per_second_net`` the rate beyond it. The load average before and after each run is
+recorded: the machine may be shared.
 
     python benchmarks/ray_throughput.py [--data DIR] [--lines 40000] [--attackers keyboard-typo,visual]
 """
@@ -23,6 +25,8 @@ import time
 from pathlib import Path
 
 from perturb_throughput import DATA, DATA_HELP, UD_TRAIN, read_corpus, recorded
+
+from zeroe_assets.rng import BLOCK
 
 ROOT = Path(__file__).resolve().parents[1]
 SNLI = ("bench/snli/snli_dev.tsv", "bench/snli/snli_test.tsv")
@@ -70,13 +74,17 @@ def main() -> None:
     lines = corpus(args.data, args.lines)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "corpus.txt"
+        path, small = Path(tmp) / "corpus.txt", Path(tmp) / "start.txt"
         path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        small.write_text("".join(line + "\n" for line in lines[:BLOCK]), encoding="utf-8")
         for attacker in args.attackers.split(","):
             for engine, flags in ENGINES.items():
+                fixed = run(attacker, args.level, flags, small)["wall_seconds"]
                 row = {"attacker": attacker, "engine": engine,
-                       **run(attacker, args.level, flags, path)}
+                       **run(attacker, args.level, flags, path), "fixed_seconds": fixed}
                 row["lines_per_second"] = round(len(lines) / row["wall_seconds"])
+                row["lines_per_second_net"] = round(len(lines) / max(1e-9, row["wall_seconds"]
+                                                                     - fixed))
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
             digests = {r["sha256"] for r in rows if r["attacker"] == attacker}

@@ -54,7 +54,7 @@ def _folder_rows(folder, fmt):
 
 def test_text_files_to_parquet_equal_the_cli(ray, tmp_path, monkeypatch, capsys):
     lines = [_line(i) for i in range(N)]
-    halves = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    halves = [tmp_path / "b.txt", tmp_path / "a.txt"]  # read in the order given
     halves[0].write_text("\n".join(lines[:200]) + "\n")
     halves[1].write_text("\n".join(lines[200:]) + "\n")
     expected = _cli(["-a", "keyboard-typo", "--seed", "9"], "\n".join(lines).encode() + b"\n",
