@@ -5,7 +5,8 @@ Corpus: the sentences of UD English-EWT train and the SNLI dev/test sentence pai
 (``--lines`` of them). Each command runs end to end in its own process, one at a time, as a user
 runs it (Ray: starting the local instance included); every output must equal ``-j 1``'s. The same
 command on the first ``BLOCK`` lines gives its fixed cost (start-up, loading the assets), and
-``lines_per_second_net`` the rate beyond it. The load average before and after each run is
+``lines_per_second_net`` the rate beyond it (none where the difference is under a second, within
+the spread of the fixed cost). The load average before and after each run is
 recorded: the machine may be shared.
 
     python benchmarks/ray_throughput.py [--data DIR] [--lines 40000] [--attackers keyboard-typo,visual]
@@ -83,8 +84,8 @@ def main() -> None:
                 row = {"attacker": attacker, "engine": engine,
                        **run(attacker, args.level, flags, path), "fixed_seconds": fixed}
                 row["lines_per_second"] = round(len(lines) / row["wall_seconds"])
-                row["lines_per_second_net"] = round(len(lines) / max(1e-9, row["wall_seconds"]
-                                                                     - fixed))
+                net = row["wall_seconds"] - fixed  # none where the noise of the fixed cost
+                row["lines_per_second_net"] = round(len(lines) / net) if net >= 1 else None
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
             digests = {r["sha256"] for r in rows if r["attacker"] == attacker}

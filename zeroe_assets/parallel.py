@@ -68,7 +68,7 @@ def _run(job: tuple[int, int, list[str]]) -> list[str]:
     return perturb_at(_worker_attack, texts, base, start)
 
 
-class _Checked:
+class Checked:
     """The samples of ``texts`` up to the first failure (reading or type), which is kept in
     ``error`` to be raised once everything read before it is out."""
 
@@ -102,7 +102,7 @@ def stream(attack, texts: Iterable[str], base: int, processes: int,
     """``attack.perturb`` over ``texts`` with the generators of ``rng.sample_rngs(base)``."""
     if processes < 1 or chunksize < 1:
         raise ValueError(f"processes and chunksize must be >= 1, got {processes}, {chunksize}")
-    source = _Checked(texts)
+    source = Checked(texts)
     if processes == 1:
         for text, rng in zip(source, sample_rngs(base)):
             yield attack.perturb(text, rng)

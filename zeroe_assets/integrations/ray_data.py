@@ -24,10 +24,10 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from ..parallel import perturb_at
+from ..parallel import Checked, perturb_at
 from ..perturbers.base import check_int
 from ..protocol import Perturbation
-from ..rng import BLOCK, Seed, base_seed, check_text
+from ..rng import BLOCK, Seed, base_seed
 from ..spec import get_attacker
 
 EXTRA = "pip install 'zeroe[scale]'"
@@ -94,7 +94,8 @@ class RayPerturbation:
         self.workers, self.address, self.batch_size = workers, address, batch_size
 
     def stream(self, texts: Iterable[str], seed: Seed = None, processes: int = 1) -> Iterator[str]:
-        texts, error = _read_all(texts)
+        source = Checked(texts)  # the texts up to a failure, raised once their output is out
+        texts = list(source)
         if texts:
             import pyarrow as pa
 
@@ -107,20 +108,8 @@ class RayPerturbation:
                                     self.workers, size)
             for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
                 yield from batch.column("text").to_pylist()
-        if error is not None:
-            raise error
-
-
-def _read_all(texts: Iterable[str]) -> tuple[list[str], Exception | None]:
-    """The texts up to the first failure, and the failure (raised after their output, as the
-    process pool does)."""
-    out: list[str] = []
-    try:
-        for text in texts:
-            out.append(check_text(text))
-    except Exception as e:  # noqa: BLE001 - raised again once the texts before it are out
-        return out, e
-    return out, None
+        if source.error is not None:
+            raise source.error
 
 
 def perturb_positioned(ds, make_attack, columns: str | Sequence[str], seed: Seed, workers: int,
