@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[train,test,bench,hf,textattack]'
+	$(BIN)/pip install -q -e '.[train,test,bench,hf,scale,textattack]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "zeroe_assets"
 
 LAYERS = [
-    {"_charclasses", "tokenize", "rng", "data"},
+    {"_charclasses", "tokenize", "rng", "data", "progress"},
     {"assets"},
     {"phonetic", "visual"},
     {"perturbers"},
@@ -153,3 +153,12 @@ def test_import_zeroe_assets_pulls_in_no_torch():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", f"importing the runtime pulled in {out.stdout.strip()}"
 
+
+
+def test_import_zeroe_assets_pulls_in_no_datasets_or_ray():
+    code = ("import sys, zeroe_assets, zeroe_assets.cli, zeroe_assets.integrations.hf_datasets, "
+            "zeroe_assets.integrations.ray_data\n"
+            "print(sorted(m for m in ('datasets', 'ray', 'pyarrow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", f"importing the runtime pulled in {out.stdout.strip()}"

@@ -79,7 +79,7 @@ def evaluate(task: str | Task, victim: Victim, data_dir: Path, split: str | None
                       victim_name or type(victim).__name__)
     split, recorded_clean, sets = find_sets(data_dir, split)
     clean = Path(clean) if clean else recorded_clean
-    if not clean.is_file():
+    if not clean.exists():
         raise ValueError(f"clean test set {clean} not found; pass --clean PATH")
     fields = sets[0]["fields"] or None
     fmt = task.format_for(clean, fields)

@@ -15,7 +15,6 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 from ..assets import atomic_write, remove_stale_temporaries, sha256_file
 from ..bench.results import _Record
 from ..parallel import start_worker
+from ..progress import progress_bar
 from ..tasks import NLI_FIELDS, Examples, get_task
 from ..victims import load_victim
 from .results import SUCCESSFUL, STATUSES, AttackResult, summarize
@@ -282,21 +282,16 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
     done = _prepare(out, settings, restart, len(examples.inputs))
     jobs = [(i, (examples.inputs[i], examples.gold[i]))
             for i in range(done, len(examples.inputs))]
-    bar = _progress(len(examples.inputs), done, progress)
+    bar = progress_bar(len(examples.inputs), "attack", "ex", done, progress)
     victim_s = attack_s = 0.0
     start = time.perf_counter()
-    try:
-        with open(out / RESULTS, "a", encoding="utf-8") as f:
-            for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
-                f.write(line)
-                f.flush()
-                os.fsync(f.fileno())
-                victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
-                if bar is not None:
-                    bar.update()
-    finally:
-        if bar is not None:
-            bar.close()
+    with bar, open(out / RESULTS, "a", encoding="utf-8") as f:
+        for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+            victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
+            bar.update()
     wall = time.perf_counter() - start
     results = load_results(out / RESULTS)
     summary = {**summarize(results), "settings": settings.to_json(),
@@ -304,16 +299,6 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
     atomic_write(out / SUMMARY, json.dumps(summary, indent=1).encode() + b"\n")
     atomic_write(out / REPORT, report(results, summary).encode())
     return summary
-
-
-def _progress(total: int, done: int, enabled: bool):
-    """A tqdm bar with ETA on stderr (none when disabled)."""
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=done, unit="ex", file=sys.stderr, dynamic_ncols=True,
-                desc="attack")
 
 
 def _timing(attacked: int, wall: float, victim: float, attack: float, processes: int) -> dict:
