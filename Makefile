@@ -1,5 +1,5 @@
 # Each target sets up .venv on first use (idempotent): the CPU torch build first, so the
-# `train` and `hf` extras never pull a CUDA build.
+# `train`, `hf` and `textattack` extras never pull a CUDA build.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[train,test,bench,hf]'
+	$(BIN)/pip install -q -e '.[train,test,bench,hf,scale,textattack]'
 	touch $(STAMP)
 
 demo: $(STAMP)

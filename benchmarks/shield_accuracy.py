@@ -45,7 +45,7 @@ from zeroe_assets import registry  # noqa: E402
 from zeroe_assets.assets import atomic_write  # noqa: E402
 from zeroe_assets.bench import html as H  # noqa: E402
 from zeroe_assets.bench.html import Markup  # noqa: E402
-from zeroe_assets.progress import progress  # noqa: E402
+from zeroe_assets.progress import progress_bar  # noqa: E402
 from zeroe_assets.shield import get_shield  # noqa: E402
 from zeroe_assets.shield.accuracy import matched_words, words  # noqa: E402
 
@@ -274,7 +274,7 @@ def main() -> None:
     for fn in cleaners.values():
         fn.timing = True
     runs = len(rows) * (len(cleaners) + (len(shield.restorers) if args.ablation else 0))
-    with progress(runs * len(clean), "shield benchmark", "sent") as bar:
+    with progress_bar(runs * len(clean), "shield benchmark", " sentences") as bar:
         measured = measure(clean, attacked, cleaners, bar)
         ablated = ablation(clean, attacked, shield, bar) if args.ablation else None
     speed = {name: fn.speed() for name, fn in cleaners.items()}

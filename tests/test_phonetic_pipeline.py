@@ -1,5 +1,5 @@
 """Phonetic pipeline end to end on a tiny lexicon: pairs → smoke training (with resume) →
-export (index + table, with tiny G2P/P2G models) → load → perturb, neighbours, OOV path."""
+export (sound index + table, with tiny G2P/P2G models) → load → perturb, neighbours, OOV path."""
 import csv
 import hashlib
 import json
@@ -22,6 +22,7 @@ from zeroe_assets.cli import main as cli
 from zeroe_assets.perturbers.phonetic import PhoneticPerturber
 from zeroe_assets.phonetic import load_phonetic
 from zeroe_assets.phonetic.embedder import CLASSES, load_embedder
+from zeroe_assets.phonetic.sound import DIM
 from zeroe_assets.registry import get_perturber
 
 
@@ -78,8 +79,10 @@ def test_export_writes_index_table_and_embedder(built):
     assert "phonetic/seq2seq" in read_manifest(root)["components"]  # the nested models stayed
     assert (root / "phonetic" / "seq2seq" / "g2p.npz").exists()
     space = load_phonetic(root)
-    assert space.table.words == list(TINY) and len(space.index) == len(TINY)
-    assert isinstance(space.index, VectorIndex) and space.index.dim == 16
+    sound = space.sound
+    assert space.table.words == list(TINY) and len(sound.index) == len(TINY)  # one pronunciation each
+    assert isinstance(sound.index, VectorIndex) and sound.index.dim == DIM
+    assert all(sound.pronunciations(w) == (tuple(p.split()),) for w, p in TINY.items())
     for i, word in enumerate(space.table.words):
         for cand, score, flags in space.table.row(i):
             assert cand.lower() != word and flags and 0 <= score <= 1.001
@@ -170,6 +173,22 @@ def test_oov_without_torch_is_not_attackable(built, monkeypatch):
     assert perturber.perturb_word("Night", 1, random.Random(0)) != "Night"  # the table still works
 
 
+def test_the_space_places_words_by_sound_not_spelling(built):
+    _, root, _ = built
+    sound = load_phonetic(root).sound
+    near = sound.neighbours("knight", 3)
+    assert near[0] == ("night", 1.0)
+    assert [w for w, s in sound.neighbours("night", 10) if s == 1.0] == ["knight"]  # not "light"
+    assert {w for w, s in sound.neighbours("write", 4) if s == 1.0} == {"right", "rite"}
+    ranked = sound.neighbours("organizations", 6)
+    assert ranked[0] == ("organization", pytest.approx(1 - 1 / 11))  # one phone added to 11
+    scores = [s for _, s in ranked]
+    assert scores == sorted(scores, reverse=True)
+    assert sound.distance("cat", "cut") == pytest.approx(1 / 3) and sound.distance("x", "cat") is None
+    out_of_lexicon = sound.neighbours("nyght", 3)  # pronounced by the G2P
+    assert len(out_of_lexicon) == 3 and all(w in TINY for w, _ in out_of_lexicon)
+
+
 def test_neighbours_cli(built, monkeypatch, capsys):
     _, root, _ = built
     monkeypatch.setenv("ZEROE_ARTIFACTS", str(root))
@@ -179,7 +198,7 @@ def test_neighbours_cli(built, monkeypatch, capsys):
     assert cli(["neighbours", "--space", "phonetic", "--all", "-k", "2"]) == 0
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert [r[0] for r in rows] == list(TINY) and all(len(r) == 3 and r[0] not in r[1:] for r in rows)
-    assert cli(["neighbours", "--space", "phonetic", "nyght", "-k", "2"]) == 0  # embedded on the fly
+    assert cli(["neighbours", "--space", "phonetic", "nyght", "-k", "2"]) == 0  # pronounced by the G2P
     assert len(capsys.readouterr().out.splitlines()) == 2
 
 

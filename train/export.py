@@ -23,12 +23,17 @@ def visual(cfg: DictConfig) -> dict:
 
 
 def phonetic(cfg: DictConfig) -> dict:
-    from train.phonetic.export import export_phonetic
+    from train.phonetic.export import export_phonetic, export_sound
     from train.phonetic.lexicon import filter_lexicon
 
     lexicon = filter_lexicon(instantiate(cfg.lexicon.reader), **cfg.lexicon.filter)
+    if cfg.export.sound_only:
+        meta = export_sound(cfg.export, lexicon)
+        print(json.dumps({k: meta[k] for k in ("words", "sound", "sound_seconds")}))
+        return meta
     meta = export_phonetic(cfg.ckpt, cfg.export, lexicon)
-    print(json.dumps({k: meta[k] for k in ("words", "table", "export_seconds", "seconds")}))
+    print(json.dumps({k: meta[k] for k in ("words", "table", "sound", "export_seconds",
+                                            "seconds")}))
     return meta
 
 

@@ -1,6 +1,6 @@
-"""The one progress display of the long jobs (generate, evaluate, attack, shield, exports): a
-tqdm bar on stderr with counts, rate and ETA, shown only when stderr is a terminal, so logs and
-pipes get no bar. Log lines go through ``bar.write(line)``: to stderr, above a bar."""
+"""The one progress display of long jobs (generate, evaluate, attack, shield, the shield
+benchmark, exports): a tqdm bar on stderr with the count, the rate and (when the total is
+known) the ETA, shown on a terminal only, so logs and pipes stay clean."""
 from __future__ import annotations
 
 import functools
@@ -21,11 +21,10 @@ def _bar_class():
     return Bar
 
 
-def progress(total: int | None = None, desc: str = "", unit: str = "it", initial: int = 0,
-             enabled: bool | None = None):
-    """A tqdm bar (``enabled=None``: when stderr is a terminal; False: a disabled one, whose
-    ``update``, ``close``, ``write`` and ``with`` still work)."""
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    return _bar_class()(total=total, desc=desc or None, unit=unit, initial=initial,
-                        file=sys.stderr, dynamic_ncols=True, disable=not enabled)
+def progress_bar(total: int | None = None, desc: str | None = None, unit: str = "it",
+                 initial: int = 0, enabled: bool = True):
+    """A tqdm bar (``update()`` it, ``close()`` or ``with`` it); a silent one when ``enabled``
+    is false or stderr is not a terminal. ``write(line)`` prints a line above it (to stderr)
+    either way."""
+    return _bar_class()(total=total, initial=initial, desc=desc, unit=unit, file=sys.stderr,
+                        dynamic_ncols=True, disable=not (enabled and sys.stderr.isatty()))

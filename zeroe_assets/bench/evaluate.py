@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..assets import atomic_write
-from ..progress import progress as bar
+from ..progress import progress_bar
 from ..protocol import resolve_level
 from ..tasks import Task, get_task
 from ..victims import Victim, check_victim_task
@@ -95,7 +95,7 @@ def evaluate(task: str | Task, victim: Victim, data_dir: Path, split: str | None
                       victim_name or type(victim).__name__)
     split, recorded_clean, sets = find_sets(data_dir, split)
     clean = Path(clean) if clean else recorded_clean
-    if not clean.is_file():
+    if not clean.exists():
         raise ValueError(f"clean test set {clean} not found; pass --clean PATH")
     fields = sets[0]["fields"] or None
     fmt = task.format_for(clean, fields)
@@ -108,8 +108,7 @@ def evaluate(task: str | Task, victim: Victim, data_dir: Path, split: str | None
                          "undefined")
     rows = []
     sets.sort(key=lambda r: (r["attacker"], resolve_level(r["level"])))
-    with bar(len(sets), "evaluate", "set", enabled=None if progress is not None else False) \
-            as shown:
+    with progress_bar(len(sets), "evaluate", " sets", enabled=progress is not None) as shown:
         for i, item in enumerate(sets, 1):
             ex = task.examples(item["path"], fmt)
             if len(ex.gold) != len(base.gold):

@@ -66,7 +66,7 @@ def run_attack(args) -> int:
         fields=[f for f in args.fields.split(",") if f] if args.fields else None,
         options=recipe_options(args), seed=args.seed, limit=args.limit, shield=shield_of(args))
     summary = run(settings, args.out, cap_processes(args.processes, "attack"), args.restart,
-                  progress=False if args.quiet else None)
+                  progress=not args.quiet)
 
     def pct(key):
         return "—" if summary[key] is None else f"{summary[key]:.1f}%"

@@ -25,7 +25,9 @@ def register(subparsers) -> None:
     p.add_argument("-k", type=int, default=None,
                    help="how many neighbours (default 20; the visual table's k where it was "
                         "exported with fewer)")
-    p.add_argument("--space", choices=SPACES, default="visual", help="which space (default visual)")
+    p.add_argument("--space", choices=SPACES, default="visual",
+                   help="which space (default visual; phonetic: words by sound, score 1 − phone "
+                        "distance)")
     p.set_defaults(run=run)
 
 
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_phonetic(args: argparse.Namespace) -> int:
-    """Nearest words in the phonetic space (artifacts/phonetic); ``--all`` searches exactly."""
+    """The words that sound most like a word (the sound index of artifacts/phonetic)."""
     from ..phonetic import load_phonetic
 
     space = load_phonetic()

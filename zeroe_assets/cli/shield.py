@@ -47,7 +47,6 @@ def threshold_of(text: str | None) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..progress import progress
     from ..shield import get_shield
 
     check_line_options(args)
@@ -55,6 +54,5 @@ def run(args: argparse.Namespace) -> int:
                         args.learned)
     if not shield.learned:
         print(f"zeroe shield: note: {shield.describe()}", file=sys.stderr)
-    with progress(desc="shield", unit="line") as bar:
-        stream_lines(Restoration(shield), args, "shield", written=bar.update)
+    stream_lines(Restoration(shield), args, "shield")
     return 0

@@ -24,7 +24,7 @@ from ..assets import atomic_write, remove_stale_temporaries, sha256_file
 from ..bench import html as H
 from ..bench.results import Example, _Record
 from ..parallel import start_worker
-from ..progress import progress as bar
+from ..progress import progress_bar
 from ..tasks import NLI_FIELDS, Examples, get_task
 from ..victims import load_victim
 from .results import SKIPPED, SUCCESSFUL, STATUSES, AttackResult, summarize
@@ -273,11 +273,11 @@ def load_results(path: Path) -> list[AttackResult]:
 
 
 def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool = False,
-        progress: bool | None = None) -> dict:
+        progress: bool = True) -> dict:
     """Attack the examples of ``settings.data`` not yet in ``out_dir`` and write the run's
     files; the summary. Everything is checked (data, victim, recipe, folder) before the first
     attack; an error or Ctrl-C later leaves every finished result in ``results.jsonl``.
-    ``progress``: a bar on stderr (None: when it is a terminal)."""
+    ``progress``: a bar on stderr when it is a terminal."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
     examples = read_examples(settings)
@@ -287,16 +287,16 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
     done = _prepare(out, settings, restart, len(examples.inputs))
     jobs = [(i, (examples.inputs[i], examples.gold[i]))
             for i in range(done, len(examples.inputs))]
+    bar = progress_bar(len(examples.inputs), "attack", "ex", done, progress)
     victim_s = attack_s = 0.0
     start = time.perf_counter()
-    with open(out / RESULTS, "a", encoding="utf-8") as f, \
-            bar(len(examples.inputs), "attack", "ex", done, progress) as shown:
+    with bar, open(out / RESULTS, "a", encoding="utf-8") as f:
         for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
             f.write(line)
             f.flush()
             os.fsync(f.fileno())
             victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
-            shown.update()
+            bar.update()
     wall = time.perf_counter() - start
     results = load_results(out / RESULTS)
     summary = {**summarize(results), "settings": settings.to_json(),
