@@ -1,24 +1,33 @@
 # Each target sets up .venv on first use (idempotent): the CPU torch build first, so the
-# `train` and `hf` extras never pull a CUDA build.
+# `train`, `hf` and `textattack` extras never pull a CUDA build.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean chromium
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[train,test,bench,hf]'
+	$(BIN)/pip install -q -e '.[train,test,bench,hf,scale,textattack]'
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/zeroe demo
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest
+
+# The HTML report's test renders it in headless Chromium: install Debian's package when it is
+# missing and we are root with apt-get (CI); elsewhere that test skips and says why.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends chromium >/dev/null; } || \
+	  echo "note: no chromium installed; the browser test of the HTML report will skip"; }
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/perturb_throughput.py

@@ -5,10 +5,10 @@ dev: SNLI train is not available offline), toxicity on OLID level A (trained on 
 stands in for Jigsaw). Every available attacker × low/mid/high, then adversarial training 1-1 on
 OLID for the Δτ heat map. Perturbed data goes to ``--work`` (outside the repo: the datasets may
 not be copied into it); reports, figures and a JSON summary with the paper's numbers side by side
-go to ``--out``.
+go to ``--out``, and one HTML page of them all to ``--page`` (``--render``: only that page).
 
     python benchmarks/paper_grid.py [--tasks pos,nli,tc] [--victim pos=pos-bilstm@DIR]
-                                    [--victim tc=tc-minilm --tasks tc --no-adv]
+                                    [--victim tc=tc-minilm --tasks tc --no-adv] [--render]
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 import csv
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -24,12 +25,15 @@ from perturb_throughput import DATA, DATA_HELP, recorded
 from zeroe_assets.baselines import save_victim, train_victim
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.bench.evaluate import evaluate, write
-from zeroe_assets.bench.report import plot_delta_tau_heatmap
-from zeroe_assets.bench.results import Curve, Summary, TaskSummary
+from zeroe_assets.assets import atomic_write
+from zeroe_assets.bench import html as H
+from zeroe_assets.bench.report import FIGURES, html_section, plot_delta_tau_heatmap
+from zeroe_assets.bench.results import Curve, Results, Summary, TaskSummary
 from zeroe_assets.tasks import get_task
 from zeroe_assets.victims import load_victim
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "report" / "paper-grid.html"
 
 # Table 6 of the paper (RoBERTa; POS and NLI accuracy in %, TC ROC-AUC): clean, then low/mid/high.
 PAPER = {
@@ -97,7 +101,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-j", "--processes", type=int, default=2)
     parser.add_argument("--tasks", default="pos,nli,tc")
+    parser.add_argument("--page", type=Path, default=PAGE, help="the HTML report to write")
+    parser.add_argument("--render", action="store_true",
+                        help="only rewrite --page from the results in --out")
+    parser.add_argument("--note", default="", help="a sentence for the page: where and when")
     args = parser.parse_args()
+    if args.render:
+        summary = Summary.from_json(json.loads((args.out / "summary.json").read_text()))
+        return atomic_write(args.page, page(summary, args.out, args.note).encode())
     data = args.data / "bench"
     if not data.exists():
         sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
@@ -139,23 +150,32 @@ def main() -> None:
     summary = Summary(args.seed, tasks_run)
     summary_path.write_text(json.dumps(summary.to_json(), indent=1))
     (out / "comparison.md").write_text(comparison(summary), encoding="utf-8")
+    atomic_write(args.page, page(summary, out, args.note).encode())
     json.dump(summary.to_json(), sys.stdout, indent=1)
     print()
+
+
+def _versus(d: TaskSummary) -> str:
+    return (f"{d.task}: {d.victim} (clean {d.clean_score:.4f}) vs RoBERTa in the paper (clean "
+            f"{d.paper_clean_score})")
+
+
+def _side_by_side(d: TaskSummary) -> list[list]:
+    """Per attacker (least robust at high first): our s* at low/mid/high, then the paper's."""
+    return [[attacker, *row.ours, *(row.paper or [None] * 3)]
+            for attacker, row in sorted(d.s_star.items(), key=lambda kv: kv[1].ours[-1])]
 
 
 def comparison(summary: Summary) -> str:
     """Our s* next to the paper's (Table 6 divided by its clean score) and both rankings."""
     lines = []
     for key, d in sorted(summary.tasks.items()):
-        lines += [f"## {d.task}: {d.victim} (clean {d.clean_score:.4f}) vs RoBERTa in the "
-                  f"paper (clean {d.paper_clean_score})", "",
+        lines += [f"## {_versus(d)}", "",
                   "| attacker | ours low | mid | high | paper low | mid | high |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
-        for attacker, row in sorted(d.s_star.items(), key=lambda kv: kv[1].ours[-1]):
-            paper = row.paper or ["—"] * 3
-            lines.append(f"| {attacker} | " + " | ".join(f"{v:.3f}" for v in row.ours) + " | "
-                         + " | ".join(v if isinstance(v, str) else f"{v:.3f}" for v in paper)
-                         + " |")
+        for attacker, *values in _side_by_side(d):
+            lines.append(f"| {attacker} | " + " | ".join(
+                "—" if v is None else f"{v:.3f}" for v in values) + " |")
         ours = d.ranking_high
         theirs = sorted((a for a in ours if d.s_star[a].paper),
                         key=lambda a: d.s_star[a].paper[-1])
@@ -173,6 +193,36 @@ def comparison(summary: Summary) -> str:
     return "\n".join(lines)
 
 
+def page(summary: Summary, out: Path, note: str = "") -> str:
+    """docs/report/paper-grid.html: per task, our s* next to the paper's, then the task's
+    evaluation (its tables, figures and examples) and, where run, the Δτ heat map; ``note``:
+    a sentence on where and when this run was made."""
+    parts = [H.paragraph(
+        "Every attacker at low/mid/high on UD English-EWT test (POS), SNLI test (NLI) and OLID "
+        "level A (toxicity), victims trained here next to RoBERTa in the paper's Table 6 "
+        "(s* = s(p)/s(0)); 1-1 adversarial training on OLID for Fig. 3. "
+        f"Seed {summary.seed}. Reproduce: python benchmarks/paper_grid.py (see docs/results.md). "
+        + note), H.table(["task", "victim", "clean score", "paper's clean score", "mean s*(high)",
+                "paper's mean s*(high)", "most damaging at high"],
+               [[d.task, d.victim, d.clean_score, d.paper_clean_score,
+                 statistics.mean(c.ours[-1] for c in d.s_star.values()),
+                 statistics.mean(c.paper[-1] for c in d.s_star.values() if c.paper),
+                 d.ranking_high[0]] for _, d in sorted(summary.tasks.items())])]
+    for key, d in sorted(summary.tasks.items()):
+        results = Results.load(out / key / "results.json")
+        figures = [(out / key / name, caption) for name, caption in FIGURES.items()
+                   if (out / key / name).exists()]
+        heat = out / key / "delta_tau_1-1_high.png"
+        if heat.exists():
+            figures.append((heat, "Δτ at high of victims trained 1-1 on α, tested on β "
+                                  "(paper Fig. 3)"))
+        parts += [H.heading(_versus(d)),
+                  H.table(["attacker", "ours low", "mid", "high", "paper low", "mid", "high"],
+                          _side_by_side(d)),
+                  html_section(results, figures, level=2, tables=False)]
+    return H.page("Zéroe paper grid: robustness of victims to the ten attackers", *parts)
+
+
 def one_vs_one(task, name, train_path, attackers, baseline, work, out, args) -> dict:
     """Adversarial training 1-1 (§4.3): one victim per attacker α, evaluated on every β."""
     jobs = gen.plan(task, {"train": train_path}, attackers, LEVELS, work / task / "adv",
@@ -183,7 +233,7 @@ def one_vs_one(task, name, train_path, attackers, baseline, work, out, args) -> 
         alpha = job.mixture[0][0]
         victim = train(task, name, Path(job.output), work / task / f"1-1_{alpha}.joblib")
         results = evaluate(task, victim, work / task / "sets", victim_name=f"{name} 1-1 {alpha}",
-                           baseline=baseline, progress=None)
+                           baseline=baseline, progress=None, examples=0)
         adv_json = out / task / "adv" / f"{alpha}.json"
         adv_json.parent.mkdir(parents=True, exist_ok=True)
         adv_json.write_text(json.dumps(results.to_json(), indent=1))

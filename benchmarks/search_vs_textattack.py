@@ -7,11 +7,14 @@ tweets and the same query budget per example: TextAttack's ``DeepWordBugGao2018`
 attack's results become ``AttackResult`` records and go through the same ``summarize``; the
 perturbed-word share is given as each tool counts it and recounted with our tokenizer's words.
 
-TextAttack runs offline with workarounds made here (see ``textattack_offline``): run this with
-a virtualenv that has textattack (docs/search_benchmark.md), or pass --skip-textattack.
+TextAttack runs offline with the workarounds of ``zeroe_assets.integrations.textattack_offline``
+and sees the victim through ``integrations.textattack.VictimWrapper``: run this where textattack
+is installed (``pip install '.[textattack]'``, docs/search_benchmark.md), or pass
+--skip-textattack.
 
     python benchmarks/search_vs_textattack.py [--examples 200] [--max-queries 1000]
         [--recipes deepwordbug,pruthi,textfooler-zeroe,zeroe-random] [--skip-textattack]
+        [--textattack-recipes DeepWordBugGao2018,Pruthi2019,zeroe:visual] [--out FILE]
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from pathlib import Path
 from paper_grid import olid_test_with_labels, train
 from perturb_throughput import DATA, DATA_HELP
 from zeroe_assets import tokenize
+from zeroe_assets.integrations import textattack_offline
 from zeroe_assets.search.results import (EXHAUSTED, FAILED, MISCLASSIFIED, SKIPPED, SUCCESSFUL,
                                          AttackResult, summarize)
 from zeroe_assets.search.run import TimedVictim
@@ -38,57 +42,6 @@ OURS = ("deepwordbug", "pruthi", "textfooler-zeroe", "zeroe-random")
 THEIRS = ("DeepWordBugGao2018", "Pruthi2019")
 SAME_RECIPE = {"deepwordbug": "DeepWordBugGao2018", "pruthi": "Pruthi2019"}
 WARM_UP = ("you are such a stupid liar and everyone knows it", 1)  # not an OLID tweet
-
-# NLTK's English stop word list (nltk_data corpora/stopwords/english, 179 words), which
-# TextAttack's StopwordModification reads; written here because nothing may be downloaded.
-NLTK_ENGLISH_STOPWORDS = """\
-i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself
-yourselves he him his himself she she's her hers herself it it's its itself they them their
-theirs themselves what which who whom this that that'll these those am is are was were be been
-being have has had having do does did doing a an the and but if or because as until while of at
-by for with about against between into through during before after above below to from up down
-in out on off over under again further then once here there when where why how all any both each
-few more most other some such no nor not only own same so than too very s t can will just don
-don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn
-doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn
-needn't shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't""".split()
-
-
-def textattack_offline(cache: Path) -> None:
-    """Make ``import textattack`` work without a network: TextAttack's post-install marker (else
-    it calls ``nltk.download`` on import) and NLTK's English stop words in an NLTK_DATA folder."""
-    cache.mkdir(parents=True, exist_ok=True)
-    os.environ["TA_CACHE_DIR"] = str(cache)
-    (cache / "post_install_check_3").touch()
-    corpus = cache / "nltk_data" / "corpora" / "stopwords"
-    corpus.mkdir(parents=True, exist_ok=True)
-    (corpus / "english").write_text("\n".join(NLTK_ENGLISH_STOPWORDS) + "\n", encoding="utf-8")
-    os.environ["NLTK_DATA"] = str(cache / "nltk_data")
-    import nltk
-
-    if os.environ["NLTK_DATA"] not in nltk.data.path:
-        nltk.data.path.insert(0, os.environ["NLTK_DATA"])
-
-
-def textattack_model(victim):
-    """A 2-class TextAttack model wrapper around a toxicity victim: [1 − p, p] per text.
-
-    Not TextAttack's ``SklearnModelWrapper``: it calls ``get_feature_names`` (gone since
-    scikit-learn 1.2) and densifies every batch of TF-IDF features (864 s vs 3 s per 100
-    examples); the victim's own ``predict`` keeps them sparse."""
-    import numpy as np
-    from textattack.models.wrappers import ModelWrapper
-
-    class ProbabilityWrapper(ModelWrapper):
-        def __init__(self, model):
-            self.model = model
-
-        def __call__(self, text_input_list):
-            p = np.asarray(self.model.predict(list(text_input_list)), dtype=float)
-            return np.stack([1.0 - p, p], axis=1)
-
-    return ProbabilityWrapper(victim)
-
 
 def words_perturbed(original: str, adversarial: str) -> tuple[int, int]:
     """(words, perturbed) with our tokenizer's words: the original words not kept in the
@@ -105,13 +58,34 @@ def edit_distance(a: str, b: str) -> float:
     return float(Levenshtein.normalized_distance(a, b))
 
 
+def textattack_recipe(name: str, model, seed: int):
+    """A TextAttack recipe by name, or ``zeroe:MECHANISM``: a Zéroe transformation in TextAttack
+    (``integrations.textattack``) under our ``textfooler-zeroe``'s search and limits — ranking by
+    deletion then greedy, K = 50 candidates per word, ρ_max = 0.3, stop words left alone."""
+    import textattack
+    from textattack.constraints.overlap import MaxWordsPerturbed
+    from textattack.constraints.pre_transformation import (RepeatModification,
+                                                           StopwordModification)
+    from textattack.goal_functions import UntargetedClassification
+    from textattack.search_methods import GreedyWordSwapWIR
+    from zeroe_assets.integrations.textattack import ZeroeTransformation
+
+    if not name.startswith("zeroe:"):
+        return getattr(textattack.attack_recipes, name).build(model)
+    return textattack.Attack(
+        UntargetedClassification(model),
+        [RepeatModification(), StopwordModification(), MaxWordsPerturbed(max_percent=0.3)],
+        ZeroeTransformation(name.split(":", 1)[1], k=50, seed=seed), GreedyWordSwapWIR("delete"))
+
+
 def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, seed: int):
     """One TextAttack recipe over the examples: our records and TextAttack's own word figure."""
     import textattack
     from textattack.attack_results import FailedAttackResult, SkippedAttackResult
+    from zeroe_assets.integrations.textattack import VictimWrapper
 
     start = time.perf_counter()
-    attack = getattr(textattack.attack_recipes, name).build(textattack_model(victim))
+    attack = textattack_recipe(name, VictimWrapper(victim), seed)
     args = textattack.AttackArgs(num_examples=len(examples), query_budget=budget,
                                  disable_stdout=True, silent=True, random_seed=seed)
     attacker = textattack.Attacker(attack, textattack.datasets.Dataset(examples), args)
@@ -143,12 +117,15 @@ def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, 
 
 
 def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: int):
-    """One of our recipes, example by example (index = the example's line: its seed)."""
+    """One of our recipes (``RECIPE:T1+T2`` with those transformations), example by example
+    (index = the example's line: its seed)."""
     from tqdm import tqdm
     from zeroe_assets.search import get_recipe
 
     start = time.perf_counter()
-    attack = get_recipe(name, "tc", max_queries=budget, seed=seed)
+    recipe, _, transformations = name.partition(":")
+    attack = get_recipe(recipe, "tc", transformations.replace("+", ",") or None,
+                        max_queries=budget, seed=seed)
     attack.run(WARM_UP, victim.victim)  # loads the perturbers' tables: setup, not attack time
     setup = time.perf_counter() - start
     start = time.perf_counter()
@@ -285,9 +262,11 @@ def main() -> None:
     parser.add_argument("--max-queries", type=int, default=1000,
                         help="query budget per example, the same for every attack")
     parser.add_argument("--recipes", default=",".join(OURS),
-                        help="our recipes, comma-separated ('' for none)")
+                        help="our recipes, comma-separated ('' for none); RECIPE:T1+T2 with "
+                             "those transformations (textfooler-zeroe:visual)")
     parser.add_argument("--textattack-recipes", default=",".join(THEIRS),
-                        help="TextAttack's recipes, comma-separated")
+                        help="TextAttack's recipes, comma-separated; zeroe:MECHANISM for a Zéroe "
+                             "transformation under textfooler-zeroe's search and limits")
     parser.add_argument("--skip-textattack", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--spread-seeds", default="1,2,3,4",
@@ -300,7 +279,7 @@ def main() -> None:
     ours = [r for r in args.recipes.split(",") if r]
     theirs = [] if args.skip_textattack else [r for r in args.textattack_recipes.split(",") if r]
     if theirs:
-        textattack_offline(args.work / "textattack")
+        textattack_offline.prepare(args.work / "textattack")
 
     task = get_task("tc")
     test = olid_test_with_labels(data, args.work)

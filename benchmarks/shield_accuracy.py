@@ -14,9 +14,10 @@ accuracy (`zeroe_assets.shield.accuracy`), summed over the corpus. Speed: only t
 calls are timed (``time.perf_counter``, and the thread's CPU time), one process, one thread,
 after a warm-up. ``--ablation``: the shield without each mechanism in turn (what each adds).
 
-Prints JSON, writes ``benchmarks/results/shield_accuracy.json`` and ``docs/shield-results.md``.
+Prints JSON, writes ``benchmarks/results/shield_accuracy.json``, ``docs/shield-results.md`` and
+its HTML page ``docs/shield-results.html`` (``--render``: only the two pages, from the JSON).
 
-    python benchmarks/shield_accuracy.py [--sentences 400] [--seed 0] [--ablation]
+    python benchmarks/shield_accuracy.py [--sentences 400] [--seed 0] [--ablation] [--render]
 """
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ from perturb_throughput import DATA, DATA_HELP, ROOT, read_corpus, recorded  # n
 import zeroe_assets as z  # noqa: E402
 from zeroe_assets import registry  # noqa: E402
 from zeroe_assets.assets import atomic_write  # noqa: E402
+from zeroe_assets.bench import html as H  # noqa: E402
+from zeroe_assets.bench.html import Markup  # noqa: E402
+from zeroe_assets.progress import progress_bar  # noqa: E402
 from zeroe_assets.shield import get_shield  # noqa: E402
 from zeroe_assets.shield.accuracy import matched_words, words  # noqa: E402
 
@@ -49,7 +53,8 @@ SNLI_TEST = "bench/snli/snli_test.tsv"
 UD_TEST = "bench/ud_ewt/en_ewt-ud-test.conllu"
 NATURAL = "noise/en.natural"
 OUT = ROOT / "benchmarks" / "results" / "shield_accuracy.json"
-DOC = ROOT / "docs" / "shield-results.md"
+DOC = ROOT / "docs" / "shield-results.md"  # and its HTML page beside it (.html)
+EXAMPLES = 2  # sentences per row shown in the HTML page
 LEVEL, MIX_LEVEL = 0.3, 0.05
 CHEAP = ("visual", "intrude")
 TWICE, ALL_TEN = "one random attacker, twice", "all ten at 0.05"
@@ -188,12 +193,13 @@ def measure(clean, attacked_rows, cleaners, bar) -> dict:
             if isinstance(fn, Timed):
                 entry[name]["ms_per_sentence"] = round(1e3 * (fn.wall - wall) / len(clean), 3)
             if name == "shield":
-                entry["harmed"] = [{"clean": c, "attacked": a, "shield": o}
-                                   for c, a, o in zip(clean, attacked, outputs)
-                                   if matched_words(c, a) - matched_words(c, o)][:3]
+                triples = [{"clean": c, "attacked": a, "shield": o}
+                           for c, a, o in zip(clean, attacked, outputs)]
+                entry["harmed"] = [t for t in triples if matched_words(t["clean"], t["attacked"])
+                                   - matched_words(t["clean"], t["shield"])][:3]
+                entry["examples"] = [t for t in triples if t["attacked"] != t["clean"]][:EXAMPLES]
         out[row] = entry
-        print(row, json.dumps({k: entry[k]["accuracy"] for k in cleaners}), file=sys.stderr,
-              flush=True)
+        bar.write(f"{row} {json.dumps({k: entry[k]['accuracy'] for k in cleaners})}")
     return out
 
 
@@ -242,14 +248,16 @@ def main() -> None:
                         help="also measure the shield without each mechanism in turn")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--doc", type=Path, default=DOC)
+    parser.add_argument("--render", action="store_true",
+                        help="only rewrite --doc (.md and .html) from the JSON in --out")
     args = parser.parse_args()
+    if args.render:
+        return write_docs(json.loads(args.out.read_text(encoding="utf-8")), args.doc)
     if args.sentences < 2:
         sys.exit("--sentences must be at least 2")
     for name in (SNLI_TEST, UD_TEST):
         if not (args.data / name).is_file():
             sys.exit(f"{args.data / name} not found: pass --data DIR or set ZEROE_DATA")
-    from tqdm import tqdm
-
     load, started = os.getloadavg(), time.perf_counter()
     sample = held_out(args.data, args.sentences, args.seed)
     clean = [text for _, text in sample]
@@ -266,7 +274,7 @@ def main() -> None:
     for fn in cleaners.values():
         fn.timing = True
     runs = len(rows) * (len(cleaners) + (len(shield.restorers) if args.ablation else 0))
-    with tqdm(total=runs * len(clean), unit="sent", file=sys.stderr, dynamic_ncols=True) as bar:
+    with progress_bar(runs * len(clean), "shield benchmark", " sentences") as bar:
         measured = measure(clean, attacked, cleaners, bar)
         ablated = ablation(clean, attacked, shield, bar) if args.ablation else None
     speed = {name: fn.speed() for name, fn in cleaners.items()}
@@ -294,7 +302,7 @@ def main() -> None:
         "seconds": round(time.perf_counter() - started, 1),
     }
     atomic_write(args.out, json.dumps(result, indent=1, ensure_ascii=False).encode() + b"\n")
-    atomic_write(args.doc, markdown(result).encode())
+    write_docs(result, args.doc)
     json.dump(result, sys.stdout, indent=1, ensure_ascii=False)
     print()
 
@@ -331,7 +339,8 @@ def markdown(result: dict) -> str:
              "brackets). Reproduce: "
              f"`{result['command']}` (raw numbers: "
              "[../benchmarks/results/shield_accuracy.json]"
-             "(../benchmarks/results/shield_accuracy.json)).", "",
+             "(../benchmarks/results/shield_accuracy.json); a page with a plot and examples: "
+             "[shield-results.html](shield-results.html)).", "",
              "| attack | " + " | ".join(COLUMNS.values()) +
              " | shield: words won / lost | BERT-Defense (published) |",
              "|---|" + "---:|" * (len(COLUMNS) + 2)]
@@ -389,6 +398,82 @@ def markdown(result: dict) -> str:
               f"`a:{result['mix_level']}+b:{result['mix_level']}+…` in the registry's order",
               f"- commit {result['commit']}, {result['seconds']:.0f} s in all", ""]
     return "\n".join(lines)
+
+
+# -- docs/shield-results.html --------------------------------------------------------------------
+def write_docs(result: dict, doc: Path) -> None:
+    atomic_write(doc, markdown(result).encode())
+    atomic_write(doc.with_suffix(".html"), page(result).encode())
+
+
+def plot(result: dict) -> bytes:
+    """Word accuracy per row, one bar per cleaner (and BERT-Defense's published figure)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows, published = result["rows"], result["published"]["rows"]
+    names = list(rows)
+    bars = {label: [rows[r][c] if c == "none" else rows[r][c]["accuracy"] for r in names]
+            for c, label in COLUMNS.items()}
+    bars["BERT-Defense (published)"] = [published.get(r, {}).get("bert_defense", float("nan"))
+                                        for r in names]
+    fig, ax = plt.subplots(figsize=(10, 4.2))
+    width = 0.8 / len(bars)
+    for k, (label, values) in enumerate(bars.items()):
+        ax.bar([i + (k - (len(bars) - 1) / 2) * width for i in range(len(names))], values,
+               width, label=label)
+    ax.set_xticks(range(len(names)), names, rotation=35, ha="right", fontsize=8)
+    ax.set_ylabel("word accuracy")
+    ax.set_ylim(0, 1.12)
+    ax.legend(fontsize=7, ncol=len(bars), loc="upper center")
+    fig.tight_layout()
+    out = io.BytesIO()
+    fig.savefig(out, format="png", dpi=110)
+    plt.close(fig)
+    return out.getvalue()
+
+
+def page(result: dict) -> str:
+    """The HTML page: the accuracy table (sortable), the targets, a plot, and per row the
+    first attacked sentences and those the shield harmed, clean / attacked / restored."""
+    rows, published = result["rows"], result["published"]["rows"]
+    accuracy = H.table(
+        ["attack", *COLUMNS.values(), "shield: words won", "lost", "BERT-Defense (published)"],
+        [[row, e["none"], *(e[c]["accuracy"] for c in COLUMNS if c != "none"),
+          e["shield"]["won"], e["shield"]["lost"], published.get(row, {}).get("bert_defense")]
+         for row, e in rows.items()])
+    targets = H.table(["target", "measured", "met"],
+                      [[t["target"], _measured(k, t["measured"], result["speed"]),
+                        "yes" if t["met"] else "no"] for k, t in result["targets"].items()],
+                      sortable=False)
+    speed = H.table(["cleaner", "sentences", "ms per sentence", "CPU ms per sentence"],
+                    [[COLUMNS[n], e["sentences"], e["ms_per_sentence"], e["cpu_ms_per_sentence"]]
+                     for n, e in result["speed"].items()], digits=2)
+
+    def shown(key):
+        return [{"attack": row, "original": t["clean"], "attacked": t["attacked"],
+                 "restored": t["shield"]} for row, e in rows.items() for t in e.get(key, ())]
+    corpus = result["corpus"]
+    parts = [H.paragraph(f"Word accuracy on {sum(corpus['sentences'].values())} held-out "
+                         f"sentences ({corpus['words']} words), every attacker at level "
+                         f"{result['level']} under the {result['protocol']} protocol, seed "
+                         f"{result['seed']}; the clean-text row is the share of clean words "
+                         "left unchanged. BERT-Defense's figures are published, not measured "
+                         f"here. Reproduce: {result['command']}."),
+             H.row(accuracy, Markup(H.heading("Targets (issue #24)", 3) + targets
+                                    + H.heading("Speed", 3) + speed)),
+             H.figure(plot(result), "word accuracy per attack and cleaner", width=1000)]
+    for key, title in (("examples", "Attacked sentences (the first per row)"),
+                       ("harmed", "Sentences the shield harmed (words right before, wrong "
+                                  "after)")):
+        if shown(key):
+            parts.append(H.details(f"{title}: {len(shown(key))}",
+                                   H.examples(shown(key), lead=("attack",))))
+    return H.page("Shield results", *parts)
 
 
 if __name__ == "__main__":

@@ -214,7 +214,7 @@ def test_evaluate_end_to_end_with_custom_and_builtin_victims(tmp_path):
     assert all(r.delta_tau == pytest.approx(0.0) for r in again.sets)
     paths = write(again, tmp_path / "report")
     assert {p.name for p in paths} == {"results.json", "report.md", "s_star.png",
-                                       "edit_distance.png"}
+                                       "edit_distance.png", "report.html"}
     assert "Δτ" in (tmp_path / "report" / "report.md").read_text()
     assert json.loads((tmp_path / "report" / "results.json").read_text())["task"] == "tc"
     assert Results.load(tmp_path / "report" / "results.json") == again

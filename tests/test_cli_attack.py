@@ -74,7 +74,8 @@ def test_resume_gives_identical_files(reference, olid, tmp_path, capsys):
         code, stdout, _ = attack(capsys, moved, olid[1], out)
         assert code == 0 and str(out / "results.jsonl") in stdout
         assert (out / "results.jsonl").read_bytes() == full
-        assert (out / "report.md").read_bytes() == (reference / "report.md").read_bytes()
+        for name in ("report.md", "report.html"):
+            assert (out / name).read_bytes() == (reference / name).read_bytes()
     code, _, _ = attack(capsys, *olid, out)  # nothing left to attack
     assert code == 0 and (out / "results.jsonl").read_bytes() == full
     assert json.loads((out / "summary.json").read_text())["timing"]["examples"] == 0
@@ -92,7 +93,7 @@ def test_a_larger_limit_extends_a_run(reference, olid, tmp_path, capsys):
 def test_processes_give_identical_results(reference, olid, tmp_path, capsys):
     code, _, _ = attack(capsys, *olid, tmp_path, "-j", "2")
     assert code == 0
-    for name in ("results.jsonl", "report.md"):
+    for name in ("results.jsonl", "report.md", "report.html"):
         assert (tmp_path / name).read_bytes() == (reference / name).read_bytes()
 
 

@@ -1,11 +1,12 @@
 """The import direction of the runtime, stated once and checked on the source.
 
 Layers, lowest first; a module may import its own layer and the ones below, never above:
-tokenize, rng → assets → the learned spaces (phonetic, visual) → perturbers → protocol, recipes,
-spec, registry → formats, tasks, victims (baselines, the tagger, hf) and constraints → bench,
-search, shield → cli, integrations.
+tokenize, rng, progress → assets → the learned spaces (phonetic, visual) → perturbers → protocol,
+recipes, spec, registry → formats, tasks, victims (baselines, the tagger, hf) and constraints →
+bench, search, shield → cli, integrations.
 ``train`` imports ``zeroe_assets``, never the reverse; torch is imported only by the modules that
-run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``.
+run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``, TextAttack
+only by ``integrations/textattack.py``.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "zeroe_assets"
 
 LAYERS = [
-    {"_charclasses", "tokenize", "rng", "data"},
+    {"_charclasses", "tokenize", "rng", "data", "progress"},
     {"assets"},
     {"phonetic", "visual"},
     {"perturbers"},
@@ -128,10 +129,17 @@ def test_only_the_vector_index_imports_faiss():
     assert users == ["zeroe_assets.assets.index"], users
 
 
+def test_only_the_textattack_integration_imports_textattack():
+    users = sorted(name for name, path in MODULES.items()
+                   if any(t.split(".")[0] == "textattack" for t, _ in _imports(name, path)))
+    assert users == ["zeroe_assets.integrations.textattack"], users
+
+
 def _torch_models() -> list[str]:
-    """Modules that run torch models: they import torch at module level, and only they may."""
+    """Modules that run torch models: they import torch at module level (or TextAttack, which
+    imports torch), and only they may."""
     return sorted(name for name, path in MODULES.items()
-                  if any(t == "torch" or t.startswith("torch.")
+                  if any(t.split(".")[0] in ("torch", "textattack")
                          for t, top in _imports(name, path) if top))
 
 
@@ -145,3 +153,12 @@ def test_import_zeroe_assets_pulls_in_no_torch():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", f"importing the runtime pulled in {out.stdout.strip()}"
 
+
+
+def test_import_zeroe_assets_pulls_in_no_datasets_or_ray():
+    code = ("import sys, zeroe_assets, zeroe_assets.cli, zeroe_assets.integrations.hf_datasets, "
+            "zeroe_assets.integrations.ray_data\n"
+            "print(sorted(m for m in ('datasets', 'ray', 'pyarrow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", f"importing the runtime pulled in {out.stdout.strip()}"

@@ -4,19 +4,29 @@ Every reader streams ``Record``s: the record's original text (``raw``, written b
 when nothing changed) and the texts an attacker sees. ``render(record, new_texts)`` rebuilds the
 record. Token-aligned formats (CoNLL-U, token/tag) give the attacker one text per sentence, its
 tokens joined by newlines, so the protocol counts words per sentence and the token count (and
-every other column) is kept.
+every other column) is kept. ``write`` puts the rendered records in place through a temporary, so
+a reader sees the old output or the new one. Hugging Face datasets (a ``save_to_disk`` folder, a
+Parquet file) are read and written as datasets: rows in, rows out, the features kept.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
-from collections.abc import Iterator, Sequence
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .assets import temp_prefix
+from .assets.victim import staged_folder
+
 TOKEN_SEP = "\n"  # no perturber inserts or removes a line break
 BOM = "\ufeff"
+_UMASK = os.umask(0o022)  # read once (setting it is the only way): outputs get the usual mode
+os.umask(_UMASK)
 
 
 @dataclass
@@ -63,6 +73,29 @@ class Format:
 
     def render(self, record: Record, texts: list[str]) -> str:
         raise NotImplementedError
+
+    def write(self, out: Path, pieces: Iterable, source: Path) -> None:
+        """Write ``pieces`` (records rendered, or ``raw`` where nothing changed), streamed, to
+        ``out`` through a temporary file; ``source``: the input they come from."""
+        with _replacing(out) as tmp, open(tmp, "w", encoding="utf-8", newline="") as f:
+            for piece in pieces:
+                f.write(piece)
+
+
+@contextlib.contextmanager
+def _replacing(out: Path) -> Iterator[str]:
+    """A temporary file next to ``out`` that becomes ``out`` when the block ends without error
+    (removed otherwise)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=temp_prefix(out.name))
+    os.close(fd)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp made it private, like no other new file
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 class ConlluFormat(Format):
@@ -296,13 +329,100 @@ class JsonlFormat(Format):
         return record.parts[0] if record.parts else None
 
 
-FORMATS = {f.name: f for f in (ConlluFormat, TagsFormat, TsvFormat, CsvFormat, JsonlFormat)}
+class DatasetFormat(Format):
+    """A Hugging Face dataset: a folder written by ``Dataset.save_to_disk`` or a Parquet file.
+    A record is a row (``raw``); the named string columns are attacked, the output is a dataset
+    of the same kind with the input's features (Parquet: its schema). ``columns`` gives class
+    labels by name (-1, no label, as None), as the text formats have them."""
+
+    name = "dataset"
+    _labels: dict = {}  # the class-label features of the dataset read last
+
+    def read(self, path):
+        for number, row in enumerate(self._rows(path)):
+            for f in self.fields:
+                if not isinstance(row.get(f), str):
+                    raise ValueError(f"{path}: row {number}: no string column {f!r}")
+            yield Record(row, [row[f] for f in self.fields], [row])
+
+    def render(self, record, texts):
+        row = dict(record.raw)
+        row.update(zip(self.fields, texts))
+        return row
+
+    def columns(self, record):
+        row, labels = record.parts[0], self._labels
+        return {k: (labels[k].int2str(v) if v is not None and v >= 0 else None)
+                if k in labels else v for k, v in row.items()}
+
+    def write(self, out, pieces, source):
+        rows = list(pieces)
+        if Path(source).is_dir():
+            datasets = _datasets()
+            features = datasets.load_from_disk(str(source)).features
+            with staged_folder(out) as stage:
+                datasets.Dataset.from_list(rows, features=features).save_to_disk(str(stage))
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pylist(rows, schema=pq.read_schema(source))
+        with _replacing(out) as tmp:
+            pq.write_table(table, tmp)
+
+    def _rows(self, path: Path) -> Iterator[dict]:
+        if path.is_dir():
+            ds = _datasets().load_from_disk(str(path))
+            if not hasattr(ds, "features"):
+                raise ValueError(f"{path} is a DatasetDict: give its splits as hf:{path} (all) "
+                                 f"or one split folder")
+            self._labels = {k: f for k, f in ds.features.items()
+                            if type(f).__name__ == "ClassLabel"}
+            yield from ds
+            return
+        import pyarrow.parquet as pq
+
+        try:
+            batches = pq.ParquetFile(path).iter_batches()
+        except Exception as e:  # noqa: BLE001 - pyarrow's errors name no file
+            raise ValueError(f"{path} is not a Parquet file ({e})") from None
+        for batch in batches:
+            yield from batch.to_pylist()
+
+    @staticmethod
+    def column_names(path: Path) -> list[str]:
+        if path.is_dir():
+            ds = _datasets().load_from_disk(str(path))
+            return list(getattr(ds, "column_names", []))
+        import pyarrow.parquet as pq
+
+        return pq.read_schema(path).names
+
+
+def _datasets():
+    try:
+        import datasets
+    except ImportError:
+        raise ImportError("Hugging Face datasets need the datasets library: "
+                          "pip install 'zeroe[hf]'") from None
+    return datasets
+
+
+def is_dataset(path: Path) -> bool:
+    """Whether ``path`` is read as a Hugging Face dataset (a folder or a Parquet file)."""
+    return Path(path).is_dir() or Path(path).suffix.lower() == ".parquet"
+
+
+FORMATS = {f.name: f for f in (ConlluFormat, TagsFormat, TsvFormat, CsvFormat, JsonlFormat,
+                               DatasetFormat)}
 SUFFIXES = {".conllu": "conllu", ".tsv": "tsv", ".csv": "csv", ".jsonl": "jsonl",
-            ".json": "jsonl"}
+            ".json": "jsonl", ".parquet": "dataset"}
 
 
 def header_of(path: Path, fmt: str) -> list[str]:
-    """Column names of a TSV/CSV file, keys of the first JSONL object."""
+    """Column names of a TSV/CSV file or a dataset, keys of the first JSONL object."""
+    if fmt == "dataset":
+        return DatasetFormat.column_names(path)
     first = next(iter(_open_lines(path)), "")
     body = _split_ending(first)[0]
     if fmt == "tsv":

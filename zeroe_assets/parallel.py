@@ -47,12 +47,28 @@ def _init(attack, processes: int) -> None:
     _worker_attack = attack
 
 
+def perturb_at(attack, texts, base: int, start: int, before=()) -> list:
+    """``attack.perturb`` of ``texts`` as the samples at positions ``start``, ``start`` + 1, ...
+    of the stream seeded by ``base``, exactly as one process gives them. ``before``: the samples
+    of ``start``'s block that precede it (``start % BLOCK`` of them), perturbed and dropped to
+    bring the block's generator to its state there. A ``None`` is a missing value: kept, no
+    draws, its position used up."""
+    lead = start % BLOCK
+    if len(before) != lead:
+        raise ValueError(f"position {start} needs the {lead} samples before it, got {len(before)}")
+    rngs = sample_rngs(base, start - lead)
+    for text, rng in zip(before, rngs):
+        if text is not None:
+            attack.perturb(text, rng)
+    return [None if t is None else attack.perturb(t, rng) for t, rng in zip(texts, rngs)]
+
+
 def _run(job: tuple[int, int, list[str]]) -> list[str]:
     base, start, texts = job
-    return [_worker_attack.perturb(t, rng) for t, rng in zip(texts, sample_rngs(base, start))]
+    return perturb_at(_worker_attack, texts, base, start)
 
 
-class _Checked:
+class Checked:
     """The samples of ``texts`` up to the first failure (reading or type), which is kept in
     ``error`` to be raised once everything read before it is out."""
 
@@ -86,7 +102,7 @@ def stream(attack, texts: Iterable[str], base: int, processes: int,
     """``attack.perturb`` over ``texts`` with the generators of ``rng.sample_rngs(base)``."""
     if processes < 1 or chunksize < 1:
         raise ValueError(f"processes and chunksize must be >= 1, got {processes}, {chunksize}")
-    source = _Checked(texts)
+    source = Checked(texts)
     if processes == 1:
         for text, rng in zip(source, sample_rngs(base)):
             yield attack.perturb(text, rng)

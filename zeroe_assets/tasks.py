@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .formats import FORMATS, SUFFIXES, Format, Record, header_of
+from .formats import FORMATS, SUFFIXES, Format, Record, header_of, is_dataset
 
 JIGSAW_LABELS = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate")
 NLI_FIELDS = (("sentence1", "sentence2"), ("premise", "hypothesis"))
@@ -50,9 +50,10 @@ class Task:
 
     def format_for(self, path: Path, fields: Sequence[str] | None = None) -> Format:
         """The reader/writer for ``path`` with the given attacked fields or the task's own."""
-        fmt = SUFFIXES.get(path.suffix.lower())
-        if fmt not in ("tsv", "csv", "jsonl"):
-            raise ValueError(f"{path}: task {self.name} reads .tsv, .csv or .jsonl files")
+        fmt = "dataset" if is_dataset(path) else SUFFIXES.get(path.suffix.lower())
+        if fmt not in ("tsv", "csv", "jsonl", "dataset"):
+            raise ValueError(f"{path}: task {self.name} reads .tsv, .csv or .jsonl files or "
+                             "Hugging Face datasets")
         if fields:
             return FORMATS[fmt](fields)
         header = header_of(path, fmt)

@@ -29,6 +29,7 @@ from zeroe_assets.phonetic.respell import back_transliterate, sound_alikes
 from zeroe_assets.phonetic.seq2seq import COMPONENT as SEQ2SEQ, load_transliterator
 from zeroe_assets.phonetic.sound import G2P_BEST, sound_files
 from zeroe_assets.phonetic.space import COMPONENT
+from zeroe_assets.progress import progress_bar
 from zeroe_assets.shield.lexicon import load_lexicon as load_counts
 
 from .embed import load_embedder_checkpoint
@@ -118,10 +119,13 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     """Write ``artifacts/phonetic`` (or ``cfg.root``) from embedder checkpoint ``ckpt``."""
     check_export(cfg)
     started, times = time.perf_counter(), {}
+    stages = progress_bar(5 + bool(cfg.back_transliteration), "export phonetic", " stages")
 
     def lap(name):  # progress: the export runs for minutes
         times[name] = round(time.perf_counter() - started - sum(times.values()), 1)
         log.info("%s: %.1f s", name, times[name])
+        stages.set_postfix_str(f"{name} done")
+        stages.update()
 
     ckpt = Path(ckpt)
     embedder = load_embedder_checkpoint(ckpt, {"lexicon": lexicon.source})
@@ -180,6 +184,7 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     lap("table")
     sound_files_, sound = sound_index(lexicon, words, cfg)
     lap("sound")
+    stages.close()
     meta = {
         "words": len(words), "dims": sound["dims"], "sound": sound,
         "key": "row of words.txt, one vector per pronunciation",

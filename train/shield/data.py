@@ -19,13 +19,13 @@ import numpy as np
 import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader, Dataset
-from tqdm import tqdm
 
 import zeroe_assets.shield
 from train.checks import positive
 from zeroe_assets import registry
 from zeroe_assets.assets.store import atomic_write, sha256_file
 from zeroe_assets.formats import TsvFormat
+from zeroe_assets.progress import progress_bar
 from zeroe_assets.protocol import PROTOCOLS, resolve_level
 from zeroe_assets.shield import Shield, get_shield
 from zeroe_assets.shield.features import FEATURES
@@ -99,11 +99,13 @@ def perturb(examples: list[Example]) -> list[str]:
         if example.spec != CLEAN:
             groups.setdefault((example.spec, example.protocol), []).append(i)
     out = [example.clean for example in examples]
-    for (spec, protocol), ids in tqdm(groups.items(), desc="perturbing", unit="attack"):
-        attack = get_attacker(spec, protocol=protocol)
-        attack.prepare([examples[i].clean for i in ids])
-        for i in ids:
-            out[i] = attack(examples[i].clean, seed=examples[i].seed)
+    with progress_bar(len(groups), "perturbing", " attacks") as bar:
+        for (spec, protocol), ids in groups.items():
+            attack = get_attacker(spec, protocol=protocol)
+            attack.prepare([examples[i].clean for i in ids])
+            for i in ids:
+                out[i] = attack(examples[i].clean, seed=examples[i].seed)
+            bar.update()
     return out
 
 
@@ -111,15 +113,15 @@ def build_rows(examples: list[Example], shield: Shield) -> dict[str, np.ndarray]
     """The cache's arrays: every token's rows (``Shield.training_rows``), its gold reading, the
     mechanisms that proposed it, the attack and the example the token comes from."""
     rows, gold, mechanisms, attacks, owner = [], [], [], [], []
-    pairs = zip(perturb(examples), examples)
-    for i, (text, example) in enumerate(tqdm(pairs, total=len(examples), desc="shield rows",
-                                             unit="sentence")):
-        for r, g, m in shield.training_rows(text, example.clean):
-            rows.append(r)
-            gold.append(g)
-            mechanisms.append(m)
-            attacks.append(example.attack)
-            owner.append(i)
+    with progress_bar(len(examples), "shield rows", " sentences") as bar:
+        for i, (text, example) in enumerate(zip(perturb(examples), examples)):
+            for r, g, m in shield.training_rows(text, example.clean):
+                rows.append(r)
+                gold.append(g)
+                mechanisms.append(m)
+                attacks.append(example.attack)
+                owner.append(i)
+            bar.update()
     mechanism_names, mechanism_ids = np.unique(np.array(mechanisms, dtype=str), return_inverse=True)
     attack_names, attack_ids = np.unique(np.array(attacks, dtype=str), return_inverse=True)
     sizes = np.array([len(r) for r in rows], dtype=np.int64)

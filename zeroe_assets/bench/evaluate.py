@@ -14,12 +14,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..assets import atomic_write
+from ..progress import progress_bar
 from ..protocol import resolve_level
 from ..tasks import Task, get_task
 from ..victims import Victim, check_victim_task
 from .generate import SIDECAR
 from .report import write_report
-from .results import Results, SetResult, add_delta_tau, ranking, ranking_level
+from .results import Example, Results, SetResult, add_delta_tau, ranking, ranking_level
+
+EXAMPLES = 2  # per set, in results.json and the HTML report
 
 
 def find_sets(data_dir: Path, split: str | None = None) -> tuple[str, Path, list[dict]]:
@@ -67,11 +70,24 @@ def _edit_distance(clean: list[list[str]], attacked: list[list[str]]) -> float:
     return sum(Levenshtein.normalized_distance(a, b) for a, b in pairs) / max(1, len(pairs))
 
 
+def _examples(victim, clean, attacked, before: list, after: list, n: int) -> list[Example]:
+    """The first ``n`` examples whose prediction the attack changed, then the first changed
+    ones (as many as there are)."""
+    changed = [i for i, (a, b) in enumerate(zip(clean.texts, attacked.texts)) if a != b]
+    flipped = [i for i in changed if before[i] != after[i]]
+    rest = [i for i in changed if i not in set(flipped)]
+    chosen = sorted((flipped + rest)[:n])
+    return [Example.of(victim, i, clean.inputs[i], attacked.inputs[i], clean.gold[i], before[i],
+                       after[i]) for i in chosen]
+
+
 def evaluate(task: str | Task, victim: Victim, data_dir: Path, split: str | None = None,
              clean: Path | None = None, batch_size: int = 256, victim_name: str = "",
-             baseline: Results | None = None, progress=sys.stderr) -> Results:
+             baseline: Results | None = None, progress=sys.stderr,
+             examples: int = EXAMPLES) -> Results:
     """Every number of one victim on one task's sets; with ``baseline`` (the clean-trained
-    victim's results on the same sets) also Δτ."""
+    victim's results on the same sets) also Δτ; ``examples`` per set for the report. One line
+    per set to ``progress`` (None: silent), with a bar on a terminal."""
     task = get_task(task)
     if batch_size < 1:
         raise ValueError(f"batch size must be >= 1, got {batch_size}")
@@ -79,30 +95,36 @@ def evaluate(task: str | Task, victim: Victim, data_dir: Path, split: str | None
                       victim_name or type(victim).__name__)
     split, recorded_clean, sets = find_sets(data_dir, split)
     clean = Path(clean) if clean else recorded_clean
-    if not clean.is_file():
+    if not clean.exists():
         raise ValueError(f"clean test set {clean} not found; pass --clean PATH")
     fields = sets[0]["fields"] or None
     fmt = task.format_for(clean, fields)
     start = time.perf_counter()
     base = task.examples(clean, fmt)
-    s0 = task.score(base.gold, _predict(victim, base.inputs, batch_size))
+    before = _predict(victim, base.inputs, batch_size)
+    s0 = task.score(base.gold, before)
     if s0 <= 0:
         raise ValueError(f"the victim scores {s0} on the clean set {clean}: s* = s(p)/s(0) is "
                          "undefined")
     rows = []
     sets.sort(key=lambda r: (r["attacker"], resolve_level(r["level"])))
-    for i, item in enumerate(sets, 1):
-        ex = task.examples(item["path"], fmt)
-        if len(ex.gold) != len(base.gold):
-            raise ValueError(f"{item['path']} has {len(ex.gold)} examples, the clean set "
-                             f"{len(base.gold)}: not generated from {clean}?")
-        s = task.score(ex.gold, _predict(victim, ex.inputs, batch_size))
-        row = SetResult(item["attacker"], item["level"], resolve_level(item["level"]), s, s / s0,
-                        _edit_distance(base.texts, ex.texts), item["path"].name)
-        rows.append(row)
-        if progress is not None:
-            print(f"[{i}/{len(sets)}] {row.file}: s = {s:.4f}, s* = {row.s_star:.3f}",
-                  file=progress, flush=True)
+    with progress_bar(len(sets), "evaluate", " sets", enabled=progress is not None) as shown:
+        for i, item in enumerate(sets, 1):
+            ex = task.examples(item["path"], fmt)
+            if len(ex.gold) != len(base.gold):
+                raise ValueError(f"{item['path']} has {len(ex.gold)} examples, the clean set "
+                                 f"{len(base.gold)}: not generated from {clean}?")
+            after = _predict(victim, ex.inputs, batch_size)
+            s = task.score(ex.gold, after)
+            row = SetResult(item["attacker"], item["level"], resolve_level(item["level"]), s,
+                            s / s0, _edit_distance(base.texts, ex.texts), item["path"].name,
+                            examples=_examples(victim, base, ex, before, after, examples)
+                            if examples else None)
+            rows.append(row)
+            shown.update()
+            if progress is not None:
+                shown.write(f"[{i}/{len(sets)}] {row.file}: s = {s:.4f}, s* = {row.s_star:.3f}",
+                            file=progress)
     at = ranking_level(rows)
     results = Results(task.name, victim_name, split, str(clean), len(base.gold), s0,
                       task.chance(base.gold), task.metric, rows, at, ranking(rows, at),
@@ -111,7 +133,7 @@ def evaluate(task: str | Task, victim: Victim, data_dir: Path, split: str | None
 
 
 def write(results: Results, out_dir: Path) -> list[Path]:
-    """``results.json``, ``report.md`` and the figures into ``out_dir``."""
+    """``results.json``, ``report.md``, the figures and ``report.html`` into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "results.json"
     atomic_write(path, json.dumps(results.to_json(), indent=1).encode())

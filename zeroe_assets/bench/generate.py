@@ -18,21 +18,19 @@ import contextlib
 import hashlib
 import json
 import multiprocessing as mp
-import os
 import random
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..assets import (atomic_write, read_manifest, remove_stale_temporaries, sha256_file,
-                      temp_prefix)
+from ..assets import atomic_write, read_manifest, remove_stale_temporaries, sha256_file
 from ..parallel import start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
+from ..progress import progress_bar
 from ..spec import attackers_here, available_names, get_attacker
 from ..protocol import LEVELS, resolve_level
 from ..rng import sample_rngs
@@ -40,8 +38,7 @@ from ..registry import canonical, needs_assets, perturber_class
 from ..tasks import Task, get_task
 
 SIDECAR = ".zeroe.json"
-_UMASK = os.umask(0o022)  # read once (setting it is the only way): outputs get the usual mode
-os.umask(_UMASK)
+HF = "hf:"  # an --input that is a Hugging Face dataset
 
 
 @dataclass(frozen=True)
@@ -73,20 +70,40 @@ class Outcome:
 
 
 def parse_inputs(inputs: Sequence[str]) -> dict[str, Path]:
-    """``NAME=PATH`` or ``PATH`` (split named after the file stem)."""
+    """``NAME=PATH`` or ``PATH`` (split named after the file stem). ``hf:PATH`` is a Hugging
+    Face dataset: a ``save_to_disk`` folder (a ``DatasetDict``'s gives each of its splits) or
+    a Parquet file."""
     out: dict[str, Path] = {}
     for item in inputs:
         name, sep, path = item.partition("=")
-        if not sep:
-            name, path = Path(item).stem, item
-        if not Path(path).is_file():
-            raise ValueError(f"input file not found: {path}")
-        if name in out:
-            raise ValueError(f"two inputs for split {name!r}; name them NAME=PATH")
-        out[name] = Path(path)
+        if not sep or name.startswith(HF):
+            name, path = None, item
+        for split, file in _input(path, name):
+            if split in out:
+                raise ValueError(f"two inputs for split {split!r}; name them NAME=PATH")
+            out[split] = file
     if not out:
         raise ValueError("no input files")
     return out
+
+
+def _input(path: str, name: str | None) -> list[tuple[str, Path]]:
+    """(split, path) of one ``--input``."""
+    if not path.startswith(HF):
+        if not Path(path).is_file():
+            raise ValueError(f"input file not found: {path}")
+        return [(name or Path(path).stem, Path(path))]
+    path = Path(path[len(HF):])
+    if path.is_dir() and (path / "dataset_dict.json").is_file():
+        if name:
+            raise ValueError(f"{path} is a DatasetDict: its splits are named by it, drop {name}=")
+        splits = json.loads((path / "dataset_dict.json").read_text())["splits"]
+        return [(split, path / split) for split in splits]
+    if not (path.is_dir() and (path / "state.json").is_file()) and \
+            not (path.is_file() and path.suffix.lower() == ".parquet"):
+        raise ValueError(f"hf:{path}: neither a folder written by save_to_disk nor a .parquet "
+                         "file")
+    return [(name or path.stem, path)]
 
 
 def resolve_attackers(task: str | Task, attackers: str | Sequence[str],
@@ -127,6 +144,16 @@ def asset_fingerprints(attackers: Sequence[str]) -> tuple[tuple[str, str], ...]:
                                          sort_keys=True).encode()).hexdigest()[:16]
 
     return tuple((c, fingerprint(c)) for c in sorted(used | nested))
+
+
+def checksum(path: Path) -> str:
+    """sha256 of a file, or of a dataset folder's files (names and contents)."""
+    if not path.is_dir():
+        return sha256_file(path)
+    h = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        h.update(f"{file.relative_to(path).as_posix()}\0{sha256_file(file)}\n".encode())
+    return h.hexdigest()
 
 
 def job_seed(seed: int, *parts: str) -> int:
@@ -200,14 +227,14 @@ def is_complete(job: Job, source: str | None = None) -> bool:
     except (json.JSONDecodeError, UnicodeDecodeError):
         return False
     return meta.get("params") == json.loads(json.dumps(job.params())) and \
-        meta.get("sha256") == sha256_file(Path(job.output)) and \
-        meta.get("input_sha256") == (source or sha256_file(Path(job.input)))
+        meta.get("sha256") == checksum(Path(job.output)) and \
+        meta.get("input_sha256") == (source or checksum(Path(job.input)))
 
 
 def run_job(job: Job) -> Outcome:
     """Stream ``job.input`` through its attack mixture into ``job.output`` (atomically)."""
     start = time.perf_counter()
-    source = sha256_file(Path(job.input))  # what was read, not what the file may be by the end
+    source = checksum(Path(job.input))  # what was read, not what the file may be by the end
     if is_complete(job, source):
         return Outcome(job.output, skipped=True)
     fmt = get_task(job.task).format_for(Path(job.input), job.fields or None)
@@ -217,33 +244,29 @@ def run_job(job: Job) -> Outcome:
     assign = random.Random(job.seed ^ 0x5EED)  # balanced shares: a permutation per block
     block: list[int] = []
     shares: Counter = Counter()
-    records = texts = changed = 0
+    counts = Counter()  # records, texts, changed
+
+    def pieces():
+        for record in fmt.read(Path(job.input)):
+            if not record.texts:  # a header, a blank line: written back, not counted
+                yield record.raw
+                continue
+            counts["records"] += 1
+            if not block:
+                block.extend(assign.sample(range(len(attacks)), len(attacks)))
+            which = block.pop()
+            shares[which] += 1
+            new = [attacks[which].perturb(t, next(rngs)) for t in record.texts]
+            counts["texts"] += len(new)
+            counts["changed"] += sum(a != b for a, b in zip(new, record.texts))
+            yield fmt.render(record, new)
+
     out = Path(job.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=temp_prefix(out.name))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            for record in fmt.read(Path(job.input)):
-                if not record.texts:  # a header, a blank line: written back, not counted
-                    f.write(record.raw)
-                    continue
-                records += 1
-                if not block:
-                    block = assign.sample(range(len(attacks)), len(attacks))
-                which = block.pop()
-                shares[which] += 1
-                new = [attacks[which].perturb(t, next(rngs)) for t in record.texts]
-                texts += len(new)
-                changed += sum(a != b for a, b in zip(new, record.texts))
-                f.write(fmt.render(record, new))
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp made it private, like no other new file
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    fmt.write(out, pieces(), Path(job.input))
+    records, texts, changed = counts["records"], counts["texts"], counts["changed"]
     outcome = Outcome(job.output, False, records, texts, changed, time.perf_counter() - start,
                       {f"{a}:{lv}": shares[i] for i, (a, lv) in enumerate(job.mixture)})
-    meta = {"params": job.params(), "sha256": sha256_file(out),
+    meta = {"params": job.params(), "sha256": checksum(out),
             "input_sha256": source, "records": records, "texts": texts,
             "changed_texts": changed, "shares": outcome.shares,
             "components": dict(job.assets),  # what made the set: name → checksum of its files
@@ -283,7 +306,8 @@ def _prepare_inputs(jobs: Sequence[Job], progress) -> None:
 
 
 def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Outcome]:
-    """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job.
+    """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job (and a
+    bar of them on a terminal).
 
     Temporaries of killed runs are removed first; those of workers stopped by an interrupt
     (the pool terminates them) are removed when the run ends."""
@@ -303,12 +327,16 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
             pool = stack.enter_context(ctx.Pool(processes, initializer=start_worker,
                                                     initargs=(processes,)))
             results = pool.imap_unordered(run_job, jobs)
+        bar = stack.enter_context(progress_bar(len(jobs), "generate", " sets",
+                                               enabled=progress is not None))
         for done, outcome in enumerate(results, 1):
             outcomes.append(outcome)
             if progress is not None:
                 what = ("skipped (complete)" if outcome.skipped else
                         f"{outcome.records} records, {outcome.changed}/{outcome.texts} texts "
                         f"changed, {outcome.seconds:.1f}s")
-                print(f"[{done}/{len(jobs)}] {Path(outcome.output).name}: {what}", file=progress,
-                      flush=True)
+                bar.write(f"[{done}/{len(jobs)}] {Path(outcome.output).name}: {what}",
+                          file=progress)
+                progress.flush()
+            bar.update()
     return outcomes

@@ -1,10 +1,14 @@
-"""Markdown tables in the paper's layout and its figures (Fig. 1, 3, 5) from evaluation results
-(the records of :mod:`.results`)."""
+"""Markdown tables in the paper's layout, its figures (Fig. 1, 3, 5) and the HTML page (tables,
+figures and examples, :mod:`.html`) from evaluation results (the records of :mod:`.results`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..assets import atomic_write
 from ..protocol import resolve_level
+from ..tasks import get_task
+from . import html as H
+from .html import Markup
 from .results import Results, levels_by_p, ranking_level
 
 
@@ -16,35 +20,94 @@ def _grid(results: Results, key: str) -> dict[str, dict[str, float]]:
     return grid
 
 
-def markdown(results: Results) -> str:
-    levels, at = levels_by_p(results.sets), ranking_level(results.sets)
-    lines = [f"# Zéroe robustness: {results.task} — {results.victim or 'victim'}", "",
-             f"Clean {results.metric} s(0) = {results.clean_score:.4f} on "
-             f"{results.examples} examples ({Path(results.clean_file).name}); random "
-             f"guess = {results.chance:.3f} (s* = {results.chance / results.clean_score:.3f}).",
-             "", "## s*(p) = s(p)/s(0) (paper eq. 1, Table 6 layout)", "",
-             "| attacker | " + " | ".join(levels) + " | edit distance (" + levels[-1] + ") |",
-             "|---|" + "---:|" * (len(levels) + 1)]
+def s_star_table(results: Results) -> tuple[list[str], list[list]]:
+    """Table 6's layout: s*(p) per attacker and level (least robust last level first), and the
+    edit distance at the last level; None where a set is missing."""
+    levels = levels_by_p(results.sets)
     stars, dist = _grid(results, "s_star"), _grid(results, "edit_distance")
-    for attacker in sorted(stars, key=lambda a: stars[a].get(levels[-1], 1.0)):
-        cells = [f"{stars[attacker][lv]:.3f}" if lv in stars[attacker] else "—" for lv in levels]
-        d = dist[attacker].get(levels[-1])
-        cells.append(f"{d:.3f}" if d is not None else "—")
-        lines.append(f"| {attacker} | " + " | ".join(cells) + " |")
-    lines += ["", f"## Ranking at {at} (Table 5: most damaging first)", "",
-              f"| rank | attacker | s*({at}) |", "|---:|---|---:|"]
+    header = ["attacker", *levels, f"edit distance ({levels[-1]})"]
+    return header, [[a, *(stars[a].get(lv) for lv in levels), dist[a].get(levels[-1])]
+                    for a in sorted(stars, key=lambda a: stars[a].get(levels[-1], 1.0))]
+
+
+def delta_tau_table(results: Results) -> tuple[list[str], list[list]] | None:
+    """Δτ(p) per attacker and level; None without a baseline."""
+    deltas, levels = _grid(results, "delta_tau"), levels_by_p(results.sets)
+    if not deltas:
+        return None
+    return ["attacker", *levels], [[a, *(deltas[a].get(lv) for lv in levels)]
+                                   for a in sorted(deltas)]
+
+
+def _md(header: list[str], rows: list[list], spec: str = ".3f") -> list[str]:
+    """A Markdown table: the first column left-aligned, numbers in ``spec``, None as —."""
+    def cell(v):
+        return "—" if v is None else v if isinstance(v, str) else format(v, spec)
+    return ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1),
+            *("| " + " | ".join(map(cell, row)) + " |" for row in rows)]
+
+
+def _headline(results: Results) -> str:
+    return (f"Clean {results.metric} s(0) = {results.clean_score:.4f} on "
+            f"{results.examples} examples ({Path(results.clean_file).name}); random "
+            f"guess = {results.chance:.3f} (s* = {results.chance / results.clean_score:.3f}).")
+
+
+def _delta_tau_note(results: Results) -> str:
+    return (f"Baseline clean score s(0) = {results.baseline_clean_score:.4f}; this "
+            f"victim's clean score changes by {100 * results.clean_delta:+.1f}%.")
+
+
+def _title(results: Results) -> str:
+    return f"Zéroe robustness: {results.task} — {results.victim or 'victim'}"
+
+
+S_STAR = "s*(p) = s(p)/s(0) (paper eq. 1, Table 6 layout)"
+DELTA_TAU = "Δτ(p) = σ(p)/s(0) − s*(p) (paper eq. 2)"
+
+
+def markdown(results: Results) -> str:
+    at = ranking_level(results.sets)
+    lines = [f"# {_title(results)}", "", _headline(results), "", f"## {S_STAR}", "",
+             *_md(*s_star_table(results)),
+             "", f"## Ranking at {at} (Table 5: most damaging first)", "",
+             f"| rank | attacker | s*({at}) |", "|---:|---|---:|"]
     lines += [f"| {r.rank} | {r.attacker} | {r.s_star:.3f} |" for r in results.ranking]
-    deltas = _grid(results, "delta_tau")
+    deltas = delta_tau_table(results)
     if deltas:
-        lines += ["", "## Δτ(p) = σ(p)/s(0) − s*(p) (paper eq. 2)", "",
-                  f"Baseline clean score s(0) = {results.baseline_clean_score:.4f}; this "
-                  f"victim's clean score changes by {100 * results.clean_delta:+.1f}%.", "",
-                  "| attacker | " + " | ".join(levels) + " |", "|---|" + "---:|" * len(levels)]
-        for attacker in sorted(deltas):
-            lines.append(f"| {attacker} | " + " | ".join(
-                f"{deltas[attacker][lv]:+.3f}" if lv in deltas[attacker] else "—"
-                for lv in levels) + " |")
+        lines += ["", f"## {DELTA_TAU}", "", _delta_tau_note(results), "",
+                  *_md(*deltas, "+.3f")]
     return "\n".join(lines) + "\n"
+
+
+def html_section(results: Results, figures: list[tuple[Path, str]], level: int = 1,
+                 tables: bool = True) -> Markup:
+    """The HTML of one evaluation under a heading of ``level``: the tables of ``markdown``
+    (s* and the ranking only with ``tables``), the figures (path, caption) and the examples of
+    every set."""
+    at = ranking_level(results.sets)
+    parts = [H.paragraph(_headline(results))]
+    if tables:
+        parts.append(H.row(
+            Markup(H.heading(S_STAR, level + 1) + H.table(*s_star_table(results))),
+            Markup(H.heading(f"Ranking at {at} (Table 5)", level + 1)
+                   + H.table(["rank", "attacker", f"s*({at})"],
+                             [[r.rank, r.attacker, r.s_star] for r in results.ranking]))))
+    deltas = delta_tau_table(results)
+    if deltas:
+        parts += [H.heading(DELTA_TAU, level + 1), H.paragraph(_delta_tau_note(results)),
+                  H.table(*deltas)]
+    if figures:
+        parts.append(H.row(*(H.figure(path, caption) for path, caption in figures)))
+    shown = [{"attacker": row.attacker, "level": row.level, "#": e.index, **e.to_json()}
+             for row in sorted(results.sets, key=lambda r: (r.attacker, r.p))
+             for e in row.examples or ()]
+    if shown:
+        parts.append(H.details(f"Examples ({len(shown)}: per set, the first whose prediction "
+                               "the attack changed)", H.examples(
+                                   shown, get_task(results.task).inputs,
+                                   lead=("attacker", "level", "#"))))
+    return Markup("\n".join(parts))
 
 
 def _plt():
@@ -124,8 +187,16 @@ def plot_delta_tau_heatmap(matrix: dict[str, dict[str, float]], level: str, path
     return path
 
 
+FIGURES = {"s_star.png": "s*(p) per attacker, with the random guess (paper Fig. 1)",
+           "edit_distance.png": "amount of perturbation against damage (paper Fig. 5)"}
+
+
 def write_report(results: Results, out_dir: Path) -> list[Path]:
     md = out_dir / "report.md"
     md.write_text(markdown(results), encoding="utf-8")
-    return [md, plot_curves(results, out_dir / "s_star.png"),
-            plot_edit_distance(results, out_dir / "edit_distance.png")]
+    curves = plot_curves(results, out_dir / "s_star.png")
+    distance = plot_edit_distance(results, out_dir / "edit_distance.png")
+    page = out_dir / "report.html"
+    atomic_write(page, H.page(_title(results), html_section(
+        results, [(p, FIGURES[p.name]) for p in (curves, distance)])).encode())
+    return [md, curves, distance, page]

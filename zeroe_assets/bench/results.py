@@ -72,9 +72,42 @@ def _dict_of(cls):
     return read
 
 
+def _plain(value):
+    """Tuples as lists and numpy values as Python's, as they read back from JSON (so that
+    records round-trip equal)."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Example(_Record):
+    """One example for the report: the victim's input clean and attacked, the attacked one as a
+    shielded victim saw it (``restored``; None: no shield), gold and the two predictions."""
+
+    index: int
+    original: Any
+    attacked: Any
+    gold: Any
+    before: Any
+    after: Any
+    restored: Any = None
+
+    @classmethod
+    def of(cls, victim, index: int, original, attacked, gold, before, after) -> "Example":
+        """The example, restored by ``victim``'s shield when it is a `ShieldedVictim`."""
+        from ..shield import ShieldedVictim
+
+        restored = victim.restore([attacked])[0] if isinstance(victim, ShieldedVictim) else None
+        return cls(index, *map(_plain, (original, attacked, gold, before, after, restored)))
+
+
 @dataclass(frozen=True)
 class SetResult(_Record):
-    """The victim on one perturbed set: s(p), s*(p) = s(p)/s(0), amount of perturbation, Δτ."""
+    """The victim on one perturbed set: s(p), s*(p) = s(p)/s(0), amount of perturbation, Δτ,
+    and a few of its examples."""
 
     attacker: str
     level: str
@@ -84,6 +117,9 @@ class SetResult(_Record):
     edit_distance: float
     file: str
     delta_tau: float | None = None
+    examples: list[Example] | None = None
+
+    _nested = {"examples": _list_of(Example)}
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import collections
 import os
 import sys
 
+from ..progress import progress_bar
 from ..spec import get_attacker
 from ..protocol import PROTOCOLS
 
@@ -55,10 +56,15 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
+def attack_options(args: argparse.Namespace) -> dict:
+    """`get_attacker`'s keyword arguments from the command line's settings."""
+    return dict(level=args.level, phi=args.phi, protocol=args.protocol, strict=args.strict,
+                **parse_options(args.option))
+
+
 def build_attacker(spec: str, args: argparse.Namespace):
     """The attack ``spec`` with the command line's settings."""
-    return get_attacker(spec, level=args.level, phi=args.phi, protocol=args.protocol,
-                        strict=args.strict, **parse_options(args.option))
+    return get_attacker(spec, **attack_options(args))
 
 
 def mechanisms_of(text: str | None) -> list[str] | None:
@@ -106,11 +112,10 @@ def check_line_options(args: argparse.Namespace) -> None:
         raise ValueError("--field needs --jsonl")
 
 
-def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0,
-                 written=None) -> None:
+def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0) -> None:
     """``attack.stream`` over each line of ``args.file`` (or stdin) to stdout: one line out per
-    line in, line endings kept, with ``--jsonl`` only the ``--field``s changed; ``written()`` is
-    called after each line (a progress bar)."""
+    line in, line endings kept, with ``--jsonl`` only the ``--field``s changed; a progress bar
+    of the lines on a terminal."""
     args.processes = cap_processes(args.processes, command)
     src = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
     out = sys.stdout
@@ -120,10 +125,10 @@ def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0,
             outputs = _jsonl(attack, lines, args.field or ["text"], args.processes, seed)
         else:
             outputs = _plain(attack, lines, args.processes, seed)
-        for line in outputs:
-            out.write(line)
-            if written is not None:
-                written()
+        with progress_bar(desc=command, unit=" lines") as bar:
+            for line in outputs:
+                out.write(line)
+                bar.update()
         out.flush()
     finally:
         if src is not sys.stdin.buffer:

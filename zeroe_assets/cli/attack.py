@@ -11,8 +11,9 @@ from ._common import add_shield_options, cap_processes, shield_of
 def register(sub) -> None:
     p = sub.add_parser("attack", help="search attack (TextFooler/DeepWordBug style) on a dataset",
                        description="Attack every example of FILE with a search recipe; writes "
-                                   "results.jsonl, summary.json and report.md into DIR. A rerun "
-                                   "with the same settings resumes. See docs/attack.md.")
+                                   "results.jsonl, summary.json, report.md and report.html into "
+                                   "DIR. A rerun with the same settings resumes. See "
+                                   "docs/attack.md.")
     p.add_argument("--task", required=True, choices=task_names(), help="the task of the data")
     p.add_argument("--victim", required=True, help="built-in name, hf:PATH or package.module:object")
     p.add_argument("--victim-path", default=None, help="model file/folder for the victim")
@@ -41,7 +42,8 @@ def register(sub) -> None:
                         "number (default: 1)")
     p.add_argument("--restart", action="store_true",
                    help="discard the results in DIR and start over")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar (there is one only when stderr is a terminal)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the run")
     p.set_defaults(run=run_attack)
 
@@ -56,7 +58,7 @@ def recipe_options(args) -> dict:
 
 
 def run_attack(args) -> int:
-    from ..search.run import REPORT, RESULTS, SUMMARY, RunSettings, run
+    from ..search.run import PAGE, REPORT, RESULTS, SUMMARY, RunSettings, run
 
     settings = RunSettings(
         task=args.task, victim=args.victim, data=str(args.data), recipe=args.recipe,
@@ -71,6 +73,6 @@ def run_attack(args) -> int:
 
     print(f"{summary['examples']} examples: clean {pct('clean_accuracy')}, under attack "
           f"{pct('accuracy_under_attack')}, success {pct('success_rate')}", file=sys.stderr)
-    for name in (RESULTS, SUMMARY, REPORT):
+    for name in (RESULTS, SUMMARY, REPORT, PAGE):
         print(args.out / name)
     return 0

@@ -71,8 +71,8 @@ def register(sub) -> None:
     e.add_argument("--batch-size", type=int, default=256,
                    help="examples per victim call (default: 256)")
     add_shield_options(e)
-    e.add_argument("--out", required=True, type=Path, help="folder for results.json, report.md "
-                                                           "and the figures")
+    e.add_argument("--out", required=True, type=Path,
+                   help="folder for results.json, report.md, the figures and report.html")
     e.set_defaults(run=run_evaluate)
 
     h = bench.add_parser("heatmap", help="Δτ heat map of 1-1 trained victims (paper Fig. 3)")

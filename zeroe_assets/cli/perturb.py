@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import (add_attack_options, add_line_options, add_strict_option, build_attacker,
-                      check_line_options, stream_lines)
+from ._common import (add_attack_options, add_line_options, add_strict_option, attack_options,
+                      build_attacker, check_line_options, stream_lines)
 
 
 def register(sub) -> None:
@@ -15,10 +15,25 @@ def register(sub) -> None:
     add_attack_options(p)
     add_strict_option(p)
     add_line_options(p, "attack")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local: this machine's processes (-j); ray: a Ray cluster, output "
+                        "identical (pip install 'zeroe[scale]'; default local)")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="with --engine ray: the cluster to join, e.g. ray://head:10001 or auto "
+                        "(default: start a local instance of --workers CPUs)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="with --engine ray: perturbing actors, one CPU each (default 2)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     check_line_options(args)
-    stream_lines(build_attacker(args.attacker, args), args, "perturb", args.seed)
+    if args.engine == "ray":
+        from ..integrations.ray_data import RayPerturbation
+
+        attack = RayPerturbation(args.attacker, args.workers, args.ray_address,
+                                 **attack_options(args))
+    else:
+        attack = build_attacker(args.attacker, args)
+    stream_lines(attack, args, "perturb", args.seed)
     return 0

@@ -47,8 +47,6 @@ def threshold_of(text: str | None) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from ..shield import get_shield
 
     check_line_options(args)
@@ -56,7 +54,5 @@ def run(args: argparse.Namespace) -> int:
                         args.learned)
     if not shield.learned:
         print(f"zeroe shield: note: {shield.describe()}", file=sys.stderr)
-    with tqdm(unit=" lines", file=sys.stderr, dynamic_ncols=True, desc="shield",
-              disable=not sys.stderr.isatty()) as bar:  # a bar on a terminal only
-        stream_lines(Restoration(shield), args, "shield", written=bar.update)
+    stream_lines(Restoration(shield), args, "shield")
     return 0

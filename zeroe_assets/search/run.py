@@ -2,7 +2,8 @@
 
 A run's folder holds ``run.json`` (its settings and a fingerprint of what decides its results),
 ``results.jsonl`` (one :class:`AttackResult` per example, in example order, appended, flushed
-and fsynced line by line), ``summary.json`` (the metrics, settings and timings) and ``report.md``.
+and fsynced line by line), ``summary.json`` (the metrics, settings and timings), ``report.md``
+and ``report.html``.
 A rerun with the same fingerprint resumes after the last complete line (a partial last line,
 left by a kill, is dropped), so its files equal those of an uninterrupted run; other settings
 are refused unless ``restart``. Example i is attacked with index i (the core seeds from it) by
@@ -15,20 +16,23 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..assets import atomic_write, remove_stale_temporaries, sha256_file
-from ..bench.results import _Record
+from ..bench import html as H
+from ..bench.results import Example, _Record
 from ..parallel import start_worker
+from ..progress import progress_bar
 from ..tasks import NLI_FIELDS, Examples, get_task
 from ..victims import load_victim
-from .results import SUCCESSFUL, STATUSES, AttackResult, summarize
+from .results import SKIPPED, SUCCESSFUL, STATUSES, AttackResult, summarize
 
 RUN, RESULTS, SUMMARY, REPORT = "run.json", "results.jsonl", "summary.json", "report.md"
+PAGE = "report.html"
 REPORT_EXAMPLES = 5  # successful attacks shown in report.md
+PAGE_EXAMPLES = 50  # attacked examples (not skipped) shown in report.html
 
 
 @dataclass(frozen=True)
@@ -212,7 +216,7 @@ def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> 
     results, run_file = out / RESULTS, out / RUN
     fingerprint = json.loads(json.dumps(settings.fingerprint()))  # as run.json reads back
     if restart:
-        for name in (RESULTS, SUMMARY, REPORT):
+        for name in (RESULTS, SUMMARY, REPORT, PAGE):
             (out / name).unlink(missing_ok=True)
     elif run_file.exists():
         try:
@@ -278,7 +282,8 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
         progress: bool = True) -> dict:
     """Attack the examples of ``settings.data`` not yet in ``out_dir`` and write the run's
     files; the summary. Everything is checked (data, victim, recipe, folder) before the first
-    attack; an error or Ctrl-C later leaves every finished result in ``results.jsonl``."""
+    attack; an error or Ctrl-C later leaves every finished result in ``results.jsonl``.
+    ``progress``: a bar on stderr when it is a terminal."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
     examples = read_examples(settings)
@@ -288,38 +293,24 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
     done = _prepare(out, settings, restart, len(examples.inputs))
     jobs = [(i, (examples.inputs[i], examples.gold[i]))
             for i in range(done, len(examples.inputs))]
-    bar = _progress(len(examples.inputs), done, progress)
+    bar = progress_bar(len(examples.inputs), "attack", "ex", done, progress)
     victim_s = attack_s = 0.0
     start = time.perf_counter()
-    try:
-        with open(out / RESULTS, "a", encoding="utf-8") as f:
-            for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
-                f.write(line)
-                f.flush()
-                os.fsync(f.fileno())
-                victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
-                if bar is not None:
-                    bar.update()
-    finally:
-        if bar is not None:
-            bar.close()
+    with bar, open(out / RESULTS, "a", encoding="utf-8") as f:
+        for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+            victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
+            bar.update()
     wall = time.perf_counter() - start
     results = load_results(out / RESULTS)
     summary = {**summarize(results), "settings": settings.to_json(),
                "timing": _timing(len(jobs), wall, victim_s, attack_s, processes)}
     atomic_write(out / SUMMARY, json.dumps(summary, indent=1).encode() + b"\n")
     atomic_write(out / REPORT, report(results, summary).encode())
+    atomic_write(out / PAGE, page(results, summary, victim).encode())
     return summary
-
-
-def _progress(total: int, done: int, enabled: bool):
-    """A tqdm bar with ETA on stderr (none when disabled)."""
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=done, unit="ex", file=sys.stderr, dynamic_ncols=True,
-                desc="attack")
 
 
 def _timing(attacked: int, wall: float, victim: float, attack: float, processes: int) -> dict:
@@ -363,17 +354,30 @@ def _shielded(mechanisms: list[str] | None) -> str:
                                    else f" ({', '.join(mechanisms)})")
 
 
+def _title(summary: dict) -> str:
+    s = summary["settings"]
+    return (f"Search attack: {s['recipe']} on {s['victim']}{_shielded(s.get('shield'))} "
+            f"({s['task']})")
+
+
+def _setup(summary: dict) -> str:
+    s = summary["settings"]
+    return (f"{summary['examples']} examples of {Path(s['data']).name}"
+            + (f" (the first {s['limit']})" if s.get("limit") else "") + f", seed {s['seed']}"
+            + "".join(f", {k.replace('_', ' ')} {_show(v, ', ')}"
+                      for k, v in sorted(s["options"].items())) + ".")
+
+
+def _skipped(summary: dict) -> str:
+    return (f"Skipped: {summary['skipped_misclassified']} already misclassified, "
+            f"{summary['skipped_unattackable']} with no attackable word.")
+
+
 def report(results: list[AttackResult], summary: dict) -> str:
     """``report.md``: the defender benchmark's table, counts per status and a few successful
     examples (no timings, so that a resumed run's report equals an uninterrupted one's)."""
     s = summary["settings"]
-    shielded = _shielded(s.get("shield"))
-    lines = [f"# Search attack: {s['recipe']} on {s['victim']}{shielded} ({s['task']})", "",
-             f"{summary['examples']} examples of {Path(s['data']).name}"
-             + (f" (the first {s['limit']})" if s.get("limit") else "") + f", seed {s['seed']}"
-             + "".join(f", {k.replace('_', ' ')} {_show(v, ', ')}"
-                       for k, v in sorted(s["options"].items()))
-             + ".", "",
+    lines = [f"# {_title(summary)}", "", _setup(summary), "",
              "| Clean% | Aua% | Suc% | #Query | perturbed words | edit distance |",
              "|---:|---:|---:|---:|---:|---:|",
              f"| {_cell(summary['clean_accuracy'])} | {_cell(summary['accuracy_under_attack'])} "
@@ -382,8 +386,7 @@ def report(results: list[AttackResult], summary: dict) -> str:
              f"| {_cell(summary['edit_distance'], 3)} |", "",
              "| status | examples |", "|---|---:|"]
     lines += [f"| {status} | {summary['counts'][status]} |" for status in STATUSES]
-    lines += ["", f"Skipped: {summary['skipped_misclassified']} already misclassified, "
-                  f"{summary['skipped_unattackable']} with no attackable word.", ""]
+    lines += ["", _skipped(summary), ""]
     won = [r for r in results if r.status == SUCCESSFUL][:REPORT_EXAMPLES]
     sep = " || " if get_task(s["task"]).inputs == "pair" else " "
     if won:
@@ -395,3 +398,27 @@ def report(results: list[AttackResult], summary: dict) -> str:
                       f"- adversarial: {_show(r.adversarial, sep)}",
                       ""]
     return "\n".join(lines)
+
+
+def page(results: list[AttackResult], summary: dict, victim=None) -> str:
+    """``report.html``: ``report.md``'s tables, sortable, and the first attacked examples side
+    by side, restored by the shield when ``victim`` is a shielded one (no timings either)."""
+    shown = [r for r in results if r.status != SKIPPED][:PAGE_EXAMPLES]
+    rows = [{"#": r.index, "status": r.status, "queries": r.queries,
+             "words perturbed": f"{r.perturbed}/{r.words}",
+             **Example.of(victim, r.index, r.original, r.adversarial, r.gold, r.before,
+                          r.after).to_json()} for r in shown]
+    headline = H.table(["Clean%", "Aua%", "Suc%", "#Query", "perturbed words %",
+                        "edit distance"],
+                       [[summary[k] for k in ("clean_accuracy", "accuracy_under_attack",
+                                              "success_rate", "queries", "perturbed_words")]
+                        + [summary["edit_distance"]]], digits=(1, 1, 1, 1, 1, 3),
+                       sortable=False)
+    parts = [H.paragraph(_setup(summary)), headline,
+             H.table(["status", "examples"], [[st, summary["counts"][st]] for st in STATUSES]),
+             H.paragraph(_skipped(summary))]
+    if rows:
+        parts += [H.heading(f"Attacked examples (the first {len(rows)})"),
+                  H.examples(rows, get_task(summary["settings"]["task"]).inputs,
+                             lead=("#", "status", "queries", "words perturbed"))]
+    return H.page(_title(summary), *parts)
