@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 from pathlib import Path
 
 from paper_grid import olid_test_with_labels, train
@@ -49,7 +48,7 @@ def main() -> None:
         settings = BenchSettings(task="tc", victim="tc-tfidf", data=str(test),
                                  constraints=list(score_names(kind)), thresholds=GRID,
                                  victim_path=str(model), examples=args.examples)
-        table = run(settings, folder, progress=sys.stderr.isatty())
+        table = run(settings, folder)
         timing = json.loads((folder / TIMING).read_text(encoding="utf-8"))
         out["kinds"][kind] = {
             "constraints": {name: {k: row[k] for k in ("accs", "max_first_order",

@@ -17,7 +17,6 @@ import io
 import json
 import os
 import random
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 from .. import tokenize
 from ..assets import atomic_write, remove_stale_temporaries
 from ..constraints.scored import SIGHT, SOUND, Threshold, get_score
+from ..progress import progress_bar
 from ..search.recipes import get_recipe
 from ..search.results import SUCCESSFUL, AttackResult, summarize
 from ..search.run import RunSettings, complete_lines, read_examples, segments, sha256_path
@@ -223,29 +223,19 @@ def run(settings: BenchSettings, out_dir: Path, restart: bool = False,
     out = Path(out_dir)
     lines = _prepare(out, settings, restart)
     todo = plan(settings)[len(lines):]
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(plan(settings)), initial=len(lines), unit="line",
-                   file=sys.stderr, dynamic_ncols=True, desc="constraints")
     start = time.perf_counter()
     seconds: dict[str, float] = {}
-    try:
-        with open(out / RESULTS, "a", encoding="utf-8") as f:
-            for name, threshold, index in todo:
-                t0 = time.perf_counter()
-                line = bench.line(name, threshold, index)
-                seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - t0
-                f.write(json.dumps(line, ensure_ascii=False) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-                lines.append(line)
-                if bar is not None:
-                    bar.update()
-    finally:
-        if bar is not None:
-            bar.close()
+    with progress_bar(len(plan(settings)), "constraints", "line", len(lines), progress) as bar, \
+            open(out / RESULTS, "a", encoding="utf-8") as f:
+        for name, threshold, index in todo:
+            t0 = time.perf_counter()
+            line = bench.line(name, threshold, index)
+            seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - t0
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+            lines.append(line)
+            bar.update()
     table = summarize_lines(settings, lines)
     atomic_write(out / TABLE_JSON, json.dumps(table, indent=1, ensure_ascii=False).encode()
                  + b"\n")
@@ -256,14 +246,16 @@ def run(settings: BenchSettings, out_dir: Path, restart: bool = False,
                     **ln["second"]}, ensure_ascii=False) + "\n"
         for ln in lines if ln["second"]["found"]).encode())
     plot(table, out)
-    _add_timing(out / TIMING, {"lines": len(todo), "wall_seconds": time.perf_counter() - start,
-                               "seconds_per_constraint": seconds})
+    if todo or not (out / TIMING).exists():
+        _add_timing(out / TIMING, {"lines": len(todo),
+                                   "wall_seconds": time.perf_counter() - start,
+                                   "seconds_per_constraint": seconds})
     return table
 
 
 def _add_timing(path: Path, this: dict) -> None:
     """``timing.json``: each invocation's lines and seconds, and the totals over them (a
-    resumed run's time is the sum)."""
+    resumed run's time is the sum; a rerun with nothing left to do adds nothing)."""
     try:
         runs = json.loads(path.read_text(encoding="utf-8"))["invocations"]
     except (OSError, ValueError, KeyError, TypeError):
