@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import tokenize
-from ..assets import atomic_write, remove_stale_temporaries
+from ..assets import atomic_write
 from ..constraints.scored import SIGHT, SOUND, Threshold, get_score
 from ..progress import progress_bar
 from ..search.recipes import get_recipe
 from ..search.results import SUCCESSFUL, AttackResult, summarize
-from ..search.run import RunSettings, complete_lines, read_examples, segments, sha256_path
+from ..search.run import (RESULTS, RunSettings, complete_lines, open_run, read_examples,
+                          segments, sha256_path)
 from ..search.text import AttackedText
 from ..tasks import get_task
 from ..victims import load_victim
@@ -35,8 +36,8 @@ from .accs import accs, curve
 from .results import _Record
 from .second_order import DELTA, WIDTH, SecondOrderAttack
 
-RUN, RESULTS, TABLE_JSON, TABLE_MD, EXAMPLES, TIMING = (
-    "run.json", "results.jsonl", "accs.json", "accs.md", "second_order.jsonl", "timing.json")
+TABLE_JSON, TABLE_MD, EXAMPLES, TIMING = ("accs.json", "accs.md", "second_order.jsonl",
+                                         "timing.json")  # besides run.json, results.jsonl
 GRID = tuple(round(0.1 * i, 1) for i in range(11))  # 0, 0.1 … 1
 EXAMPLES_DEFAULT = 50
 TRANSFORMATION = {SOUND: "phonetic", SIGHT: "visual"}  # the first-order attack's perturber
@@ -177,28 +178,8 @@ class Bench:
 
 def _prepare(out: Path, settings: BenchSettings, restart: bool) -> list[dict]:
     """Check (or, with ``restart``, clear) the folder, record the run; the lines done."""
-    out.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(out)
-    run_file, results = out / RUN, out / RESULTS
-    fingerprint = json.loads(json.dumps(settings.fingerprint()))
-    if restart:
-        for name in (RESULTS, TABLE_JSON, TABLE_MD, EXAMPLES, TIMING):
-            (out / name).unlink(missing_ok=True)
-    elif run_file.exists():
-        try:
-            recorded = json.loads(run_file.read_text(encoding="utf-8"))["fingerprint"]
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{run_file} is unreadable ({e}); pass --restart to start over")
-        changed = [f"{k}: {recorded.get(k)!r} then, {v!r} now"
-                   for k, v in fingerprint.items() if recorded.get(k) != v]
-        if changed:
-            raise ValueError(f"{out} holds a run with other settings ({'; '.join(changed)}); "
-                             "pass --restart to start over there, or choose another --out")
-    elif results.exists():
-        raise ValueError(f"{results} exists but {run_file} does not: not a run of `zeroe bench "
-                         "constraints`; pass --restart to overwrite it, or choose another --out")
-    atomic_write(run_file, json.dumps({"settings": settings.to_json(),
-                                       "fingerprint": fingerprint}, indent=1).encode() + b"\n")
+    open_run(out, settings, restart, (TABLE_JSON, TABLE_MD, EXAMPLES, TIMING), "bench constraints")
+    results = out / RESULTS
     expected = plan(settings)
     done = []
     for n, raw in enumerate(complete_lines(results)):

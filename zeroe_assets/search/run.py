@@ -208,15 +208,17 @@ def _attacked(settings, attack, victim, jobs: list, processes: int):
         yield from pool.imap(_attack_in_worker, jobs)
 
 
-def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> int:
-    """Check (or, with ``restart``, clear) the folder and record the run; the number of
-    results already there, after dropping a partial last line."""
+def open_run(out: Path, settings, restart: bool, outputs: tuple[str, ...], command: str) -> None:
+    """Check (or, with ``restart``, clear of ``outputs``) a run folder and record the run in
+    ``run.json``: a folder holding a run with other settings (``settings.fingerprint()``) is
+    refused, so a rerun only ever resumes its own run. Shared by ``zeroe attack`` and
+    ``zeroe bench constraints``."""
     out.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(out)  # of summary/report writes a kill interrupted
     results, run_file = out / RESULTS, out / RUN
     fingerprint = json.loads(json.dumps(settings.fingerprint()))  # as run.json reads back
     if restart:
-        for name in (RESULTS, SUMMARY, REPORT, PAGE):
+        for name in (RESULTS, *outputs):
             (out / name).unlink(missing_ok=True)
     elif run_file.exists():
         try:
@@ -230,9 +232,16 @@ def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> 
                              "pass --restart to start over there, or choose another --out")
     elif results.exists():
         raise ValueError(f"{results} exists but {run_file} does not: not a run of `zeroe "
-                         "attack`; pass --restart to overwrite it, or choose another --out")
+                         f"{command}`; pass --restart to overwrite it, or choose another --out")
     atomic_write(run_file, json.dumps({"settings": settings.to_json(),
                                        "fingerprint": fingerprint}, indent=1).encode() + b"\n")
+
+
+def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> int:
+    """Open the run folder; the number of results already there, after dropping a partial
+    last line."""
+    open_run(out, settings, restart, (SUMMARY, REPORT, PAGE), "attack")
+    results = out / RESULTS
     done = _finished(results)
     if done > examples:
         raise ValueError(f"{results} has {done} results, more than the {examples} examples to "
