@@ -67,13 +67,11 @@ def sound_index(lexicon: Lexicon, words: list[str], cfg: DictConfig) -> tuple[di
     prons = [list(map(lexicon.sounding, lexicon.entries.get(w, ()))) for w in words]
     unknown = [i for i, p in enumerate(prons) if not p]
     if unknown:
-        g2p = load_transliterator("g2p", cfg.root)
-        known = set(g2p.src_vocab.symbols)
-        readable = [i for i in unknown if set(words[i]) <= known]
-        found = g2p.translate([tuple(words[i]) for i in readable], n=G2P_BEST, beam=cfg.beam,
-                              batch_size=cfg.batch_size, precision=cfg.precision)
-        for i, hyps in zip(readable, found):
-            prons[i] = list(dict.fromkeys(h.tokens for h in hyps if h.tokens))
+        found = load_transliterator("g2p", cfg.root).pronounce(
+            [words[i] for i in unknown], n=G2P_BEST, beam=cfg.beam, batch_size=cfg.batch_size,
+            precision=cfg.precision)
+        for i, found_prons in zip(unknown, found):
+            prons[i] = list(found_prons)
     counts = load_counts().counts
     files, meta = sound_files(words, [[tuple(p) for p in ps] for ps in prons],
                               [counts.get(w, 0) for w in words], list(cfg.factories),

@@ -34,15 +34,8 @@ class PhoneticClass(Constraint):
                 raise ValueError(f"the phonetic constraint needs torch to run the embedder "
                                  f"({e})") from None
             self._embedder = load_embedder(Path(self.root) if self.root else None)
-        words = sorted({a for a, _ in todo})
-        row = {w: i for i, w in enumerate(words)}
-        per_word: list[list[str]] = [[] for _ in words]
-        for a, b in todo:
-            per_word[row[a]].append(b)
-        for word, cands, verdicts in zip(words, per_word,
-                                         self._embedder.judge(words, per_word)):
-            for b, v in zip(cands, verdicts):
-                self._judged[word, b] = v.label in self.classes
+        for pair, verdict in self._embedder.judge_pairs(todo).items():
+            self._judged[pair] = verdict.label in self.classes
 
     @staticmethod
     def _pairs(original, candidate):

@@ -80,15 +80,8 @@ class EmbedderScore(Score):
             except ImportError as e:
                 raise ValueError(f"{self.name} needs torch to run the embedder ({e})") from None
             self._embedder = load_embedder(Path(self.root) if self.root else None)
-        words = sorted({a for a, _ in pairs})
-        row = {w: i for i, w in enumerate(words)}
-        per_word: list[list[str]] = [[] for _ in words]
-        for a, b in pairs:
-            per_word[row[a]].append(b)
-        judged = {(w, b): j.score for w, cands, js in
-                  zip(words, per_word, self._embedder.judge(words, per_word))
-                  for b, j in zip(cands, js)}
-        return [judged[p] for p in pairs]
+        judged = self._embedder.judge_pairs(pairs)
+        return [judged[p].score for p in pairs]
 
 
 class G2PScore(Score):
@@ -111,12 +104,8 @@ class G2PScore(Score):
                     raise ValueError(f"{self.name} needs torch to run the G2P model ({e})") \
                         from None
                 self._model = load_transliterator("g2p", Path(self.root) if self.root else None)
-            model = self._model
-            known = [w for w in todo if w and model.src_vocab.knows(model.tokens(w))]
-            for w in todo:
-                self._phones[w] = ()
-            for w, hyps in zip(known, model.translate([model.tokens(w) for w in known])):
-                self._phones[w] = tuple(p for p in hyps[0].tokens if p not in model.silent)
+            for w, prons in zip(todo, self._model.pronounce(todo)):
+                self._phones[w] = prons[0] if prons else ()
         return [self._phones[w] for w in words]
 
     def compute(self, pairs):

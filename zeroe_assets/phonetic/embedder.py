@@ -142,6 +142,16 @@ class Embedder:
             k += len(cands)
         return out
 
+    def judge_pairs(self, pairs) -> dict[tuple[str, str], Judgement]:
+        """``judge`` for ``(word, candidate)`` pairs, each word's candidates in one list."""
+        per_word: dict[str, list[str]] = {}
+        for a, b in pairs:
+            per_word.setdefault(a, []).append(b)
+        words = sorted(per_word)
+        candidates = [per_word[w] for w in words]
+        return {(w, b): j for w, cands, js in zip(words, candidates, self.judge(words, candidates))
+                for b, j in zip(cands, js)}
+
     def to_files(self) -> dict[str, bytes]:
         buf = io.BytesIO()
         np.savez(buf, **{k: v.detach().cpu().numpy() for k, v in self.net.state_dict().items()})

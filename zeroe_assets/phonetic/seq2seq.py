@@ -377,6 +377,20 @@ class Transliterator:
         return tuple(p if p in self.src_vocab.index or len(p) < 2 else p.rstrip("012")
                      for p in text.split())
 
+    def pronounce(self, words: Sequence[str], n: int = 1, beam: int = 5,
+                  **options) -> list[tuple[tuple[str, ...], ...]]:
+        """A G2P model's ``n`` best pronunciations of each word, best first, silent-letter marks
+        dropped and repeats merged; () for a word with a letter the model does not know."""
+        readable = [i for i, w in enumerate(words) if w and self.src_vocab.knows(self.tokens(w))]
+        found = self.translate([self.tokens(words[i]) for i in readable], n=n, beam=beam,
+                               **options)
+        out: list[tuple[tuple[str, ...], ...]] = [() for _ in words]
+        silent = self.silent
+        for i, hyps in zip(readable, found):
+            prons = (tuple(p for p in h.tokens if p not in silent) for h in hyps)
+            out[i] = tuple(dict.fromkeys(p for p in prons if p))
+        return out
+
     def translate(self, inputs: Sequence[Sequence[str]], n: int = 1, beam: int = 5,
                   batch_size: int = 512, precision: str = "auto") -> list[list[Hypothesis]]:
         """n-best outputs for each token sequence, best first; unknown symbols are a ValueError.

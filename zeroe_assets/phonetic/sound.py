@@ -144,14 +144,7 @@ class SoundSpace:
         words = [w.lower() for w in words]
         todo = sorted({w for w in words if w not in self.rows and w not in self._pronounced})
         if todo:
-            g2p = self._transliterator()
-            known = set(g2p.src_vocab.symbols)
-            readable = [w for w in todo if w and set(w) <= known]
-            for w in todo:
-                self._pronounced[w] = ()
-            for w, hyps in zip(readable, g2p.translate([tuple(w) for w in readable],
-                                                       n=G2P_BEST, beam=5)):
-                self._pronounced[w] = tuple(dict.fromkeys(h.tokens for h in hyps if h.tokens))
+            self._pronounced.update(zip(todo, self._transliterator().pronounce(todo, n=G2P_BEST)))
         return [self.pronunciations(w) if w in self.rows else self._pronounced[w]
                 for w in words]
 
