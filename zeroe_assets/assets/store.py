@@ -63,6 +63,17 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def sha256_path(path: Path) -> str:
+    """Of a file's bytes, or of a folder's files (their names and sha256, in name order): a
+    dataset saved as a folder is fingerprinted like a file."""
+    if not path.is_dir():
+        return sha256_file(path)
+    h = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        h.update(f"{file.relative_to(path).as_posix()}\0{sha256_file(file)}\n".encode())
+    return h.hexdigest()
+
+
 def npy_bytes(array: np.ndarray) -> bytes:
     """Serialise an array as ``.npy`` without pickle (object arrays are refused)."""
     buf = io.BytesIO()

@@ -26,12 +26,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..assets import atomic_write, read_manifest, remove_stale_temporaries, sha256_file
+from ..assets import atomic_write, read_manifest, remove_stale_temporaries, sha256_path
 from ..parallel import start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
 from ..progress import progress_bar
-from ..spec import attackers_here, available_names, get_attacker
+from ..spec import attackers_here, get_attacker
 from ..protocol import LEVELS, resolve_level
 from ..rng import sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
@@ -146,16 +146,6 @@ def asset_fingerprints(attackers: Sequence[str]) -> tuple[tuple[str, str], ...]:
     return tuple((c, fingerprint(c)) for c in sorted(used | nested))
 
 
-def checksum(path: Path) -> str:
-    """sha256 of a file, or of a dataset folder's files (names and contents)."""
-    if not path.is_dir():
-        return sha256_file(path)
-    h = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        h.update(f"{file.relative_to(path).as_posix()}\0{sha256_file(file)}\n".encode())
-    return h.hexdigest()
-
-
 def job_seed(seed: int, *parts: str) -> int:
     digest = hashlib.sha256("|".join([str(seed), *parts]).encode()).digest()
     return int.from_bytes(digest[:8], "little")
@@ -227,14 +217,14 @@ def is_complete(job: Job, source: str | None = None) -> bool:
     except (json.JSONDecodeError, UnicodeDecodeError):
         return False
     return meta.get("params") == json.loads(json.dumps(job.params())) and \
-        meta.get("sha256") == checksum(Path(job.output)) and \
-        meta.get("input_sha256") == (source or checksum(Path(job.input)))
+        meta.get("sha256") == sha256_path(Path(job.output)) and \
+        meta.get("input_sha256") == (source or sha256_path(Path(job.input)))
 
 
 def run_job(job: Job) -> Outcome:
     """Stream ``job.input`` through its attack mixture into ``job.output`` (atomically)."""
     start = time.perf_counter()
-    source = checksum(Path(job.input))  # what was read, not what the file may be by the end
+    source = sha256_path(Path(job.input))  # what was read, not what the file may be by the end
     if is_complete(job, source):
         return Outcome(job.output, skipped=True)
     fmt = get_task(job.task).format_for(Path(job.input), job.fields or None)
@@ -266,7 +256,7 @@ def run_job(job: Job) -> Outcome:
     records, texts, changed = counts["records"], counts["texts"], counts["changed"]
     outcome = Outcome(job.output, False, records, texts, changed, time.perf_counter() - start,
                       {f"{a}:{lv}": shares[i] for i, (a, lv) in enumerate(job.mixture)})
-    meta = {"params": job.params(), "sha256": checksum(out),
+    meta = {"params": job.params(), "sha256": sha256_path(out),
             "input_sha256": source, "records": records, "texts": texts,
             "changed_texts": changed, "shares": outcome.shares,
             "components": dict(job.assets),  # what made the set: name → checksum of its files

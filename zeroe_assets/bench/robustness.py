@@ -22,13 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import tokenize
-from ..assets import atomic_write
+from ..assets import atomic_write, sha256_path
 from ..constraints.scored import SIGHT, SOUND, Threshold, get_score
 from ..progress import progress_bar
 from ..search.recipes import get_recipe
 from ..search.results import SUCCESSFUL, AttackResult, summarize
-from ..search.run import (RESULTS, RunSettings, complete_lines, open_run, read_examples,
-                          segments, sha256_path)
+from ..search.run import RESULTS, RunSettings, complete_lines, open_run, read_examples, segments
 from ..search.text import AttackedText
 from ..tasks import get_task
 from ..victims import load_victim

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..assets import atomic_write, remove_stale_temporaries, sha256_file
+from ..assets import atomic_write, remove_stale_temporaries, sha256_path
 from ..bench import html as H
 from ..bench.results import Example, _Record
 from ..parallel import start_worker
@@ -65,16 +65,6 @@ class RunSettings(_Record):
                 "seed": self.seed, "data_sha256": sha256_path(Path(self.data)),
                 "victim_sha256": sha256_path(Path(self.victim_path)) if self.victim_path else None,
                 "shield": _shield_fingerprint(self.shield)}
-
-
-def sha256_path(path: Path) -> str:
-    """Of a file's bytes, or of a folder's files (their names and sha256, in name order)."""
-    if not path.is_dir():
-        return sha256_file(path)
-    h = hashlib.sha256()
-    for p in sorted(p for p in path.rglob("*") if p.is_file()):
-        h.update(f"{p.relative_to(path)}\0{sha256_file(p)}\n".encode())
-    return h.hexdigest()
 
 
 def _shield_fingerprint(mechanisms: list[str] | None) -> dict | None:
