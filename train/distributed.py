@@ -27,6 +27,15 @@ def bucket_trainer(cfg: DictConfig) -> tuple[pl.Trainer, dict[str, pl.Callback]]
     return fit_trainer(cfg, use_distributed_sampler=False)
 
 
+def best_checkpoint(callbacks: dict[str, pl.Callback]) -> str:
+    """The best checkpoint a fit wrote (the last one where nothing was monitored)."""
+    chosen = callbacks["best"].best_model_path or callbacks["last"].best_model_path
+    if not chosen:
+        raise RuntimeError("training wrote no checkpoint: validation never ran (is "
+                           "trainer.check_val_every_n_epoch larger than trainer.max_epochs?)")
+    return chosen
+
+
 def one_device_trainer(trainer_cfg: DictConfig) -> pl.Trainer:
     """A Trainer with the run's settings on one device, for testing; it logs and saves nothing
     (the scores go to the run's ``metrics.json``)."""

@@ -20,7 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from train import CONF
 from train.checks import load_module
-from train.distributed import fit_trainer
+from train.distributed import best_checkpoint, fit_trainer
 from zeroe_assets.assets.store import default_root, library_versions
 from zeroe_assets.shield.features import FEATURES
 from zeroe_assets.shield.ranker import Ranker, hand_set_ranker, load_ranker, write_ranker
@@ -59,10 +59,7 @@ def train(cfg: DictConfig) -> dict:
         trainer.fit(module, data, ckpt_path=cfg.ckpt_path)
         if not trainer.is_global_zero:
             return {}
-        chosen = callbacks["best"].best_model_path or callbacks["last"].best_model_path
-        if not chosen:
-            raise RuntimeError("training wrote no checkpoint: validation never ran (is "
-                               "trainer.check_val_every_n_epoch larger than trainer.max_epochs?)")
+        chosen = best_checkpoint(callbacks)
     fit_seconds, fit_cpu = time.perf_counter() - started, time.process_time() - cpu_started
     module, state = load_module(chosen, RankerModule,
                                 "a shield ranker checkpoint (written by train.shield)",

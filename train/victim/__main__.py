@@ -19,7 +19,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from train import CONF
-from train.distributed import bucket_trainer, one_device_trainer
+from train.distributed import best_checkpoint, bucket_trainer, one_device_trainer
 from zeroe_assets.assets.store import library_versions
 
 
@@ -39,10 +39,7 @@ def train(cfg: DictConfig) -> dict:
     fit_seconds, fit_cpu = time.perf_counter() - started, time.process_time() - cpu_started
     if not trainer.is_global_zero:
         return {}
-    chosen = callbacks["best"].best_model_path or callbacks["last"].best_model_path
-    if not chosen:
-        raise RuntimeError("training wrote no checkpoint: validation never ran (is "
-                           "trainer.check_val_every_n_epoch larger than trainer.max_epochs?)")
+    chosen = best_checkpoint(callbacks)
     state = torch.load(chosen, map_location="cpu", weights_only=True)
     module.load_state_dict(state["state_dict"])
     tester = one_device_trainer(cfg.trainer)
