@@ -143,22 +143,29 @@ def _torch_models() -> list[str]:
                          for t, top in _imports(name, path) if top))
 
 
+def _pulled_in(modules, heavy) -> list[str]:
+    """Which of the ``heavy`` libraries a fresh interpreter has loaded after importing
+    ``modules``."""
+    code = ("import importlib, sys\n"
+            f"for m in {list(modules)!r}: importlib.import_module(m)\n"
+            f"print(sorted(m for m in {tuple(heavy)!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
 def test_import_zeroe_assets_pulls_in_no_torch():
     torch_free = [m for m in MODULES if m not in _torch_models() and not m.endswith(".__main__")]
-    code = ("import importlib, sys\n"
-            f"for m in {torch_free!r}: importlib.import_module(m)\n"
-            "print(sorted(m for m in ('torch', 'lightning', 'pytorch_lightning', 'hydra')"
-            " if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]", f"importing the runtime pulled in {out.stdout.strip()}"
+    found = _pulled_in(torch_free, ("torch", "lightning", "pytorch_lightning", "hydra"))
+    assert found == "[]", f"importing the runtime pulled in {found}"
 
 
-
-def test_import_zeroe_assets_pulls_in_no_datasets_or_ray():
-    code = ("import sys, zeroe_assets, zeroe_assets.cli, zeroe_assets.integrations.hf_datasets, "
-            "zeroe_assets.integrations.ray_data\n"
-            "print(sorted(m for m in ('datasets', 'ray', 'pyarrow') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]", f"importing the runtime pulled in {out.stdout.strip()}"
+@pytest.mark.parametrize("modules, heavy", [
+    (("zeroe_assets", "zeroe_assets.cli", "zeroe_assets.integrations.hf_datasets",
+      "zeroe_assets.integrations.ray_data"), ("datasets", "ray", "pyarrow")),
+    (("zeroe_assets", "zeroe_assets.integrations", "zeroe_assets.integrations.textattack_offline"),
+     ("textattack", "flair")),
+])
+def test_the_integrations_import_their_library_only_when_called(modules, heavy):
+    found = _pulled_in(modules, heavy)
+    assert found == "[]", f"importing the runtime pulled in {found}"
