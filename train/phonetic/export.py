@@ -86,7 +86,7 @@ def export_sound(cfg: DictConfig, lexicon: Lexicon) -> dict:
     (``export.sound_only=true``)."""
     started = time.perf_counter()
     old = load_component(COMPONENT, cfg.root)
-    words = PhoneticTable.from_component(old).words
+    words = PhoneticTable.words_of(old)
     files, sound = sound_index(lexicon, list(words), cfg)
     kept = {name: old.file(name).read_bytes() for name in old.files
             if not (name.startswith("index.") or name in files)}

@@ -110,10 +110,19 @@ class PhoneticTable:
                 "table.scores.npy": npy_bytes(self.scores),
                 "table.sources.npy": npy_bytes(self.sources)}
 
+    @staticmethod
+    def words_of(component: Component) -> list[str]:
+        """The vocabulary alone (``words.txt``), for what is keyed by its rows."""
+        try:
+            return _lines(component.file("words.txt").read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ArtifactError(f"{component.path}: {e}; {rebuild_hint(component.name)}") from e
+
     @classmethod
     def from_component(cls, component: Component) -> "PhoneticTable":
+        words = cls.words_of(component)
         try:
-            return cls(_lines(component.file("words.txt").read_text(encoding="utf-8")),
+            return cls(words,
                        component.load_npy("table.offsets.npy"),
                        _lines(component.file("table.candidates.txt").read_text(encoding="utf-8")),
                        component.load_npy("table.scores.npy"),

@@ -214,7 +214,7 @@ def load_sound(root: Path | str | None = None) -> SoundSpace:
 
     def build(root_: Path) -> SoundSpace:
         component = load_component(COMPONENT, root_)
-        return SoundSpace(component, PhoneticTable.from_component(component).words)
+        return SoundSpace(component, PhoneticTable.words_of(component))
 
     return cached_component(COMPONENT, root, build, part="sound")
 
