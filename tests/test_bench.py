@@ -245,21 +245,21 @@ def test_cli_generate_train_evaluate_heatmap(tmp_path, capsys):
     from zeroe_assets.cli import main
 
     olid = str(FIX / "olid.tsv")
-    assert main(["bench", "generate", "--task", "tc", "--input", f"test={olid}", "--attackers",
+    assert main(["bench", "generate", "--task", "tc", "--input", f"test={olid}", "--perturbers",
                  "intrude,truncate", "--levels", "high", "--out", str(tmp_path / "sets")]) == 0
-    assert main(["bench", "generate", "--task", "tc", "--input", f"train={olid}", "--attackers",
+    assert main(["bench", "generate", "--task", "tc", "--input", f"train={olid}", "--perturbers",
                  "intrude,truncate", "--mode", "1-1", "--out", str(tmp_path / "adv")]) == 0
     assert main(["bench", "train-victim", "--task", "tc", "--victim", "tc-tfidf", "--train", olid,
                  "--out", str(tmp_path / "clean.joblib")]) == 0
     assert main(["bench", "evaluate", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
-                 str(tmp_path / "clean.joblib"), "--data", str(tmp_path / "sets"), "--out",
+                 str(tmp_path / "clean.joblib"), "--sets", str(tmp_path / "sets"), "--out",
                  str(tmp_path / "base")]) == 0
     for alpha in ("intrude", "truncate"):
         assert main(["bench", "train-victim", "--task", "tc", "--victim", "tc-tfidf", "--train",
                      str(tmp_path / "adv" / f"train_1-1_{alpha}.tsv"), "--out",
                      str(tmp_path / f"{alpha}.joblib")]) == 0
         assert main(["bench", "evaluate", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
-                     str(tmp_path / f"{alpha}.joblib"), "--data", str(tmp_path / "sets"),
+                     str(tmp_path / f"{alpha}.joblib"), "--sets", str(tmp_path / "sets"),
                      "--baseline", str(tmp_path / "base" / "results.json"), "--out",
                      str(tmp_path / alpha)]) == 0
     assert main(["bench", "heatmap", "--adv", f"intrude={tmp_path / 'intrude' / 'results.json'}",
@@ -267,7 +267,7 @@ def test_cli_generate_train_evaluate_heatmap(tmp_path, capsys):
                  "--out", str(tmp_path / "heat.png")]) == 0
     assert (tmp_path / "heat.png").stat().st_size > 1000
     assert main(["bench", "generate", "--task", "pos", "--input", str(FIX / "pos.conllu"),
-                 "--attackers", "segment", "--out", str(tmp_path / "x")]) == 2
+                 "--perturbers", "segment", "--out", str(tmp_path / "x")]) == 2
     assert "token-aligned" in capsys.readouterr().err
 
 
@@ -372,7 +372,7 @@ def test_empty_input_and_empty_levels_are_refused(tmp_path):
     with pytest.raises(ValueError, match="no levels"):
         gen.plan("pos", {"test": FIX / "pos.conllu"}, ["intrude"], [], tmp_path / "out", 0)
     assert main(["bench", "generate", "--task", "pos", "--input", str(FIX / "pos.conllu"),
-                 "--attackers", "intrude", "--levels", ",", "--out", str(tmp_path / "out")]) == 2
+                 "--perturbers", "intrude", "--levels", ",", "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out").exists()
 
 
@@ -449,7 +449,7 @@ def test_numeric_levels_name_outputs_and_sidecars_by_their_canonical_tag(tmp_pat
     assert [gen.level_tag(x) for x in ("0.30", 0.3, " High ", "1", "-0", "1e-1")] == [
         "0.3", "0.3", "high", "1", "0", "0.1"]
     assert main(["bench", "generate", "--task", "tc", "--input", f"test={FIX / 'olid.tsv'}",
-                 "--attackers", "intrude", "--levels", "0.30,low,0.9", "--out",
+                 "--perturbers", "intrude", "--levels", "0.30,low,0.9", "--out",
                  str(tmp_path)]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["test_intrude_0.3.tsv", "test_intrude_0.3.tsv.zeroe.json",
@@ -558,7 +558,7 @@ def test_unknown_task_lists_the_valid_ones(capsys):
         with pytest.raises(ValueError, match=r"unknown task .*choose from pos, nli, tc, generic"):
             get_task(bad)
     with pytest.raises(SystemExit) as exit_:
-        main(["bench", "evaluate", "--task", "ner", "--victim", "x", "--data", ".", "--out", "."])
+        main(["bench", "evaluate", "--task", "ner", "--victim", "x", "--sets", ".", "--out", "."])
     assert exit_.value.code == 2
     assert "choose from 'pos', 'nli', 'tc', 'generic'" in capsys.readouterr().err
 

@@ -43,7 +43,7 @@ def inputs(tmp_path):
 
 
 def _generate(tmp_path, source, out):
-    assert main(["bench", "generate", "--task", "nli", "--input", source, "--attackers",
+    assert main(["bench", "generate", "--task", "nli", "--input", source, "--perturbers",
                  "truncate,intrude", "--levels", "high", "--out", str(tmp_path / out)]) == 0
 
 

@@ -17,7 +17,7 @@ def run_cli(args, stdin: bytes = b"", monkeypatch=None, capsys=None):
 
 def test_perturb_keeps_line_count_and_endings(monkeypatch, capsys):
     data = "Hello world, how are you?\r\n\nsecond line here\nlast line without newline"
-    code, out, _ = run_cli(["perturb", "-a", "intrude", "-l", "high", "--seed", "1"],
+    code, out, _ = run_cli(["perturb", "-p", "intrude", "-l", "high", "--seed", "1"],
                            data.encode(), monkeypatch, capsys)
     assert code == 0
     assert out.count("\n") == data.count("\n") and out.count("\r\n") == 1
@@ -26,50 +26,50 @@ def test_perturb_keeps_line_count_and_endings(monkeypatch, capsys):
 
 def test_perturb_p_zero_round_trip(monkeypatch, capsys):
     data = "Ünïcödé 😀 text\n\tindented\r\n  \n"
-    code, out, _ = run_cli(["perturb", "-a", "rand", "-l", "0"], data.encode(), monkeypatch, capsys)
+    code, out, _ = run_cli(["perturb", "-p", "rand", "-l", "0"], data.encode(), monkeypatch, capsys)
     assert code == 0 and out == data
 
 
 def test_perturb_file_and_processes_identical(tmp_path, monkeypatch, capsys):
     path = tmp_path / "in.txt"
     path.write_text("".join(f"line number {i} with some words\n" for i in range(500)))
-    _, one, _ = run_cli(["perturb", "-a", "keyboard-typo", str(path)], b"", monkeypatch, capsys)
-    _, two, _ = run_cli(["perturb", "-a", "keyboard-typo", "-j", "2", str(path)], b"",
+    _, one, _ = run_cli(["perturb", "-p", "keyboard-typo", str(path)], b"", monkeypatch, capsys)
+    _, two, _ = run_cli(["perturb", "-p", "keyboard-typo", "-j", "2", str(path)], b"",
                         monkeypatch, capsys)
     assert one == two and one.count("\n") == 500
 
 
 def test_perturb_jsonl(monkeypatch, capsys):
     data = '{"text": "hello there friend", "id": 1}\n{"text": "second one", "label": "x"}\n'
-    code, out, _ = run_cli(["perturb", "-a", "truncate", "-l", "1", "--jsonl"], data.encode(),
+    code, out, _ = run_cli(["perturb", "-p", "truncate", "-l", "1", "--jsonl"], data.encode(),
                            monkeypatch, capsys)
     rows = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and rows == [{"text": "hell ther frien", "id": 1},
                                   {"text": "secon on", "label": "x"}]
     data = '{"premise": "cats sleep", "hypothesis": "dogs bark"}\n'
-    code, out, _ = run_cli(["perturb", "-a", "truncate", "-l", "1", "--jsonl", "--field",
-                            "premise", "--field", "hypothesis"], data.encode(), monkeypatch, capsys)
+    code, out, _ = run_cli(["perturb", "-p", "truncate", "-l", "1", "--jsonl", "--fields",
+                            "premise,hypothesis"], data.encode(), monkeypatch, capsys)
     assert json.loads(out) == {"premise": "cat slee", "hypothesis": "dog bar"}
 
 
 def test_invalid_utf8_names_the_line(monkeypatch, capsys):
     data = b"fine line\nbad \xff line\n"
-    code, _, err = run_cli(["perturb", "-a", "truncate"], data, monkeypatch, capsys)
+    code, _, err = run_cli(["perturb", "-p", "truncate"], data, monkeypatch, capsys)
     assert code == 2 and "line 2" in err and "--errors replace" in err
-    code, out, _ = run_cli(["perturb", "-a", "truncate", "-l", "0", "--errors", "replace"], data,
+    code, out, _ = run_cli(["perturb", "-p", "truncate", "-l", "0", "--errors", "replace"], data,
                            monkeypatch, capsys)
     assert code == 0 and out == "fine line\nbad \ufffd line\n"
 
 
 @pytest.mark.parametrize("args, message", [
-    (["perturb", "-a", "nope"], "choose from"),
-    (["perturb", "-a", "truncate", "-l", "7"], "[0, 1]"),
-    (["perturb", "-a", "truncate", "-o", "novalue"], "KEY=VALUE"),
-    (["perturb", "-a", "truncate", "--field", "x"], "--jsonl"),
-    (["perturb", "-a", "inner-shuffle", "-o", "min_length=four"], "min_length must be int"),
-    (["perturb", "-a", "inner-shuffle", "-o", "min_length=3.5"], "min_length must be int"),
+    (["perturb", "-p", "nope"], "choose from"),
+    (["perturb", "-p", "truncate", "-l", "7"], "[0, 1]"),
+    (["perturb", "-p", "truncate", "-o", "novalue"], "KEY=VALUE"),
+    (["perturb", "-p", "truncate", "--fields", "x"], "--jsonl"),
+    (["perturb", "-p", "inner-shuffle", "-o", "min_length=four"], "min_length must be int"),
+    (["perturb", "-p", "inner-shuffle", "-o", "min_length=3.5"], "min_length must be int"),
     (["demo", "-o", "nope=1"], "nope not accepted"),
-    (["perturb", "-a", "intrude", "-o", "phi=0.1"], "use --phi"),
+    (["perturb", "-p", "intrude", "-o", "phi=0.1"], "use --phi"),
 ])
 def test_usage_errors_exit_2(args, message, monkeypatch, capsys):
     code, _, err = run_cli(args, b"text\n", monkeypatch, capsys)
@@ -78,10 +78,10 @@ def test_usage_errors_exit_2(args, message, monkeypatch, capsys):
 
 def test_options_are_read_as_their_parameters_types(monkeypatch, capsys):
     # text where the parameter takes text: "5" is the symbol to insert, not the number 5
-    code, out, _ = run_cli(["perturb", "-a", "intrude", "-l", "1", "-o", "symbols=5"],
+    code, out, _ = run_cli(["perturb", "-p", "intrude", "-l", "1", "-o", "symbols=5"],
                            b"wonderful\n", monkeypatch, capsys)
     assert code == 0 and set(out) - set("wonderful\n") == {"5"}
-    code, out, _ = run_cli(["perturb", "-a", "inner-shuffle", "-l", "1", "-o", "min_length=12"],
+    code, out, _ = run_cli(["perturb", "-p", "inner-shuffle", "-l", "1", "-o", "min_length=12"],
                            b"wonderful\n", monkeypatch, capsys)
     assert code == 0 and out == "wonderful\n"  # 9 letters: below min_length, so untouched
     # the demo hands each attacker the options it takes (r to mischief only)
@@ -90,13 +90,13 @@ def test_options_are_read_as_their_parameters_types(monkeypatch, capsys):
 
 
 def test_jsonl_last_line_without_newline_stays_so(monkeypatch, capsys):
-    code, out, _ = run_cli(["perturb", "-a", "truncate", "-l", "1", "--jsonl"],
+    code, out, _ = run_cli(["perturb", "-p", "truncate", "-l", "1", "--jsonl"],
                            b'{"text": "hello wonderful world"}', monkeypatch, capsys)
     assert code == 0 and json.loads(out)["text"] == "hell wonderfu worl" and not out.endswith("\n")
 
 
 def test_jsonl_errors(monkeypatch, capsys):
-    code, _, err = run_cli(["perturb", "-a", "truncate", "--jsonl"], b'{"id": 1}\n', monkeypatch,
+    code, _, err = run_cli(["perturb", "-p", "truncate", "--jsonl"], b'{"id": 1}\n', monkeypatch,
                            capsys)
     assert code == 2 and "line 1" in err and "text" in err
 
@@ -121,7 +121,7 @@ def test_g2p_without_torch_is_a_clear_error(monkeypatch, capsys):
 def test_console_script_usage_error_exit_code():
     proc = subprocess.run([sys.executable, "-m", "zeroe_assets.cli", "perturb"],
                           capture_output=True, text=True)
-    assert proc.returncode == 2 and "--attacker" in proc.stderr
+    assert proc.returncode == 2 and "--perturbers" in proc.stderr
 
 
 @pytest.mark.parametrize("good", [3, 700])
@@ -131,7 +131,7 @@ def test_every_line_before_invalid_utf8_is_written_under_processes(tmp_path, mon
     path.write_bytes(b"".join(b"line %d with some words\n" % i for i in range(good)) + b"\xff\n")
     outs = []
     for j in ("1", "2", "3"):
-        code, out, err = run_cli(["perturb", "-a", "truncate", "-j", j, str(path)], b"",
+        code, out, err = run_cli(["perturb", "-p", "truncate", "-j", j, str(path)], b"",
                                  monkeypatch, capsys)
         assert code == 2 and f"line {good + 1} is not valid UTF-8" in err
         outs.append(out)
@@ -156,7 +156,7 @@ def test_ctrl_c_is_one_line_and_exit_130(processes):
     import signal
     import threading
 
-    proc = subprocess.Popen([sys.executable, "-m", "zeroe_assets.cli", "perturb", "-a", "truncate",
+    proc = subprocess.Popen([sys.executable, "-m", "zeroe_assets.cli", "perturb", "-p", "truncate",
                              "-j", processes], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     started = threading.Event()
@@ -190,3 +190,30 @@ def test_closed_stdout_and_version():
     version = subprocess.run([sys.executable, "-m", "zeroe_assets.cli", "--version"],
                              capture_output=True, text=True)
     assert version.returncode == 0 and version.stdout.startswith("zeroe ")
+
+
+@pytest.mark.parametrize("old, new", [
+    (["perturb", "-a", "truncate", "-l", "1"], ["perturb", "-p", "truncate", "-l", "1"]),
+    (["perturb", "--attacker", "truncate", "-l", "1", "--jsonl", "--field", "a", "--field", "b"],
+     ["perturb", "-p", "truncate", "-l", "1", "--jsonl", "--fields", "a,b"]),
+    (["shield", "--mechanisms", "intrude"], ["shield", "--perturbers", "intrude"]),
+])
+def test_old_option_spellings_still_work_with_a_note(old, new, monkeypatch, capsys):
+    data = b'{"a": "one two three", "b": "four five six"}\n' if "--jsonl" in new else \
+        b"one two three four\n"
+    code, expected, quiet = run_cli(new, data, monkeypatch, capsys)
+    assert code == 0 and "note" not in quiet
+    code, out, err = run_cli(old, data, monkeypatch, capsys)
+    assert code == 0 and out == expected
+    assert "is now" in err and "goes in 0.3" in err
+
+
+def test_the_old_command_name_attack_runs_search_with_a_note(capsys):
+    with pytest.raises(SystemExit):  # --help exits 0 after printing the search's help
+        main(["attack", "--help"])
+    assert "zeroe search" in capsys.readouterr().out
+    code = main(["attack", "--task", "tc", "--victim", "x", "--recipe", "deepwordbug",
+                 "--out", "o"])
+    err = capsys.readouterr().err
+    assert "`zeroe attack` is now `zeroe search`" in err
+    assert code == 2 and "the following arguments are required: --input" in err

@@ -40,7 +40,7 @@ def test_ctrl_c_during_bench_generate_is_one_line_130_and_leaves_no_temporaries(
     with open(log, "wb") as err:  # a file, not a pipe: nothing can block on a full pipe
         proc = subprocess.Popen(
             [sys.executable, "-m", "zeroe_assets.cli", "bench", "generate", "--task", "tc",
-             "--input", f"test={source}", "--attackers", "intrude,truncate", "--levels", levels,
+             "--input", f"test={source}", "--perturbers", "intrude,truncate", "--levels", levels,
              "--out", str(out), "-j", processes],
             stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, start_new_session=True,
             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -67,7 +67,7 @@ def test_bench_generate_removes_stale_temporaries_but_not_a_live_writers(tmp_pat
     for path in (stale, live, unrelated):
         path.write_text("partial")
     assert main(["bench", "generate", "--task", "tc", "--input", f"test={FIX / 'olid.tsv'}",
-                 "--attackers", "truncate", "--levels", "high", "--out", str(out)]) == 0
+                 "--perturbers", "truncate", "--levels", "high", "--out", str(out)]) == 0
     assert not stale.exists() and live.exists() and unrelated.exists()
     assert (out / "test_truncate_high.tsv").exists()
 
@@ -85,7 +85,7 @@ def test_an_empty_form_is_named_up_front(tmp_path, capsys, fmt, line):
     path = tmp_path / f"test.{fmt}"
     path.write_text("".join(lines))
     out = tmp_path / "sets"
-    code = main(["bench", "generate", "--task", "pos", "--input", str(path), "--attackers",
+    code = main(["bench", "generate", "--task", "pos", "--input", str(path), "--perturbers",
                  "truncate", "--levels", "0,high", "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and f"{path}:{bad + 1}:" in err and "empty form" in err
@@ -122,12 +122,12 @@ def test_rand_names_what_it_leaves_out_and_strict_makes_it_an_error(empty_artifa
 
 def test_perturb_rand_warns_in_one_line_and_strict_exits_1(empty_artifacts, monkeypatch, capfd):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"hello world\n")))
-    assert main(["perturb", "-a", "rand"]) == 0
+    assert main(["perturb", "-p", "rand"]) == 0
     captured = capfd.readouterr()
     assert captured.out.count("\n") == 1
     err = captured.err.splitlines()
     assert len(err) == 2 and all(e.startswith("zeroe: warning: rand leaves out ") for e in err)
-    assert main(["perturb", "-a", "rand", "--strict"]) == 1
+    assert main(["perturb", "-p", "rand", "--strict"]) == 1
     assert capfd.readouterr().err.startswith("zeroe perturb: error: rand needs phonetic")
 
 
@@ -160,12 +160,12 @@ def test_processes_are_capped_at_the_cores_with_a_note(command, tmp_path, monkey
         real = parallel.stream
         monkeypatch.setattr(parallel, "stream", lambda *a: seen.append(a[3]) or real(*a))
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"hello world\n")))
-        args = ["perturb", "-a", "truncate", "-j", "1000"]
+        args = ["perturb", "-p", "truncate", "-j", "1000"]
     else:
         real = gen.run
         monkeypatch.setattr(gen, "run", lambda jobs, n: seen.append(n) or real(jobs, n))
         args = ["bench", "generate", "--task", "tc", "--input", f"test={FIX / 'olid.tsv'}",
-                "--attackers", "truncate", "--levels", "high", "--out", str(tmp_path), "-j", "1000"]
+                "--perturbers", "truncate", "--levels", "high", "--out", str(tmp_path), "-j", "1000"]
     assert main(args) == 0
     err = capfd.readouterr().err
     assert f"zeroe {command}: note: -j 1000 capped at {cores}, the CPU cores available" in err

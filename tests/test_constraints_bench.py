@@ -23,7 +23,7 @@ def bench(capsys, olid, out, *extra, constraint="uts39-skeleton", thresholds=GRI
           victim="tc-tfidf"):
     data, model = olid
     code = main(["bench", "constraints", "--task", "tc", "--victim", victim, "--victim-path",
-                 str(model), "--data", str(data), "--constraint", constraint, "--thresholds",
+                 str(model), "--input", str(data), "--constraint", constraint, "--thresholds",
                  thresholds, "--examples", str(EXAMPLES), "--out", str(out), "-q", *extra])
     return (code, *capsys.readouterr())
 
@@ -33,7 +33,7 @@ def reference(olid, tmp_path_factory):
     out = tmp_path_factory.mktemp("constraints")
     data, model = olid
     assert main(["bench", "constraints", "--task", "tc", "--victim", "tc-tfidf",
-                 "--victim-path", str(model), "--data", str(data), "--constraint",
+                 "--victim-path", str(model), "--input", str(data), "--constraint",
                  "uts39-skeleton", "--thresholds", GRID, "--examples", str(EXAMPLES),
                  "--out", str(out), "-q"]) == 0
     return out

@@ -25,7 +25,7 @@ def _texts(n, offset=0):
 def _cli_jsonl(rows, fields, args, monkeypatch, capsys):
     data = "".join(json.dumps(r) + "\n" for r in rows).encode()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
-    flags = [x for f in fields for x in ("--field", f)]
+    flags = ["--fields", ",".join(fields)] if fields else []
     assert main(["perturb", *args, "--jsonl", *flags]) == 0
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
@@ -34,7 +34,7 @@ def test_equals_the_cli_for_any_batch_size_and_processes(monkeypatch, capsys):
     ds = datasets.Dataset.from_dict({"premise": _texts(150), "hypothesis": _texts(150, 7),
                                      "label": [i % 3 for i in range(150)]})
     expected = _cli_jsonl(ds.to_list(), ["premise", "hypothesis"],
-                          ["-a", "keyboard-typo", "-l", "high", "--seed", "5"], monkeypatch, capsys)
+                          ["-p", "keyboard-typo", "-l", "high", "--seed", "5"], monkeypatch, capsys)
     runs = [perturb_dataset(ds, "keyboard-typo", columns=["premise", "hypothesis"], level="high",
                             seed=5, batch_size=size, num_proc=procs)
             for size, procs in ((1000, None), (7, None), (33, 2))]
@@ -55,7 +55,7 @@ def test_dataset_dict_splits_and_untouched_columns(monkeypatch, capsys):
     for name, part in out.items():
         assert part.features == features and part["id"] == splits[name]["id"]
         expected = _cli_jsonl(splits[name].to_list(), ["text"],
-                              ["-a", "inner-shuffle|truncate", "-l", "0.6", "--seed", "2"],
+                              ["-p", "inner-shuffle|truncate", "-l", "0.6", "--seed", "2"],
                               monkeypatch, capsys)
         assert part.to_list() == expected  # each split as its own file
 

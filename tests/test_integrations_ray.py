@@ -38,7 +38,7 @@ def _cli(args, stdin, monkeypatch, capsys):
 def test_cli_engine_ray_is_byte_identical(ray, monkeypatch, capsys):
     data = ("".join(_line(i) + ("\r\n" if i % 9 == 0 else "\n") for i in range(300)) +
             "\n\u2028 a\x0cb  last line without an ending").encode()
-    args = ["-a", "keyboard-typo|inner-shuffle", "-l", "high", "--seed", "4"]
+    args = ["-p", "keyboard-typo|inner-shuffle", "-l", "high", "--seed", "4"]
     local = _cli(args, data, monkeypatch, capsys)
     assert _cli([*args, "--engine", "ray", "--workers", "1"], data, monkeypatch, capsys) == local
     assert local != data.decode()
@@ -57,7 +57,7 @@ def test_text_files_to_parquet_equal_the_cli(ray, tmp_path, monkeypatch, capsys)
     halves = [tmp_path / "b.txt", tmp_path / "a.txt"]  # read in the order given
     halves[0].write_text("\n".join(lines[:200]) + "\n")
     halves[1].write_text("\n".join(lines[200:]) + "\n")
-    expected = _cli(["-a", "keyboard-typo", "--seed", "9"], "\n".join(lines).encode() + b"\n",
+    expected = _cli(["-p", "keyboard-typo", "--seed", "9"], "\n".join(lines).encode() + b"\n",
                     monkeypatch, capsys).splitlines()
     out = tmp_path / "out"
     assert ray_data.perturb_files(halves, out, "keyboard-typo", seed=9, workers=2,
@@ -74,8 +74,8 @@ def test_parquet_to_jsonl_keeps_the_other_columns(ray, tmp_path, monkeypatch, ca
                            output_format="json")
     data = "".join(json.dumps(r) + "\n" for r in rows).encode()
     expected = [json.loads(x) for x in _cli(
-        ["-a", "intrude", "-l", "high", "--seed", "1", "--jsonl", "--field", "premise", "--field",
-         "hypothesis"], data, monkeypatch, capsys).splitlines()]
+        ["-p", "intrude", "-l", "high", "--seed", "1", "--jsonl", "--fields",
+         "premise,hypothesis"], data, monkeypatch, capsys).splitlines()]
     assert _folder_rows(out, "json") == expected
 
 

@@ -445,11 +445,11 @@ def test_a_corrupt_or_missing_seq2seq_model_is_a_clean_cli_error(built, tmp_path
     text = tmp_path / "in.txt"
     text.write_text("the nyght is kwiet\n")
     monkeypatch.setenv("ZEROE_ARTIFACTS", str(copy))
-    assert cli(["perturb", "-a", "phonetic", "-l", "high", str(text)]) == 1
+    assert cli(["perturb", "-p", "phonetic", "-l", "high", str(text)]) == 1
     err = capsys.readouterr().err
     assert str(path) in err and "rebuild" in err and "Traceback" not in err
     path.unlink()
-    assert cli(["perturb", "-a", "phonetic", "-l", "high", str(text)]) == 1
+    assert cli(["perturb", "-p", "phonetic", "-l", "high", str(text)]) == 1
     err = capsys.readouterr().err
     assert str(path) in err and "Traceback" not in err
 
@@ -472,7 +472,7 @@ def test_without_torch_the_oov_path_is_off_with_one_warning_line(built, tmp_path
     text = tmp_path / "in.txt"
     text.write_text("the nyght is kwiet\nnyght and lyght\n")
     monkeypatch.setenv("ZEROE_ARTIFACTS", str(copy))
-    assert cli(["perturb", "-a", "phonetic", "-l", "high", str(text)]) == 0
+    assert cli(["perturb", "-p", "phonetic", "-l", "high", str(text)]) == 0
     out, err = capsys.readouterr()
     assert out.count("\n") == 2
     assert err.count("\n") == 1 and "warning" in err and "torch" in err

@@ -1,7 +1,7 @@
 """``zeroe shield``: attacked lines restored, clean ones kept, one line out for every line in
 whatever it holds (empty, 1 MB, astral, combining, RTL, other languages, CRLF, invalid UTF-8),
 ``-j`` with the same output, JSONL fields, one-line errors, and missing or corrupt ranker
-artifacts; ``zeroe attack --shield`` and ``zeroe bench evaluate --shield`` end to end. The
+artifacts; ``zeroe search --shield`` and ``zeroe bench evaluate --shield`` end to end. The
 in-process runs share the module's shield (``get_shield()``'s cache)."""
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_every_line_comes_out_with_its_ending(tmp_path, monkeypatch, capsys):
     data = "".join(line + end for line, end in zip(HARD, endings)) + "T h e last one, no ending"
     path = tmp_path / "hard.txt"
     path.write_bytes(data.encode("utf-8"))
-    code, out, _ = run_cli(["shield", "--mechanisms", "visual,intrude", str(path)], b"",
+    code, out, _ = run_cli(["shield", "--perturbers", "visual,intrude", str(path)], b"",
                            monkeypatch, capsys)
     assert code == 0
     lines = out.splitlines(keepends=True)
@@ -99,10 +99,10 @@ def test_every_line_comes_out_with_its_ending(tmp_path, monkeypatch, capsys):
 
 def test_invalid_utf8_names_the_line_after_writing_the_ones_before(monkeypatch, capsys):
     data = b"T h e first\nbad \xff line\nnever read\n"
-    code, out, err = run_cli(["shield", "--mechanisms", "intrude"], data, monkeypatch, capsys)
+    code, out, err = run_cli(["shield", "--perturbers", "intrude"], data, monkeypatch, capsys)
     assert code == 2 and out == "The first\n"
     assert "line 2 is not valid UTF-8" in err and "--errors replace" in err
-    code, out, _ = run_cli(["shield", "--mechanisms", "intrude", "--errors", "replace"], data,
+    code, out, _ = run_cli(["shield", "--perturbers", "intrude", "--errors", "replace"], data,
                            monkeypatch, capsys)
     assert code == 0 and out == "The first\nbad \ufffd line\nnever read\n"
 
@@ -121,8 +121,8 @@ def test_processes_give_the_same_output(sentences, tmp_path, monkeypatch, capsys
 def test_jsonl_fields_are_restored_and_the_rest_kept(monkeypatch, capsys):
     data = ('{"premise": "T h e dog runs", "hypothesis": "a d-o-g is outside", "id": 7}\r\n'
             '{"premise": "unchanged", "hypothesis": "as written", "label": "x"}\n\n')
-    code, out, _ = run_cli(["shield", "--mechanisms", "intrude", "--jsonl", "--field", "premise",
-                            "--field", "hypothesis"], data.encode(), monkeypatch, capsys)
+    code, out, _ = run_cli(["shield", "--perturbers", "intrude", "--jsonl", "--fields",
+                            "premise,hypothesis"], data.encode(), monkeypatch, capsys)
     assert code == 0
     first, second, third = out.splitlines(keepends=True)
     assert json.loads(first) == {"premise": "The dog runs", "hypothesis": "a dog is outside",
@@ -132,17 +132,17 @@ def test_jsonl_fields_are_restored_and_the_rest_kept(monkeypatch, capsys):
 
 def test_mechanisms_are_the_ones_asked_for(monkeypatch, capsys):
     line = "T h e dog jmups oevr it\n"
-    _, out, _ = run_cli(["shield", "--mechanisms", "intrude"], line.encode(), monkeypatch, capsys)
+    _, out, _ = run_cli(["shield", "--perturbers", "intrude"], line.encode(), monkeypatch, capsys)
     assert out == "The dog jmups oevr it\n"  # the shuffles stay: their restorer is not asked
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--mechanisms", "visual,nope"], "unknown shield mechanism(s) nope; choose from visual"),
-    (["--mechanisms", ","], "(none given)"),
+    (["--perturbers", "visual,nope"], "unknown shield mechanism(s) nope; choose from visual"),
+    (["--perturbers", ","], "(none given)"),
     (["--threshold", "abc"], "--threshold must be a number in [0, 1], got 'abc'"),
     (["--threshold", "1.5"], "threshold must be a number in [0, 1]"),
     (["--threshold", "nan"], "threshold must be a number in [0, 1]"),
-    (["--field", "text"], "--field needs --jsonl"),
+    (["--fields", "text"], "--fields needs --jsonl"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(args, message, monkeypatch, capsys):
     code, out, err = run_cli(["shield", *args], b"text\n", monkeypatch, capsys)
@@ -198,7 +198,7 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # 80 columns
     try:
-        proc = subprocess.run([*SHIELD, "--mechanisms", "intrude", str(path)], stderr=follower,
+        proc = subprocess.run([*SHIELD, "--perturbers", "intrude", str(path)], stderr=follower,
                               stdout=subprocess.PIPE, cwd=ROOT, timeout=120)
         os.close(follower)
         follower = -1
@@ -217,7 +217,7 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
             os.close(follower)
     assert proc.returncode == 0 and proc.stdout == b"The dog\n" * 50
     assert b"50" in bar and b"lines" in bar
-    piped = subprocess.run([*SHIELD, "--mechanisms", "intrude", "--no-learned", str(path)],
+    piped = subprocess.run([*SHIELD, "--perturbers", "intrude", "--no-learned", str(path)],
                            capture_output=True, cwd=ROOT)
     assert piped.stdout == proc.stdout and piped.stderr.decode().count("\n") == 1  # the note
 
@@ -232,9 +232,9 @@ def test_attack_a_shielded_victim_and_refuse_to_resume_with_another_shield(olid,
     out = tmp_path / "run"
 
     def attack(*extra):
-        code = main(["attack", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
-                     str(model), "--data", str(data), "--recipe", "textfooler-zeroe", "--out",
-                     str(out), "--limit", "3", "--transformations", CHEAP, "--max-queries", "40",
+        code = main(["search", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
+                     str(model), "--input", str(data), "--recipe", "textfooler-zeroe", "--out",
+                     str(out), "--limit", "3", "--perturbers", CHEAP, "--max-queries", "40",
                      "-q", *extra])
         return (code, *capsys.readouterr())
 
@@ -248,7 +248,7 @@ def test_attack_a_shielded_victim_and_refuse_to_resume_with_another_shield(olid,
     report = (out / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Search attack: textfooler-zeroe on tc-tfidf behind the shield")
     assert attack("--shield")[0] == 0  # the same settings: it resumes (nothing left to do)
-    for other in ([], ["--shield-mechanisms", "visual,intrude"]):
+    for other in ([], ["--shield-perturbers", "visual,intrude"]):
         code, _, err = attack(*other)
         assert code == 2 and "other settings" in err and "shield" in err
 
@@ -256,12 +256,12 @@ def test_attack_a_shielded_victim_and_refuse_to_resume_with_another_shield(olid,
 @needs_olid
 def test_bench_evaluate_a_shielded_victim(olid, tmp_path, capsys):
     data, model = olid
-    assert main(["bench", "generate", "--task", "tc", "--input", f"test={data}", "--attackers",
+    assert main(["bench", "generate", "--task", "tc", "--input", f"test={data}", "--perturbers",
                  "intrude", "--levels", "high", "--out", str(tmp_path / "sets")]) == 0
     results = {}
     for name, extra in (("bare", []), ("shielded", ["--shield"])):
         assert main(["bench", "evaluate", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
-                     str(model), "--data", str(tmp_path / "sets"), "--out", str(tmp_path / name),
+                     str(model), "--sets", str(tmp_path / "sets"), "--out", str(tmp_path / name),
                      *extra]) == 0
         results[name] = json.loads((tmp_path / name / "results.json").read_text())
     capsys.readouterr()

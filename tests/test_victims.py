@@ -237,9 +237,9 @@ def test_hf_victim_through_the_cli(bert_dirs, tmp_path):
     data.write_text("gold_label\tsentence1\tsentence2\n" + "".join(
         f"{label}\t{p}\t{h}\n" for (p, h), label in zip(PAIRS, gold)))
     sets = tmp_path / "sets"
-    assert main(["bench", "generate", "--task", "nli", "--input", f"test={data}", "--attackers",
+    assert main(["bench", "generate", "--task", "nli", "--input", f"test={data}", "--perturbers",
                  "truncate", "--levels", "high", "--out", str(sets)]) == 0
-    evaluate = ["bench", "evaluate", "--task", "nli", "--data", str(sets), "--out"]
+    evaluate = ["bench", "evaluate", "--task", "nli", "--sets", str(sets), "--out"]
     # a directory without zeroe_victim.json: its task comes from --task
     assert main([*evaluate, str(tmp_path / "out"), "--victim", f"hf:{bert_dirs['nli']}"]) == 0
     results = json.loads((tmp_path / "out" / "results.json").read_text())

@@ -6,7 +6,6 @@ The ``export`` group of ``conf/export.yaml`` picks the pipeline and brings its s
 from __future__ import annotations
 
 import json
-import sys
 
 import hydra
 import torch
@@ -54,6 +53,4 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] in PIPELINES:  # the older `train.export visual ...`
-        sys.argv[1] = f"export={sys.argv[1]}"
     main()

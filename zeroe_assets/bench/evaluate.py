@@ -31,9 +31,7 @@ def find_sets(data_dir: Path, split: str | None = None) -> tuple[str, Path, list
     for side in sorted(Path(data_dir).glob(f"*{SIDECAR}")):
         try:
             params = json.loads(side.read_text(encoding="utf-8"))["params"]
-            # sidecars older than the mode field: a one-entry mixture was a grid set
-            mode = params.get("mode", "grid" if len(params["mixture"]) == 1 else "mixture")
-            if mode != "grid":
+            if params["mode"] != "grid":
                 continue  # 1-1 and LOO mixtures are training data, not test sets
             [(attacker, level)] = params["mixture"]
             sets[params["split"]].append({

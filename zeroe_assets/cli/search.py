@@ -1,31 +1,34 @@
-"""``zeroe attack``: a targeted search attack on every example of a dataset file."""
+"""``zeroe search``: a targeted search attack on every example of a dataset file (``zeroe
+attack`` is its old name, kept for one release)."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
 from ..tasks import task_names
-from ._common import add_shield_options, cap_processes, shield_of
+from ._common import (add_fields_option, add_input_option, add_renamed, add_shield_options,
+                      cap_processes, names, shield_of)
 
 
 def register(sub) -> None:
-    p = sub.add_parser("attack", help="search attack (TextFooler/DeepWordBug style) on a dataset",
+    p = sub.add_parser("search", aliases=["attack"],
+                       help="search attack (TextFooler/DeepWordBug style) on a dataset",
                        description="Attack every example of FILE with a search recipe; writes "
                                    "results.jsonl, summary.json, report.md and report.html into "
                                    "DIR. A rerun with the same settings resumes. See "
-                                   "docs/attack.md.")
+                                   "docs/search.md.")
     p.add_argument("--task", required=True, choices=task_names(), help="the task of the data")
     p.add_argument("--victim", required=True, help="built-in name, hf:PATH or package.module:object")
     p.add_argument("--victim-path", default=None, help="model file/folder for the victim")
-    p.add_argument("--data", required=True, type=Path, metavar="FILE",
-                   help="examples (any file the task reads: .tsv, .csv, .jsonl, .conllu)")
-    p.add_argument("--fields", default=None,
-                   help="comma-separated text fields to attack (default: the task's; for NLI "
-                        "the hypothesis only, --fields sentence1,sentence2 both)")
+    add_input_option(p, "examples (any file the task reads: .tsv, .csv, .jsonl, .conllu)")
+    add_fields_option(p, "comma-separated text fields to attack (default: the task's; for NLI "
+                         "the hypothesis only, --fields sentence1,sentence2 both)")
     p.add_argument("--recipe", required=True,
                    help="deepwordbug, pruthi, textfooler-zeroe, zeroe-beam or zeroe-random")
-    p.add_argument("--transformations", default=None,
-                   help="comma-separated perturbers/character operations (default: the recipe's)")
+    p.add_argument("--perturbers", type=names, default=None, metavar="P,P,...",
+                   help="comma-separated perturbers and character operations the search may "
+                        "use (default: the recipe's; see docs/search.md)")
+    add_renamed(p, ["--transformations"], "--perturbers", "perturbers", type=names)
     p.add_argument("--max-queries", type=int, default=None, metavar="N",
                    help="victim queries per example (default: the recipe's)")
     p.add_argument("--max-perturbed", type=float, default=None, metavar="RHO",
@@ -45,27 +48,24 @@ def register(sub) -> None:
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar (there is one only when stderr is a terminal)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the run")
-    p.set_defaults(run=run_attack)
+    p.set_defaults(run=run_search)
 
 
 def recipe_options(args) -> dict:
     """The recipe options given on the command line (the others stay the recipe's)."""
-    options = {"transformations": [t.strip() for t in args.transformations.split(",")
-                                   if t.strip()] if args.transformations else None,
-               "max_queries": args.max_queries, "max_perturbed": args.max_perturbed,
+    options = {"transformations": args.perturbers or None, "max_queries": args.max_queries, "max_perturbed": args.max_perturbed,
                "target": args.target}
     return {k: v for k, v in options.items() if v is not None}
 
 
-def run_attack(args) -> int:
+def run_search(args) -> int:
     from ..search.run import PAGE, REPORT, RESULTS, SUMMARY, RunSettings, run
 
     settings = RunSettings(
-        task=args.task, victim=args.victim, data=str(args.data), recipe=args.recipe,
-        victim_path=args.victim_path,
-        fields=[f for f in args.fields.split(",") if f] if args.fields else None,
+        task=args.task, victim=args.victim, data=str(args.input), recipe=args.recipe,
+        victim_path=args.victim_path, fields=args.fields,
         options=recipe_options(args), seed=args.seed, limit=args.limit, shield=shield_of(args))
-    summary = run(settings, args.out, cap_processes(args.processes, "attack"), args.restart,
+    summary = run(settings, args.out, cap_processes(args.processes, "search"), args.restart,
                   progress=not args.quiet)
 
     def pct(key):

@@ -24,9 +24,9 @@ CHEAP = "intrude,keyboard-typo,disemvowel,truncate,inner-shuffle"
 
 
 def attack(capsys, data, model, out, *extra, recipe="textfooler-zeroe", victim="tc-tfidf"):
-    code = main(["attack", "--task", "tc", "--victim", victim, "--victim-path", str(model),
-                 "--data", str(data), "--recipe", recipe, "--out", str(out), "--limit",
-                 str(LIMIT), "--transformations", CHEAP, "-q", *extra])
+    code = main(["search", "--task", "tc", "--victim", victim, "--victim-path", str(model),
+                 "--input", str(data), "--recipe", recipe, "--out", str(out), "--limit",
+                 str(LIMIT), "--perturbers", CHEAP, "-q", *extra])
     return (code, *capsys.readouterr())
 
 
@@ -35,9 +35,9 @@ def reference(olid, tmp_path_factory):
     """One uninterrupted run: its folder."""
     out = tmp_path_factory.mktemp("reference")
     data, model = olid
-    assert main(["attack", "--task", "tc", "--victim", "tc-tfidf", "--victim-path", str(model),
-                 "--data", str(data), "--recipe", "textfooler-zeroe", "--out", str(out),
-                 "--limit", str(LIMIT), "--transformations", CHEAP, "-q"]) == 0
+    assert main(["search", "--task", "tc", "--victim", "tc-tfidf", "--victim-path", str(model),
+                 "--input", str(data), "--recipe", "textfooler-zeroe", "--out", str(out),
+                 "--limit", str(LIMIT), "--perturbers", CHEAP, "-q"]) == 0
     return out
 
 
@@ -110,13 +110,13 @@ def test_other_settings_refused_unless_restart(reference, olid, tmp_path, capsys
 
 @pytest.mark.parametrize("extra, message", [
     (["--recipe", "textfool"], "textfool"),
-    (["--transformations", "intrude,nope"], "nope"),
+    (["--perturbers", "intrude,nope"], "nope"),
     (["--target", "purple"], "purple"),
     (["--max-queries", "0"], "0"),
 ])
 def test_bad_options_exit_2(extra, message, olid, tmp_path, capsys):
     code, _, err = attack(capsys, *olid, tmp_path / "run", *extra)
-    assert code == 2 and "zeroe attack: error:" in err and message in err
+    assert code == 2 and "zeroe search: error:" in err and message in err
     assert "Traceback" not in err and not (tmp_path / "run" / "results.jsonl").exists()
 
 
@@ -146,9 +146,9 @@ def test_broken_victim_exit_2_results_intact(victim, reference, olid, tmp_path, 
 def test_interrupt_keeps_results_and_resumes(reference, olid, tmp_path, capsys):
     data, model = olid
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zeroe_assets.cli", "attack", "--task", "tc", "--victim",
-         "tc-tfidf", "--victim-path", str(model), "--data", str(data), "--recipe",
-         "textfooler-zeroe", "--out", str(tmp_path), "--limit", str(LIMIT), "--transformations",
+        [sys.executable, "-m", "zeroe_assets.cli", "search", "--task", "tc", "--victim",
+         "tc-tfidf", "--victim-path", str(model), "--input", str(data), "--recipe",
+         "textfooler-zeroe", "--out", str(tmp_path), "--limit", str(LIMIT), "--perturbers",
          CHEAP, "-q"], env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE,
         text=True,  # Ctrl-C reaches it even when the tests run in the background (SIG_IGN)
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -157,7 +157,7 @@ def test_interrupt_keeps_results_and_resumes(reference, olid, tmp_path, capsys):
         time.sleep(0.01)
     proc.send_signal(signal.SIGINT)  # after the first result, long before the last
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "zeroe attack: interrupted" in err
+    assert proc.returncode == 130 and "zeroe search: interrupted" in err
     full, kept = (reference / "results.jsonl").read_bytes(), results.read_bytes()
     assert kept.endswith(b"\n") and full.startswith(kept) and kept != full
     assert attack(capsys, data, model, tmp_path)[0] == 0
