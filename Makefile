@@ -5,13 +5,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean chromium
+.PHONY: demo test speed clean chromium
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[train,test,bench,hf,scale,textattack]'
+	$(BIN)/pip install -q -e '.[train,test,bench,peers,hf,scale,textattack]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -29,7 +29,8 @@ chromium:
 	    --no-install-recommends chromium >/dev/null; } || \
 	  echo "note: no chromium installed; the browser test of the HTML report will skip"; }
 
-bench: $(STAMP)
+# the perturbers' throughput next to nlpaug's (docs/speed.md)
+speed: $(STAMP)
 	$(BIN)/python benchmarks/perturb_throughput.py
 
 clean:

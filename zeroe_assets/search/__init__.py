@@ -10,11 +10,11 @@ from .methods import Beam, Greedy, Problem, RandomProtocol, SearchMethod
 from .recipes import get_recipe, recipe_names
 from .results import AttackResult, summarize
 from .text import AttackedText, Edit
-from .transformations import (CharEdit, Perturbation, Transformation, Union, get_transformation,
+from .transformations import (CharEdit, PerturberSwap, Transformation, Union, get_transformation,
                               get_transformations, transformation_names)
 
 __all__ = ["AttackResult", "AttackedText", "Beam", "CharEdit", "Classification", "Edit", "Goal",
-           "Greedy", "Outcome", "Perturbation", "Problem", "RandomProtocol", "SearchAttack",
+           "Greedy", "Outcome", "PerturberSwap", "Problem", "RandomProtocol", "SearchAttack",
            "SearchMethod", "Session", "Tagging", "Transformation", "Union", "get_recipe",
            "get_transformation", "get_transformations", "goal_for", "recipe_names", "summarize",
            "transformation_names"]

@@ -21,7 +21,7 @@ from ..constraints import check_all
 from ..protocol import ZeroePerturbation
 from .goals import Outcome, Session
 from .text import MASK, AttackedText, Edit
-from .transformations import Perturbation, Transformation, Union
+from .transformations import PerturberSwap, Transformation, Union
 
 Scored = tuple[AttackedText, Outcome]
 
@@ -227,7 +227,7 @@ class RandomProtocol(SearchMethod):
     def _perturbations(self, transformation) -> list[ZeroePerturbation]:
         members = transformation.members if isinstance(transformation, Union) \
             else [transformation]
-        wrong = [m.name for m in members if not isinstance(m, Perturbation)]
+        wrong = [m.name for m in members if not isinstance(m, PerturberSwap)]
         if wrong:
             raise ValueError(f"the random Zéroe protocol needs Zéroe perturbers, not "
                              f"{', '.join(wrong)}")

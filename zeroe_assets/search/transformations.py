@@ -1,6 +1,6 @@
 """Transformations (TextAttack's first part): the candidate changes of one word of a text.
 
-- ``Perturbation``: any Zéroe perturber through its ``candidates`` (segment through
+- ``PerturberSwap``: any Zéroe perturber through its ``candidates`` (segment through
   ``attack_at``: it joins a word with the next); apostrophes and clitics stay in place and the
   perturber sees only the stem, as under the protocol (`tokenize.stem`).
 - ``CharEdit``: the character operations of DeepWordBug (Gao et al. 2018: neighbour swap,
@@ -69,8 +69,9 @@ class Transformation:
         return f"{type(self).__name__}({self.name!r})"
 
 
-class Perturbation(Transformation):
-    """A Zéroe perturber's candidates (``phi``: the φ of its random draws)."""
+class PerturberSwap(Transformation):
+    """A Zéroe perturber's candidates as the search's word swaps (``phi``: the φ of its random
+    draws); not a `zeroe_assets.Perturbation`, which perturbs under the random protocol."""
 
     def __init__(self, perturber: Perturber, phi: float = CANDIDATE_PHI):
         self.perturber, self.phi = perturber, phi
@@ -279,7 +280,7 @@ def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Tran
                          f"{', '.join(transformation_names())}") from None
     if canonical == "phonetic":
         options.setdefault("oov", "off")
-    return Perturbation(registry.get_perturber(canonical, **options), phi)
+    return PerturberSwap(registry.get_perturber(canonical, **options), phi)
 
 
 def get_transformations(names, phi: float = CANDIDATE_PHI, token_aligned: bool = False
