@@ -79,7 +79,7 @@ def test_nli_fields_choose_the_attacked_part():
 
 @needs_data("bench/snli/snli_dev.tsv")
 def test_nli_pairs_through_a_run(tmp_path):
-    from zeroe_assets.baselines import save_victim, train_victim
+    from zeroe_assets.victims.sklearn import save_victim, train_victim
     from zeroe_assets.tasks import get_task
 
     task = get_task("nli")

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 import zeroe_assets as z
-from zeroe_assets.baselines import train_victim
 from zeroe_assets.formats import TOKEN_SEP
 from zeroe_assets.search.goals import Classification, victim_name
 from zeroe_assets.shield import ShieldedVictim, get_shield
 from zeroe_assets.tasks import get_task
+from zeroe_assets.victims.sklearn import train_victim
 
 from .conftest import DATA, needs_data
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .tasks import get_task
-from .victims import BUILTIN_TRAINABLE, check_victim_task
+from ..tasks import get_task
+from . import BUILTIN_TRAINABLE, check_victim_task
 
 
 def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
