@@ -120,7 +120,8 @@ def test_encoder_victims_have_scores_unless_they_score_toxicity(monkeypatch):
     nli = EncoderClassifier("nli", encoder="unused").fit(PAIRS * 2, ["a", "b", "c"] * 2)
     check_scores(nli, PAIRS)
     tc = EncoderClassifier("tc", encoder="unused").fit(TEXTS * 2, [0, 1] * 8)
-    assert not hasattr(tc, "scores") and not hasattr(tc, "labels")
+    assert not hasattr(tc, "scores") and not hasattr(tc, "labels") and not isinstance(tc, Scorer)
+    assert isinstance(generic, Scorer) and isinstance(nli, Scorer)
     assert all(0.0 <= p <= 1.0 for p in tc.predict(TEXTS))
 
 

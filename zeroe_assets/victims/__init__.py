@@ -40,8 +40,27 @@ BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
 HF_PREFIX = "hf:"
 
 
+class _Answers(type(Protocol)):
+    """``isinstance`` by what the object answers (``hasattr``), as Python did before 3.12 (which
+    looks the protocol's members up statically): a `WrappedVictim` answers ``scores`` from
+    ``__getattr__`` exactly when its victim does, and a ``tc-minilm`` victim's ``labels``
+    property raises AttributeError, so it is no `Scorer`."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if not cls.__dict__.get("_is_protocol"):
+            return super().__instancecheck__(instance)
+        return all(hasattr(instance, name) for name in _members(cls))
+
+
+def _members(protocol) -> set[str]:
+    """The attributes and methods the victim protocols declare, their bases' included."""
+    return {name for base in protocol.__mro__ if base.__module__ == __name__
+            for name in (*inspect.get_annotations(base),
+                         *(k for k, v in vars(base).items() if callable(v) and k[0] != "_"))}
+
+
 @runtime_checkable
-class Victim(Protocol):
+class Victim(Protocol, metaclass=_Answers):
     """What the benchmark queries: one prediction per batch item."""
 
     def predict(self, batch: Sequence) -> list: ...
@@ -73,7 +92,7 @@ def load_victim(spec: str, path: str | Path | None = None, *, task: str | None =
         obj = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as e:
         raise ValueError(f"cannot load victim {spec!r}: {e}") from None
-    if hasattr(obj, "predict") and not isinstance(obj, type):
+    if isinstance(obj, Victim) and not isinstance(obj, type):
         victim = obj
     else:
         victim = _from_factory(obj, spec, path)
@@ -92,7 +111,7 @@ def _from_factory(obj, spec: str, path: str | Path | None) -> Victim:
         raise ValueError(f"victim {spec!r} is neither an object with predict() nor a factory "
                          "taking the model path (--victim-path) as its one argument") from None
     victim = obj(arg)
-    if not hasattr(victim, "predict"):
+    if not isinstance(victim, Victim):
         raise ValueError(f"victim factory {spec!r} returned an object without predict()")
     return victim
 

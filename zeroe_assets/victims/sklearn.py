@@ -252,7 +252,7 @@ class EncoderClassifier:
 
     def _labelled(self) -> None:
         """Only label victims have ``labels``/``scores`` (a tc victim's ``predict`` is its score):
-        an AttributeError here makes ``hasattr(victim, "scores")`` false for ``tc-minilm``."""
+        an AttributeError here makes ``tc-minilm`` no `Scorer`."""
         if get_task(self.task).outputs == "scores":
             raise AttributeError(f"a {self.task} victim scores with predict(), it has no scores()")
 
