@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 from perturb_throughput import DATA, DATA_HELP, recorded
-from zeroe_assets.baselines import save_victim, train_victim
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.bench.evaluate import evaluate, write
 from zeroe_assets.assets import atomic_write
@@ -31,6 +30,7 @@ from zeroe_assets.bench.report import FIGURES, html_section, plot_delta_tau_heat
 from zeroe_assets.bench.results import Curve, Results, Summary, TaskSummary
 from zeroe_assets.tasks import get_task
 from zeroe_assets.victims import load_victim
+from zeroe_assets.victims.sklearn import save_victim, train_victim
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "report" / "paper-grid.html"

@@ -34,8 +34,8 @@ from zeroe_assets import tokenize
 from zeroe_assets.integrations import textattack_offline
 from zeroe_assets.search.results import (EXHAUSTED, FAILED, MISCLASSIFIED, SKIPPED, SUCCESSFUL,
                                          AttackResult, summarize)
-from zeroe_assets.search.run import TimedVictim
 from zeroe_assets.tasks import get_task
+from zeroe_assets.victims.wrapper import TimedVictim
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = ("deepwordbug", "pruthi", "textfooler-zeroe", "zeroe-random")

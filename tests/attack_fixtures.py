@@ -40,7 +40,7 @@ def olid_test(out: Path, n: int | None = None) -> Path:
 def olid(tmp_path_factory):
     """(data file of the first test tweets, tc-tfidf model trained on 400 training tweets),
     made once per session (the modules that import this fixture share the files)."""
-    from zeroe_assets.baselines import save_victim, train_victim
+    from zeroe_assets.victims.sklearn import save_victim, train_victim
     from zeroe_assets.tasks import get_task
 
     work = tmp_path_factory.getbasetemp() / "olid"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from zeroe_assets.search.run import (RESULTS, RunSettings, TimedVictim, load_results, run,
-                                     segments)
+from zeroe_assets.search.run import RESULTS, RunSettings, load_results, run, segments
+from zeroe_assets.victims.wrapper import TimedVictim
 
 from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
 from .conftest import DATA, needs_data
@@ -79,7 +79,7 @@ def test_nli_fields_choose_the_attacked_part():
 
 @needs_data("bench/snli/snli_dev.tsv")
 def test_nli_pairs_through_a_run(tmp_path):
-    from zeroe_assets.baselines import save_victim, train_victim
+    from zeroe_assets.victims.sklearn import save_victim, train_victim
     from zeroe_assets.tasks import get_task
 
     task = get_task("nli")

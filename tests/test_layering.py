@@ -2,8 +2,8 @@
 
 Layers, lowest first; a module may import its own layer and the ones below, never above:
 tokenize, rng, progress → assets → the learned spaces (phonetic, visual) → perturbers → protocol,
-recipes, spec, registry → formats, tasks, victims (baselines, the tagger, hf) and constraints →
-bench, search, shield → cli, integrations.
+recipes, spec, registry → formats, tasks, victims (the protocols, the wrapper base and every
+built-in victim) and constraints → bench, search, shield → cli, integrations.
 ``train`` imports ``zeroe_assets``, never the reverse; torch is imported only by the modules that
 run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``, TextAttack
 only by ``integrations/textattack.py``.
@@ -26,7 +26,7 @@ LAYERS = [
     {"phonetic", "visual"},
     {"perturbers"},
     {"protocol", "parallel", "recipes", "spec", "registry", "attackers"},  # attackers: deprecated
-    {"formats", "tasks", "victims", "hf", "baselines", "tagger", "constraints"},
+    {"formats", "tasks", "victims", "constraints"},
     {"bench", "search", "shield"},
     {"cli", "integrations"},
 ]

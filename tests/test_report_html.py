@@ -11,13 +11,13 @@ import re
 
 import pytest
 
-from zeroe_assets.baselines import train_victim
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.bench import html as H
 from zeroe_assets.bench.evaluate import evaluate, write
 from zeroe_assets.bench.results import Example, Results
 from zeroe_assets.search.run import PAGE, RunSettings, run
 from zeroe_assets.tasks import get_task
+from zeroe_assets.victims.sklearn import train_victim
 
 from .browser import HEIGHT, WIDTH, Browser, find_chromium
 
@@ -103,7 +103,7 @@ def _data(path, n=160, seed=0):
 def reports(tmp_path_factory):
     """A real evaluation and a real search attack of a trained scikit-learn victim: the folders
     with their report.html."""
-    from zeroe_assets.baselines import save_victim
+    from zeroe_assets.victims.sklearn import save_victim
 
     work = tmp_path_factory.mktemp("reports")
     train, test = _data(work / "train.tsv", 240, 1), _data(work / "test.tsv", 60, 2)

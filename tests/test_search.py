@@ -8,13 +8,14 @@ import random
 
 import pytest
 
-from zeroe_assets import baselines, tokenize
+from zeroe_assets import tokenize
 from zeroe_assets.constraints import MaxPerturbed, NoRepeat, Protected, Stopwords
 from zeroe_assets.search import (AttackedText, Beam, Classification, Greedy, RandomProtocol,
                                  SearchAttack, Tagging, get_recipe, get_transformations,
                                  recipe_names, summarize)
 from zeroe_assets.search.results import (EXHAUSTED, MISCLASSIFIED, NOTHING_TO_ATTACK, SKIPPED,
                                          SUCCESSFUL)
+from zeroe_assets.victims.sklearn import train_victim
 
 BAD = ["idiot", "stupid", "moron", "loser", "trash", "garbage", "pathetic", "disgusting"]
 GOOD = ["lovely", "great", "wonderful", "kind", "helpful", "amazing", "sunny", "pleasant"]
@@ -71,7 +72,7 @@ class Scored:
 @pytest.fixture(scope="module")
 def tc():
     texts, labels = _tweets(300)
-    return baselines.train_victim("tc-tfidf", texts, labels)
+    return train_victim("tc-tfidf", texts, labels)
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +84,7 @@ def examples(tc):
 @pytest.fixture(scope="module")
 def generic():
     texts, labels = _tweets(300)
-    return baselines.train_victim("generic-tfidf", texts, ["toxic" if y else "fine"
-                                                           for y in labels])
+    return train_victim("generic-tfidf", texts, ["toxic" if y else "fine" for y in labels])
 
 
 def _attack(method=None, names=SAFE, constraints=None, **options):
@@ -210,7 +210,7 @@ def _pairs(n, seed=0):
 
 
 def test_nli_attacks_the_hypothesis_only_unless_asked():
-    victim = baselines.train_victim("nli-tfidf", *_pairs(300))
+    victim = train_victim("nli-tfidf", *_pairs(300))
     pairs, labels = _pairs(10, seed=2)
     for segments, premise_may_change in ((None, False), ((0, 1), True)):
         attack = SearchAttack(get_transformations(SAFE), [NoRepeat()], Classification("nli"),
@@ -240,7 +240,7 @@ def _tagged(n, seed=0):
 
 
 def test_pos_tagging_goals():
-    tagger = baselines.train_victim("pos-features", *_tagged(150))
+    tagger = train_victim("pos-features", *_tagged(150))
     tests = list(zip(*_tagged(5, seed=3)))
     transformation = get_transformations(["keyboard-typo", "truncate", "intrude"],
                                          token_aligned=True)

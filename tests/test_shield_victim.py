@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 import zeroe_assets as z
-from zeroe_assets.baselines import train_victim
 from zeroe_assets.formats import TOKEN_SEP
 from zeroe_assets.search.goals import Classification, victim_name
 from zeroe_assets.shield import ShieldedVictim, get_shield
 from zeroe_assets.tasks import get_task
+from zeroe_assets.victims.sklearn import train_victim
 
 from .conftest import DATA, needs_data
 
@@ -42,7 +42,7 @@ def nli():
 
 def test_clean_pairs_get_the_same_predictions(nli):
     victim, pairs, shielded = nli
-    restored = shielded.restore(pairs)
+    restored = shielded.seen(pairs)
     assert all(isinstance(p, tuple) and len(p) == 2 for p in restored)
     unchanged = sum(r == p for r, p in zip(restored, pairs)) / len(pairs)
     assert unchanged >= 0.9, "the shield changed clean SNLI pairs"
@@ -65,11 +65,11 @@ def test_labels_and_scores_are_the_victims_for_the_goals(nli):
     victim, pairs, shielded = nli
     attacked = [(p, z.attack(h, "intrude", level="high", seed=1)) for p, h in pairs[:20]]
     assert shielded.labels == victim.labels and shielded.task == "nli"
-    assert shielded.scores(attacked) == victim.scores(shielded.restore(attacked))
+    assert shielded.scores(attacked) == victim.scores(shielded.seen(attacked))
     goal = Classification("nli")
     gold = victim.labels[0]
     assert goal.outcomes(shielded, attacked, gold) == \
-        goal.outcomes(victim, shielded.restore(attacked), gold)
+        goal.outcomes(victim, shielded.seen(attacked), gold)
     assert victim_name(shielded) == "shielded PairClassifier"
 
 
@@ -94,13 +94,13 @@ def test_pos_token_lists_keep_their_count_and_tags_are_won_back():
     shielded = ShieldedVictim(victim, "pos", text_shield)
     # segment is left out for tokens: it would split a real token in two
     assert shielded.shield.mechanisms == ("intrude",)
-    assert shielded.restore([["nearthe", "river"], []]) == [["nearthe", "river"], []]
+    assert shielded.seen([["nearthe", "river"], []]) == [["nearthe", "river"], []]
     score = get_task("pos").score
     assert score(gold, shielded.predict(test)) >= score(gold, victim.predict(test)) - 0.01
     # token-aligned attack: one text per sentence, tokens joined by line breaks (as `formats`)
     attacked = [z.attack(TOKEN_SEP.join(s), "intrude", level="high", seed=i).split(TOKEN_SEP)
                 for i, s in enumerate(test)]
-    restored = shielded.restore(attacked)
+    restored = shielded.seen(attacked)
     assert [len(r) for r in restored] == [len(s) for s in test]
     bare, behind = score(gold, victim.predict(attacked)), score(gold, shielded.predict(attacked))
     assert behind >= bare + 0.05, (bare, behind)

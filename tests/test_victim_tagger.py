@@ -9,7 +9,7 @@ import torch
 from tests.conftest import CONF, compose
 from train.victim.__main__ import train
 from train.victim.conllu import read_conllu
-from zeroe_assets.tagger.vocab import TaggerVocab
+from zeroe_assets.victims.pos_bilstm.vocab import TaggerVocab
 from zeroe_assets.victims import load_pos_bilstm as load, load_victim
 
 # (form, UPOS) per sentence; a multiword token and an empty node must be skipped by the reader
@@ -137,7 +137,8 @@ def test_command_line_entry_point(tiny_path, tmp_path):
 
 
 def test_importing_the_factory_does_not_import_torch():
-    code = ("import sys, zeroe_assets.victims, zeroe_assets.assets.victim, zeroe_assets.tagger; "
+    code = ("import sys, zeroe_assets.victims, zeroe_assets.assets.victim, "
+            "zeroe_assets.victims.pos_bilstm; "
             "print('torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
@@ -145,7 +146,7 @@ def test_importing_the_factory_does_not_import_torch():
 
 def test_the_builtin_name_loads_the_bundle_with_the_trained_network(trained):
     from train.victim import module
-    from zeroe_assets.tagger.net import BiLSTMTagger
+    from zeroe_assets.victims.pos_bilstm.net import BiLSTMTagger
 
     tagger = load_victim("pos-bilstm", trained[0] / "model")
     assert type(tagger.net) is BiLSTMTagger is module.BiLSTMTagger  # one definition, trained here

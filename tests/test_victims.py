@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from tests.conftest import ROOT
-from zeroe_assets.baselines import train_victim
 from zeroe_assets.victims import Scorer, load_victim
+from zeroe_assets.victims.sklearn import train_victim
 
 WORDS = ("the a cat dog sat ran on mat good bad happy sad is are not very you idiot nice love "
          "hate stupid great day man woman sleeps outside people").split()
@@ -81,6 +81,24 @@ def test_builtin_label_victims_give_scores_that_survive_pickling():
     assert nli.labels == ("contradiction", "entailment", "neutral")
 
 
+@pytest.mark.parametrize("old", ["zeroe_assets.baselines", "zeroe_assets.bench.victims"])
+def test_victims_saved_under_an_old_module_path_still_load(old, tmp_path, monkeypatch):
+    import joblib
+
+    from zeroe_assets.victims import sklearn
+
+    victim = train_victim("generic-tfidf", TEXTS * 3, ["neg", "pos"] * 12)
+    path = tmp_path / "old.joblib"
+    with monkeypatch.context() as m:  # pickled as the class was named before the move
+        m.setattr(sklearn.TextClassifier, "__module__", old)
+        m.setitem(sys.modules, old, sklearn)
+        joblib.dump(victim, path)
+    assert old.encode() in path.read_bytes() and old not in sys.modules
+    again = load_victim("generic-tfidf", path, task="generic")
+    assert type(again) is sklearn.TextClassifier and again.predict(TEXTS) == victim.predict(TEXTS)
+    assert old not in sys.modules  # aliased for the load only
+
+
 def test_toxicity_victims_score_with_predict_only():
     tc = train_victim("tc-tfidf", TEXTS * 3, [0, 1] * 12)
     assert not hasattr(tc, "scores") and not isinstance(tc, Scorer)
@@ -90,7 +108,7 @@ def test_toxicity_victims_score_with_predict_only():
 def test_encoder_victims_have_scores_unless_they_score_toxicity(monkeypatch):
     import numpy as np
 
-    from zeroe_assets.baselines import EncoderClassifier
+    from zeroe_assets.victims.sklearn import EncoderClassifier
 
     # the frozen encoder replaced by letter counts: the head and its scores are what is tested
     def embed(self, texts):
@@ -102,7 +120,8 @@ def test_encoder_victims_have_scores_unless_they_score_toxicity(monkeypatch):
     nli = EncoderClassifier("nli", encoder="unused").fit(PAIRS * 2, ["a", "b", "c"] * 2)
     check_scores(nli, PAIRS)
     tc = EncoderClassifier("tc", encoder="unused").fit(TEXTS * 2, [0, 1] * 8)
-    assert not hasattr(tc, "scores") and not hasattr(tc, "labels")
+    assert not hasattr(tc, "scores") and not hasattr(tc, "labels") and not isinstance(tc, Scorer)
+    assert isinstance(generic, Scorer) and isinstance(nli, Scorer)
     assert all(0.0 <= p <= 1.0 for p in tc.predict(TEXTS))
 
 
@@ -155,7 +174,7 @@ def test_hf_toxicity_victim_returns_the_positive_probability(bert_dirs):
 @pytest.mark.parametrize("labels,positive", [(["LABEL_0", "LABEL_1"], 1), (["toxic", "ok"], 0),
                                              (["0", "1"], 1), (["NOT", "OFF", "other"], 1)])
 def test_positive_label_rule(labels, positive):
-    from zeroe_assets.hf import positive_index
+    from zeroe_assets.victims.hf import positive_index
 
     assert positive_index(labels) == positive
 
@@ -163,7 +182,7 @@ def test_positive_label_rule(labels, positive):
 @pytest.mark.parametrize("labels,message", [(["toxic", "offensive"], "several positive names"),
                                             (["a", "b", "c"], "3 labels and none named")])
 def test_positive_label_rule_refuses_to_guess(labels, message):
-    from zeroe_assets.hf import positive_index
+    from zeroe_assets.victims.hf import positive_index
 
     with pytest.raises(ValueError, match=message):
         positive_index(labels)
@@ -172,7 +191,7 @@ def test_positive_label_rule_refuses_to_guess(labels, message):
 def test_hf_task_file_names_task_and_positive(bert_dirs, tmp_path):
     import shutil
 
-    from zeroe_assets.hf import TASK_FILE
+    from zeroe_assets.victims.hf import TASK_FILE
 
     root = tmp_path / "m"
     shutil.copytree(bert_dirs["tc"], root)

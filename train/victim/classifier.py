@@ -10,10 +10,10 @@ import torch
 import torch.nn.functional as F
 
 from zeroe_assets.assets.store import library_versions
-from zeroe_assets.baselines import default_encoder
-from zeroe_assets.hf import write_hf_victim
 from zeroe_assets.tasks import get_task
 from zeroe_assets.victims import load_victim
+from zeroe_assets.victims.hf import write_hf_victim
+from zeroe_assets.victims.sklearn import default_encoder
 
 from .fitting import timed_predict, warmup_cosine
 

@@ -10,7 +10,7 @@ from torch.utils.data import DataLoader
 
 from train.batching import BucketLoaders
 from zeroe_assets.assets.store import sha256_file
-from zeroe_assets.tagger.vocab import TaggerVocab
+from zeroe_assets.victims.pos_bilstm.vocab import TaggerVocab
 
 from .conllu import Sentence, read_conllu
 

@@ -8,10 +8,10 @@ import pytorch_lightning as pl
 import torch
 import torch.nn.functional as F
 
-from zeroe_assets.tagger.net import BiLSTMTagger
-from zeroe_assets.tagger.predict import Tagger
-from zeroe_assets.tagger.vocab import UNK, TaggerVocab
 from zeroe_assets.victims import load_pos_bilstm
+from zeroe_assets.victims.pos_bilstm.net import BiLSTMTagger
+from zeroe_assets.victims.pos_bilstm.predict import Tagger
+from zeroe_assets.victims.pos_bilstm.vocab import UNK, TaggerVocab
 
 from .datamodule import IGNORE
 from .fitting import timed_predict, warmup_cosine

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from zeroe_assets.assets.victim import write_pos_bundle
-from zeroe_assets.tagger.predict import Tagger
+from zeroe_assets.victims.pos_bilstm.predict import Tagger
 
 
 def export(tagger: Tagger, path: str | os.PathLike, info: dict[str, Any] | None = None) -> Path:

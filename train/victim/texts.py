@@ -17,7 +17,7 @@ from torch.utils.data import DataLoader
 
 from train.batching import BucketLoaders
 from zeroe_assets.assets.store import sha256_file
-from zeroe_assets.baselines import default_encoder
+from zeroe_assets.victims.sklearn import default_encoder
 from zeroe_assets.tasks import Examples, get_task
 
 SPLITS = ("train", "val", "test")

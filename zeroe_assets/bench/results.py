@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import resolve_level
+from ..victims.wrapper import WrappedVictim
 
 
 class _Record:
@@ -97,10 +98,10 @@ class Example(_Record):
 
     @classmethod
     def of(cls, victim, index: int, original, attacked, gold, before, after) -> "Example":
-        """The example, restored by ``victim``'s shield when it is a `ShieldedVictim`."""
-        from ..shield import ShieldedVictim
-
-        restored = victim.restore([attacked])[0] if isinstance(victim, ShieldedVictim) else None
+        """The example, with the attacked input as ``victim`` saw it when it is a wrapper that
+        rewrites its inputs (a `ShieldedVictim`: restored by the shield)."""
+        restored = victim.seen([attacked])[0] \
+            if isinstance(victim, WrappedVictim) and victim.rewrites else None
         return cls(index, *map(_plain, (original, attacked, gold, before, after, restored)))
 
 

@@ -127,7 +127,7 @@ def run_generate(args) -> int:
 
 
 def run_train(args) -> int:
-    from ..baselines import save_victim, train_victim
+    from ..victims.sklearn import save_victim, train_victim
     from ..tasks import get_task
 
     task = get_task(args.task)

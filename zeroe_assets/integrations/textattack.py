@@ -33,6 +33,7 @@ from .. import registry, tokenize
 from ..perturbers.base import CANDIDATE_PHI, check_int
 from ..rng import base_seed, block_rng
 from ..search.transformations import get_transformation
+from ..victims import Scorer
 
 K = 50  # candidates per word, the defender benchmark's K (as our textfooler-zeroe)
 
@@ -204,7 +205,7 @@ class VictimWrapper(ModelWrapper):
 
     def __call__(self, text_input_list):
         batch = list(text_input_list)
-        if hasattr(self.model, "scores"):
+        if isinstance(self.model, Scorer):
             return np.asarray(self.model.scores(batch), dtype=float)
         p = np.asarray(self.model.predict(batch), dtype=float)
         if p.ndim != 1:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..tasks import Task, get_task
+from ..victims import Scorer
 
 
 class Outcome(NamedTuple):
@@ -119,8 +120,7 @@ class Classification(Goal):
 
     def labels_of(self, victim) -> tuple | None:
         """The victim's label set: ``victim.labels`` where it has scores, else the known set."""
-        if not self.binary and hasattr(victim, "scores") and getattr(victim, "labels", None) \
-                is not None:
+        if not self.binary and isinstance(victim, Scorer):
             return tuple(self._label(x) for x in victim.labels)
         return self.known
 
@@ -140,7 +140,7 @@ class Classification(Goal):
                                  "scores per text), which search attacks do not take")
             return (0, 1), _checked_rows(victim, [[1.0 - p, p] for p in _floats(victim, out)],
                                          n, 2)
-        if hasattr(victim, "scores") and getattr(victim, "labels", None) is not None:
+        if isinstance(victim, Scorer):
             labels = self.labels_of(victim)
             return labels, _checked_rows(victim, victim.scores(batch), n, len(labels))
         return None

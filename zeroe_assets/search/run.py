@@ -26,7 +26,8 @@ from ..bench.results import Example, _Record
 from ..parallel import start_worker
 from ..progress import progress_bar
 from ..tasks import NLI_FIELDS, Examples, get_task
-from ..victims import load_victim
+from ..victims import Scorer, load_victim
+from ..victims.wrapper import TimedVictim
 from .results import SKIPPED, SUCCESSFUL, STATUSES, AttackResult, summarize
 
 RUN, RESULTS, SUMMARY, REPORT = "run.json", "results.jsonl", "summary.json", "report.md"
@@ -80,35 +81,6 @@ def _shield_fingerprint(mechanisms: list[str] | None) -> dict | None:
             "threshold": shield.ranker.threshold, "weights_sha256": weights}
 
 
-class TimedVictim:
-    """The victim, counting the seconds, texts and calls inside ``predict`` and ``scores``
-    (the attack's own overhead is the rest of its time); every other attribute (``labels``,
-    ``task``...) is the victim's, and it has ``scores`` only when the victim has. ``name``
-    (what errors call it): the victim's own, else the one given (the ``--victim`` spec)."""
-
-    def __init__(self, victim, name: str | None = None):
-        self.victim, self.seconds, self.texts, self.calls = victim, 0.0, 0, 0
-        self.name = getattr(victim, "name", None) or name or type(victim).__name__
-
-    def _timed(self, method, batch):
-        start = time.perf_counter()
-        try:
-            return method(batch)
-        finally:
-            self.seconds += time.perf_counter() - start
-            self.texts += len(batch)
-            self.calls += 1
-
-    def predict(self, batch):
-        return self._timed(self.victim.predict, batch)
-
-    def __getattr__(self, name):
-        if name == "victim":  # not set yet (copy, unpickling): no recursion
-            raise AttributeError(name)
-        value = getattr(self.victim, name)
-        return (lambda batch: self._timed(value, batch)) if name == "scores" else value
-
-
 def read_examples(settings: RunSettings) -> Examples:
     """The examples of the data file as the task reads it, the first ``limit`` with a limit."""
     task, path, limit = get_task(settings.task), Path(settings.data), settings.limit
@@ -151,10 +123,10 @@ def build(settings: RunSettings):
 
 def check_target(settings: RunSettings, victim, gold: list) -> None:
     """A target label outside the data's labels is an error up front for a victim that gives
-    labels only (the goal checks the target against a victim's own ``labels``)."""
+    labels only (the goal checks the target against a `Scorer`'s own ``labels``)."""
     target = settings.options.get("target")
     if target is None or get_task(settings.task).outputs != "label" \
-            or getattr(victim, "labels", None) is not None:
+            or isinstance(victim, Scorer):
         return
     labels = sorted({str(g) for g in gold})
     if str(target) not in labels:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from ..formats import TOKEN_SEP
 from ..tasks import Task, get_task
 from ..victims import check_victim_task
+from ..victims.wrapper import WrappedVictim
 from .core import Shield
 from .features import MECHANISMS
 
@@ -16,7 +17,7 @@ CACHE = 100_000  # restored texts kept (an NLI premise recurs in every candidate
 TOKEN_UNSAFE = ("segment",)  # mechanisms that would split one token into two
 
 
-class ShieldedVictim:
+class ShieldedVictim(WrappedVictim):
     """``victim`` seeing every text field of its inputs restored by ``shield`` (default: all
     mechanisms), one batch at a time, as ``task`` (default the victim's own ``task``) gives them:
     texts; (premise, hypothesis) pairs, both restored; token lists.
@@ -27,10 +28,12 @@ class ShieldedVictim:
     token (``segment``) are left out there: token-aligned data has no joined words to undo (the
     benchmark refuses segmentation for it), so splitting one could only break a real token.
 
-    ``labels``, ``scores`` (only when the victim has them) and every other attribute are the
-    victim's, so goals and the benchmark read it as they read the victim; ``name`` says it is
-    shielded (``name``: what to call the victim, default its own name).
+    Otherwise it reads as the victim (a `WrappedVictim`: ``labels``, ``scores`` when the victim
+    is a `Scorer`...), so goals and the benchmark read it as they read the victim; ``name`` says
+    it is shielded (``name``: what to call the victim, default its own name).
     """
+
+    rewrites = True
 
     def __init__(self, victim, task: str | Task | None = None, shield: Shield | None = None,
                  name: str | None = None):
@@ -39,38 +42,29 @@ class ShieldedVictim:
         own = getattr(victim, "task", None)
         if task is None and own is None:
             raise ValueError("name the task the victim serves: ShieldedVictim(victim, task=...)")
-        inner = name or getattr(victim, "name", None) or type(victim).__name__
+        super().__init__(victim, name)
         task = get_task(task if task is not None else own)
-        check_victim_task(own, task.name, inner)
+        check_victim_task(own, task.name, self.name)
         shield = shield if shield is not None else get_shield()
         which = "" if shield.mechanisms == MECHANISMS else f"[{','.join(shield.mechanisms)}]"
-        self.name = f"shielded{which} {inner}"  # as asked for (tokens: without segment)
+        self.name = f"shielded{which} {self.name}"  # as asked for (tokens: without segment)
         if task.token_aligned and set(TOKEN_UNSAFE) & set(shield.mechanisms):
             kept = [m for m in shield.mechanisms if m not in TOKEN_UNSAFE]
             if not kept:
                 raise ValueError(f"a shield of {', '.join(TOKEN_UNSAFE)} alone cannot restore "
                                  "token-aligned input: choose other mechanisms")
             shield = Shield(kept, root=shield.root, ranker=shield.ranker)
-        self.victim, self.shield, self.inputs = victim, shield, task.inputs
+        self.shield, self.inputs = shield, task.inputs
         self.task = task.name
         self._restored: dict[str, str] = {}
 
-    def restore(self, batch: Sequence) -> list:
+    def seen(self, batch: Sequence) -> list:
         """The batch as the victim gets it: every text restored."""
         if self.inputs == "tokens":
             return [self._tokens(item) for item in batch]
         if self.inputs == "pair":
             return [tuple(map(self._text, _pair(item))) for item in batch]
         return [self._text(item) for item in batch]
-
-    def predict(self, batch: Sequence) -> list:
-        return self.victim.predict(self.restore(batch))
-
-    def __getattr__(self, name):
-        if name == "victim":  # not set yet (copy, unpickling): no recursion
-            raise AttributeError(name)
-        value = getattr(self.victim, name)
-        return (lambda batch: value(self.restore(batch))) if name == "scores" else value
 
     def _text(self, text: str) -> str:
         restored = self._restored.get(text)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .tasks import get_task
-from .victims import BUILTIN_TRAINABLE, check_victim_task
+from ..tasks import get_task
+from . import BUILTIN_TRAINABLE, check_victim_task
 
 
 def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
@@ -252,7 +252,7 @@ class EncoderClassifier:
 
     def _labelled(self) -> None:
         """Only label victims have ``labels``/``scores`` (a tc victim's ``predict`` is its score):
-        an AttributeError here makes ``hasattr(victim, "scores")`` false for ``tc-minilm``."""
+        an AttributeError here makes ``tc-minilm`` no `Scorer`."""
         if get_task(self.task).outputs == "scores":
             raise AttributeError(f"a {self.task} victim scores with predict(), it has no scores()")
 

@@ -1,5 +1,6 @@
 """Victims: anything with ``predict(batch) -> list``, loaded by name, ``hf:DIR`` or
-``package.module:object``.
+``package.module:object``; this package is their one home (the protocols and the loader here,
+one wrapper base in :mod:`.wrapper`, the built-in victims in its modules).
 
 A batch holds the task's inputs and ``predict`` returns one output per item, as the task names
 them (``Task.inputs``/``Task.outputs``): ``pos`` token lists → tag lists; ``nli`` (premise,
@@ -12,21 +13,23 @@ A label victim may also give its class probabilities (:class:`Scorer`): ``scores
 per item whose column j is the probability of ``labels[j]`` (the strings ``predict`` returns).
 Targeted search attacks use them when present. A ``tc`` victim's ``predict`` already is a score.
 
-Built-in victims: the scikit-learn baselines of :mod:`zeroe_assets.baselines` (trained with
-``zeroe bench train-victim``, saved with joblib: load only files you made yourself),
-``pos-bilstm``, the character-aware BiLSTM tagger trained with ``python -m train.victim``
-(a bundle of :mod:`zeroe_assets.assets.victim`, run by :mod:`zeroe_assets.tagger`), and ``hf:DIR``,
-a local Hugging Face sequence-classification model (:mod:`zeroe_assets.hf`), such as the MiniLM
-fine-tuned by ``python -m train.victim experiment=victim_minilm_olid``.
+Built-in victims: the scikit-learn baselines of :mod:`zeroe_assets.victims.sklearn` (trained
+with ``zeroe bench train-victim``, saved with joblib: load only files you made yourself),
+``pos-bilstm``, the character-aware BiLSTM tagger trained with ``python -m train.victim`` (a
+bundle of :mod:`zeroe_assets.assets.victim`, run by :mod:`zeroe_assets.victims.pos_bilstm`), and
+``hf:DIR``, a local Hugging Face sequence-classification model (:mod:`zeroe_assets.victims.hf`),
+such as the MiniLM fine-tuned by ``python -m train.victim experiment=victim_minilm_olid``.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import sys
 from pathlib import Path
 from typing import Protocol, Sequence, runtime_checkable
 
-from .tasks import TASKS, get_task
+from ..tasks import TASKS, get_task
 
 BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf", "tc-minilm",
                      "nli-minilm", "generic-minilm")
@@ -37,8 +40,27 @@ BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
 HF_PREFIX = "hf:"
 
 
+class _Answers(type(Protocol)):
+    """``isinstance`` by what the object answers (``hasattr``), as Python did before 3.12 (which
+    looks the protocol's members up statically): a `WrappedVictim` answers ``scores`` from
+    ``__getattr__`` exactly when its victim does, and a ``tc-minilm`` victim's ``labels``
+    property raises AttributeError, so it is no `Scorer`."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if not cls.__dict__.get("_is_protocol"):
+            return super().__instancecheck__(instance)
+        return all(hasattr(instance, name) for name in _members(cls))
+
+
+def _members(protocol) -> set[str]:
+    """The attributes and methods the victim protocols declare, their bases' included."""
+    return {name for base in protocol.__mro__ if base.__module__ == __name__
+            for name in (*inspect.get_annotations(base),
+                         *(k for k, v in vars(base).items() if callable(v) and k[0] != "_"))}
+
+
 @runtime_checkable
-class Victim(Protocol):
+class Victim(Protocol, metaclass=_Answers):
     """What the benchmark queries: one prediction per batch item."""
 
     def predict(self, batch: Sequence) -> list: ...
@@ -70,7 +92,7 @@ def load_victim(spec: str, path: str | Path | None = None, *, task: str | None =
         obj = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as e:
         raise ValueError(f"cannot load victim {spec!r}: {e}") from None
-    if hasattr(obj, "predict") and not isinstance(obj, type):
+    if isinstance(obj, Victim) and not isinstance(obj, type):
         victim = obj
     else:
         victim = _from_factory(obj, spec, path)
@@ -89,14 +111,14 @@ def _from_factory(obj, spec: str, path: str | Path | None) -> Victim:
         raise ValueError(f"victim {spec!r} is neither an object with predict() nor a factory "
                          "taking the model path (--victim-path) as its one argument") from None
     victim = obj(arg)
-    if not hasattr(victim, "predict"):
+    if not isinstance(victim, Victim):
         raise ValueError(f"victim factory {spec!r} returned an object without predict()")
     return victim
 
 
 def load_hf(path: str | Path | None, task: str | None = None, batch_size: int = 32,
             device: str | None = None) -> Victim:
-    """The ``hf:DIR`` victim (:func:`zeroe_assets.hf.load_hf_victim`)."""
+    """The ``hf:DIR`` victim (:func:`zeroe_assets.victims.hf.load_hf_victim`)."""
     if not path:
         raise ValueError("hf victims need their model directory: hf:DIR")
     from .hf import load_hf_victim
@@ -112,7 +134,27 @@ def load_sklearn(path: str | None):
 
     if not Path(path).is_file():
         raise ValueError(f"victim model not found: {path}")
-    return joblib.load(path)
+    with _old_pickle_paths():
+        return joblib.load(path)
+
+
+# where the scikit-learn victims lived when older files were pickled (joblib names the module)
+OLD_SKLEARN_MODULES = ("zeroe_assets.baselines", "zeroe_assets.bench.victims")
+
+
+@contextlib.contextmanager
+def _old_pickle_paths():
+    """Victims saved before they moved to :mod:`.sklearn` name their old module: while a file
+    is unpickled (and only then), those names are that module."""
+    from . import sklearn
+
+    added = [name for name in OLD_SKLEARN_MODULES if name not in sys.modules]
+    sys.modules.update(dict.fromkeys(added, sklearn))
+    try:
+        yield
+    finally:
+        for name in added:
+            del sys.modules[name]
 
 
 def load_pos_bilstm(path: str | None):
@@ -121,7 +163,7 @@ def load_pos_bilstm(path: str | None):
     if path is None:
         raise ValueError("the pos-bilstm victim needs a model directory (--victim-path DIR), "
                          "e.g. runs/victim/ud_ewt/model after `python -m train.victim`")
-    from .tagger.predict import from_bundle
+    from .pos_bilstm.predict import from_bundle
 
     return from_bundle(path)
 

@@ -6,7 +6,7 @@ from typing import Sequence
 
 import torch
 
-from ..assets.victim import load_pos_bundle
+from ...assets.victim import load_pos_bundle
 from .net import BiLSTMTagger
 from .vocab import TaggerVocab
 

@@ -19,10 +19,10 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from .assets.store import json_bytes
-from .assets.victim import staged_folder
-from .perturbers.base import check_int
-from .tasks import get_task
+from ..assets.store import json_bytes
+from ..assets.victim import staged_folder
+from ..perturbers.base import check_int
+from ..tasks import get_task
 
 TASK_FILE = "zeroe_victim.json"
 FORMAT, VERSION = "zeroe-hf-victim", 1
