@@ -58,7 +58,8 @@ def recipe_options(args) -> dict:
 
 
 def run_attack(args) -> int:
-    from ..search.run import PAGE, REPORT, RESULTS, SUMMARY, RunSettings, run
+    from ..runs import RESULTS
+    from ..search.run import PAGE, REPORT, SUMMARY, RunSettings, run
 
     settings = RunSettings(
         task=args.task, victim=args.victim, data=str(args.data), recipe=args.recipe,
