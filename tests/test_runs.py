@@ -51,7 +51,7 @@ def test_other_settings_are_refused_and_restart_clears_the_run(tmp_path):
     results.write_text('{"n": 0}\n', encoding="utf-8")
     (tmp_path / "summary.json").write_text("{}", encoding="utf-8")
     (tmp_path / "mine.txt").write_text("kept", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"holds a run with other settings \(seed: 1 then, 2 now\)"):
+    with pytest.raises(ValueError, match=r"other settings \(seed: 1 then, 2 now\)"):
         _open(tmp_path, Toy(2))
     assert results.exists()  # refused before anything was touched
     _open(tmp_path, Toy(2), restart=True)

@@ -1,9 +1,9 @@
 """Attack every example of a dataset file with one search recipe (``zeroe attack``).
 
-A run's folder (:mod:`zeroe_assets.runs`) holds ``run.json`` (its settings and a fingerprint of what decides its results),
-``results.jsonl`` (one :class:`AttackResult` per example, in example order, appended, flushed
-and fsynced line by line), ``summary.json`` (the metrics, settings and timings), ``report.md``
-and ``report.html``.
+A run's folder (:mod:`zeroe_assets.runs`) holds ``run.json`` (its settings and a fingerprint of
+what decides its results), ``results.jsonl`` (one :class:`AttackResult` per example, in example
+order, appended, flushed and fsynced line by line), ``summary.json`` (the metrics, settings and
+timings), ``report.md`` and ``report.html``.
 A rerun with the same fingerprint resumes after the last complete line (a partial last line,
 left by a kill, is dropped), so its files equal those of an uninterrupted run; other settings
 are refused unless ``restart``. Example i is attacked with index i (the core seeds from it) by
@@ -28,7 +28,7 @@ from ..tasks import NLI_FIELDS, Examples, get_task
 from ..victims import load_victim
 from .results import SKIPPED, SUCCESSFUL, STATUSES, AttackResult, summarize
 
-SUMMARY, REPORT, PAGE = "summary.json", "report.md", "report.html"  # and the run folder's
+SUMMARY, REPORT, PAGE = "summary.json", "report.md", "report.html"  # besides runs.RUN, RESULTS
 REPORT_EXAMPLES = 5  # successful attacks shown in report.md
 PAGE_EXAMPLES = 50  # attacked examples (not skipped) shown in report.html
 
