@@ -25,7 +25,7 @@ from perturb_throughput import DATA, DATA_HELP, recorded
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.bench.evaluate import evaluate, write
 from zeroe_assets.assets import atomic_write
-from zeroe_assets.bench import html as H
+from zeroe_assets.report import html as H
 from zeroe_assets.bench.report import FIGURES, html_section, plot_delta_tau_heatmap
 from zeroe_assets.bench.results import Curve, Results, Summary, TaskSummary
 from zeroe_assets.tasks import get_task

@@ -43,9 +43,10 @@ from perturb_throughput import DATA, DATA_HELP, ROOT, read_corpus, recorded  # n
 import zeroe_assets as z  # noqa: E402
 from zeroe_assets import registry  # noqa: E402
 from zeroe_assets.assets import atomic_write  # noqa: E402
-from zeroe_assets.bench import html as H  # noqa: E402
-from zeroe_assets.bench.html import Markup  # noqa: E402
 from zeroe_assets.progress import progress_bar  # noqa: E402
+from zeroe_assets.report import html as H  # noqa: E402
+from zeroe_assets.report.html import Markup  # noqa: E402
+from zeroe_assets.report.plots import pyplot  # noqa: E402
 from zeroe_assets.shield import get_shield  # noqa: E402
 from zeroe_assets.shield.accuracy import matched_words, words  # noqa: E402
 
@@ -410,10 +411,7 @@ def plot(result: dict) -> bytes:
     """Word accuracy per row, one bar per cleaner (and BERT-Defense's published figure)."""
     import io
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows, published = result["rows"], result["published"]["rows"]
     names = list(rows)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from zeroe_assets.search.run import RESULTS, RunSettings, load_results, run, segments
+from zeroe_assets.runs import RESULTS
+from zeroe_assets.search.run import RunSettings, load_results, run, segments
 from zeroe_assets.victims.wrapper import TimedVictim
 
 from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)

@@ -3,7 +3,8 @@
 Layers, lowest first; a module may import its own layer and the ones below, never above:
 tokenize, rng, progress → assets → the learned spaces (phonetic, visual) → perturbers → protocol,
 recipes, spec, registry → formats, tasks, victims (the protocols, the wrapper base and every
-built-in victim) and constraints → bench, search, shield → cli, integrations.
+built-in victim), run folders (runs), reports (report) and constraints → bench, search, shield →
+cli, integrations. Two parts of one layer never import each other both ways.
 ``train`` imports ``zeroe_assets``, never the reverse; torch is imported only by the modules that
 run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``, TextAttack
 only by ``integrations/textattack.py``.
@@ -26,7 +27,7 @@ LAYERS = [
     {"phonetic", "visual"},
     {"perturbers"},
     {"protocol", "parallel", "recipes", "spec", "registry", "attackers"},  # attackers: deprecated
-    {"formats", "tasks", "victims", "constraints"},
+    {"formats", "tasks", "victims", "runs", "report", "constraints"},
     {"bench", "search", "shield"},
     {"cli", "integrations"},
 ]
@@ -85,6 +86,17 @@ def test_imports_go_down_the_layers_only():
                     RANK[_part(target)] > RANK[_part(name)]:
                 wrong.append(f"{name} imports {target}")
     assert not wrong, "imports against the layer order:\n" + "\n".join(wrong)
+
+
+def test_no_two_parts_of_a_layer_import_each_other():
+    """Within a layer imports may go either way, but never both between two parts (``search``
+    using ``bench`` while ``bench`` uses ``search``): what both need belongs on a floor below."""
+    uses = {(_part(name), _part(target)) for name, path in MODULES.items() if name != "zeroe_assets"
+            for target, _ in _imports(name, path)
+            if target.startswith("zeroe_assets.") and _part(target) in RANK}
+    ties = sorted(f"{a} <-> {b}" for a, b in uses if a < b and (b, a) in uses)
+    assert not ties, "parts that import each other (give what both use a lower layer): " + \
+        ", ".join(ties)
 
 
 def test_no_import_cycles():

@@ -1,4 +1,4 @@
-"""The HTML report (``zeroe_assets.bench.html``): adversarial Unicode escaped and marked per
+"""The HTML report (``zeroe_assets.report.html``): adversarial Unicode escaped and marked per
 cluster, the page self-contained, and the pages of ``bench evaluate`` and ``attack`` rendered
 by a real headless Chromium (tables sort, plots decode, nothing fetched, no console error)."""
 from __future__ import annotations
@@ -12,9 +12,10 @@ import re
 import pytest
 
 from zeroe_assets.bench import generate as gen
-from zeroe_assets.bench import html as H
 from zeroe_assets.bench.evaluate import evaluate, write
-from zeroe_assets.bench.results import Example, Results
+from zeroe_assets.bench.results import Results
+from zeroe_assets.report import html as H
+from zeroe_assets.report.example import Example
 from zeroe_assets.search.run import PAGE, RunSettings, run
 from zeroe_assets.tasks import get_task
 from zeroe_assets.victims.sklearn import train_victim

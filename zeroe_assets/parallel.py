@@ -41,6 +41,13 @@ def start_worker(processes: int) -> None:
     share_cores(processes)
 
 
+def pool_context():
+    """The multiprocessing context of every pool of the toolkit: fork where there is one (loaded
+    tables and victims stay shared copy-on-write), spawn elsewhere (what a worker needs is
+    pickled to it once)."""
+    return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+
+
 def _init(attack, processes: int) -> None:
     global _worker_attack
     start_worker(processes)
@@ -115,9 +122,7 @@ def stream(attack, texts: Iterable[str], base: int, processes: int,
 def _pooled(attack, texts: Iterable[str], base: int, processes: int,
             chunksize: int) -> Iterator[str]:
     chunksize = -(-chunksize // BLOCK) * BLOCK  # whole blocks, so workers see the same streams
-    # fork keeps loaded tables shared copy-on-write; spawn elsewhere pickles the attack once.
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with ctx.Pool(processes, initializer=_init, initargs=(attack, processes)) as pool:
+    with pool_context().Pool(processes, initializer=_init, initargs=(attack, processes)) as pool:
         # imap is lazy on results but eager on input; bound memory by feeding it in windows
         jobs = _chunks(texts, base, chunksize)
         while window := list(itertools.islice(jobs, processes * 4)):

@@ -6,14 +6,12 @@ from pathlib import Path
 import numpy as np
 
 from zeroe_assets.phonetic.names import CLASSES
+from zeroe_assets.report.plots import pyplot
 
 
 def confusion_figure(confusion: np.ndarray, path: Path, title: str) -> Path:
     """Row-normalised confusion matrix with counts, as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rates = confusion / np.maximum(confusion.sum(1, keepdims=True), 1)
     fig, ax = plt.subplots(figsize=(5.2, 4.4), dpi=120)

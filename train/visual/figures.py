@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from zeroe_assets.report.plots import pyplot
+
 from .augment import GlyphAugment
 from .glyphs import GlyphSet
 from .module import VAEGANModule
@@ -91,12 +93,10 @@ def tsne_plot(vectors: np.ndarray, glyphs: GlyphSet, path: Path,
     """t-SNE of letters and their NFKD look-alikes, each point drawn as its glyph tinted by group.
     ``extra`` maps a letter to (vectors, images) of more points for it, e.g. distorted views.
     None (no figure) for a glyph set without such letters, e.g. a font of symbols."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from matplotlib.offsetbox import AnnotationBbox, OffsetImage
     from sklearn.manifold import TSNE
+
 
     groups = nfkd_groups(glyphs.codepoints)
     at = {int(cp): i for i, cp in enumerate(glyphs.codepoints)}
@@ -136,10 +136,7 @@ def recall_curve_plot(curves: dict[str, dict[str, dict[int, float]]], path: Path
                       k_mark: int = 20) -> Path:
     """Recall@k against k (log scale) for each yardstick (one panel) and space (one line), with
     the neighbour table's k marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4.5), squeeze=False)
     for ax, (name, spaces) in zip(axes[0], curves.items()):

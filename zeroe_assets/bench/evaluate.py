@@ -16,11 +16,12 @@ from pathlib import Path
 from ..assets import atomic_write
 from ..progress import progress_bar
 from ..protocol import resolve_level
+from ..report.example import Example
 from ..tasks import Task, get_task
 from ..victims import Victim, check_victim_task
 from .generate import SIDECAR
 from .report import write_report
-from .results import Example, Results, SetResult, add_delta_tau, ranking, ranking_level
+from .results import Results, SetResult, add_delta_tau, ranking, ranking_level
 
 EXAMPLES = 2  # per set, in results.json and the HTML report
 

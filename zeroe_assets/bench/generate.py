@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import multiprocessing as mp
 import random
 import sys
 import time
@@ -27,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..assets import atomic_write, read_manifest, remove_stale_temporaries, sha256_path
-from ..parallel import start_worker
+from ..parallel import pool_context, start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
 from ..progress import progress_bar
@@ -313,9 +312,8 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
         if processes == 1 or len(jobs) <= 1:
             results = map(run_job, jobs)
         else:
-            ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-            pool = stack.enter_context(ctx.Pool(processes, initializer=start_worker,
-                                                    initargs=(processes,)))
+            pool = stack.enter_context(pool_context().Pool(processes, initializer=start_worker,
+                                                           initargs=(processes,)))
             results = pool.imap_unordered(run_job, jobs)
         bar = stack.enter_context(progress_bar(len(jobs), "generate", " sets",
                                                enabled=progress is not None))

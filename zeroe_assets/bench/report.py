@@ -1,14 +1,16 @@
 """Markdown tables in the paper's layout, its figures (Fig. 1, 3, 5) and the HTML page (tables,
-figures and examples, :mod:`.html`) from evaluation results (the records of :mod:`.results`)."""
+figures and examples, :mod:`zeroe_assets.report.html`) from evaluation results (the records of
+:mod:`.results`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..assets import atomic_write
 from ..protocol import resolve_level
+from ..report import html as H
+from ..report.html import Markup
+from ..report.plots import pyplot
 from ..tasks import get_task
-from . import html as H
-from .html import Markup
 from .results import Results, levels_by_p, ranking_level
 
 
@@ -110,18 +112,9 @@ def html_section(results: Results, figures: list[tuple[Path, str]], level: int =
     return Markup("\n".join(parts))
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_curves(results: Results, path: Path) -> Path:
     """Fig. 1: s*(p) per attacker, with the random-guess baseline."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     stars, levels = _grid(results, "s_star"), levels_by_p(results.sets)
     for attacker in sorted(stars):
@@ -144,7 +137,7 @@ def plot_curves(results: Results, path: Path) -> Path:
 
 def plot_edit_distance(results: Results, path: Path) -> Path:
     """Fig. 5: amount of perturbation (normalised edit distance) against s*."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     markers = {"low": "o", "mid": "s", "high": "^"}
     attackers, at = sorted({r.attacker for r in results.sets}), ranking_level(results.sets)
@@ -164,7 +157,7 @@ def plot_edit_distance(results: Results, path: Path) -> Path:
 
 def plot_delta_tau_heatmap(matrix: dict[str, dict[str, float]], level: str, path: Path) -> Path:
     """Fig. 3: Δτ for victims trained on attacker α (rows), tested on attacker β (columns)."""
-    plt = _plt()
+    plt = pyplot()
     alphas = sorted(matrix)
     betas = sorted({b for row in matrix.values() for b in row})
     values = [[matrix[a].get(b, float("nan")) for b in betas] for a in alphas]

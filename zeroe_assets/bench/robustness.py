@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import random
 import time
 from dataclasses import dataclass
@@ -27,12 +26,13 @@ from ..constraints.scored import SIGHT, SOUND, Threshold, get_score
 from ..progress import progress_bar
 from ..search.recipes import get_recipe
 from ..search.results import SUCCESSFUL, AttackResult, summarize
-from ..search.run import RESULTS, RunSettings, complete_lines, open_run, read_examples, segments
+from ..report.plots import pyplot
+from ..runs import Record, append_line, open_run, read_lines
+from ..search.run import RunSettings, read_examples, segments
 from ..search.text import AttackedText
 from ..tasks import get_task
 from ..victims import load_victim
 from .accs import accs, curve
-from .results import _Record
 from .second_order import DELTA, WIDTH, SecondOrderAttack
 
 TABLE_JSON, TABLE_MD, EXAMPLES, TIMING = ("accs.json", "accs.md", "second_order.jsonl",
@@ -58,7 +58,7 @@ def parse_grid(text: str | None) -> list[float]:
 
 
 @dataclass(frozen=True)
-class BenchSettings(_Record):
+class BenchSettings(Record):
     """What a constraint robustness run measures: ``constraints`` (score names) at each of
     ``thresholds`` on the first ``examples`` of ``data``; ``delta`` words for a second-order
     success, a beam of ``width``."""
@@ -175,19 +175,16 @@ class Bench:
                 "first": first.to_json(), "second": second.to_json()}
 
 
-def _prepare(out: Path, settings: BenchSettings, restart: bool) -> list[dict]:
-    """Check (or, with ``restart``, clear) the folder, record the run; the lines done."""
-    open_run(out, settings, restart, (TABLE_JSON, TABLE_MD, EXAMPLES, TIMING), "bench constraints")
-    results = out / RESULTS
+def _key(line: dict) -> tuple[tuple[str, float, int], dict]:
+    """(constraint, threshold, example index) of a result line, and the line."""
+    return (line["constraint"], line["threshold"], line["index"]), line
+
+
+def _done(results: Path, settings: BenchSettings) -> list[dict]:
+    """The lines ``results.jsonl`` holds (`read_lines`), each where the plan has it."""
     expected = plan(settings)
     done = []
-    for n, raw in enumerate(complete_lines(results)):
-        try:
-            line = json.loads(raw)
-            key = (line["constraint"], line["threshold"], line["index"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{results}:{n + 1}: not a result line ({e}); pass --restart") \
-                from None
+    for n, (key, line) in enumerate(read_lines(results, _key)):
         if n >= len(expected) or key != expected[n]:
             raise ValueError(f"{results}:{n + 1}: {key} where the run expects "
                              f"{expected[n] if n < len(expected) else 'no more lines'}; pass "
@@ -201,19 +198,25 @@ def run(settings: BenchSettings, out_dir: Path, restart: bool = False,
     """Measure what ``out_dir`` does not hold yet and write the run's files; the table."""
     bench = Bench(settings)
     out = Path(out_dir)
-    lines = _prepare(out, settings, restart)
+    with open_run(out, settings, restart, (TABLE_JSON, TABLE_MD, EXAMPLES, TIMING),
+                  "bench constraints") as results:
+        return _measure(bench, settings, out, results, progress)
+
+
+def _measure(bench: Bench, settings: BenchSettings, out: Path, results: Path,
+             progress: bool) -> dict:
+    """The lines ``results`` lacks, appended, and the run's other files written; the table."""
+    lines = _done(results, settings)
     todo = plan(settings)[len(lines):]
     start = time.perf_counter()
     seconds: dict[str, float] = {}
     with progress_bar(len(plan(settings)), "constraints", "line", len(lines), progress) as bar, \
-            open(out / RESULTS, "a", encoding="utf-8") as f:
+            open(results, "a", encoding="utf-8") as f:
         for name, threshold, index in todo:
             t0 = time.perf_counter()
             line = bench.line(name, threshold, index)
             seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - t0
-            f.write(json.dumps(line, ensure_ascii=False) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+            append_line(f, json.dumps(line, ensure_ascii=False) + "\n")
             lines.append(line)
             bar.update()
     table = summarize_lines(settings, lines)
@@ -298,14 +301,12 @@ def markdown(table: dict) -> str:
 
 def plot(table: dict, out: Path) -> list[Path]:
     """One PNG per kind: first- over second-order success, a line per constraint."""
-    from .report import _plt
-
     paths = []
     for kind in (SOUND, SIGHT):
         rows = {n: r for n, r in table["constraints"].items() if r["kind"] == kind}
         if not rows:
             continue
-        plt = _plt()
+        plt = pyplot()
         fig, ax = plt.subplots(figsize=(5.5, 4.5))
         for name, row in rows.items():
             xs, ys = zip(*row["curve"])

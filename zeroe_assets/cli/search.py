@@ -59,7 +59,8 @@ def recipe_options(args) -> dict:
 
 
 def run_search(args) -> int:
-    from ..search.run import PAGE, REPORT, RESULTS, SUMMARY, RunSettings, run
+    from ..runs import RESULTS
+    from ..search.run import PAGE, REPORT, SUMMARY, RunSettings, run
 
     settings = RunSettings(
         task=args.task, victim=args.victim, data=str(args.input), recipe=args.recipe,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..bench.results import _Record
+from ..runs import Record
 
 SUCCESSFUL, FAILED, SKIPPED, EXHAUSTED = "successful", "failed", "skipped", "budget exhausted"
 STATUSES = (SUCCESSFUL, FAILED, SKIPPED, EXHAUSTED)
@@ -22,7 +22,7 @@ MISCLASSIFIED, NOTHING_TO_ATTACK = "goal already met", "no attackable word"
 
 
 @dataclass(frozen=True)
-class AttackResult(_Record):
+class AttackResult(Record):
     """What one example became. ``original``/``adversarial`` are victim inputs (a text, a
     [premise, hypothesis] pair, a token list); ``before``/``after`` the victim's labels (tags
     for POS); ``words`` the attacked segments' word count, ``perturbed`` how many changed;

@@ -1,9 +1,9 @@
 """Attack every example of a dataset file with one search recipe (``zeroe attack``).
 
-A run's folder holds ``run.json`` (its settings and a fingerprint of what decides its results),
-``results.jsonl`` (one :class:`AttackResult` per example, in example order, appended, flushed
-and fsynced line by line), ``summary.json`` (the metrics, settings and timings), ``report.md``
-and ``report.html``.
+A run's folder (:mod:`zeroe_assets.runs`) holds ``run.json`` (its settings and a fingerprint of
+what decides its results), ``results.jsonl`` (one :class:`AttackResult` per example, in example
+order, appended, flushed and fsynced line by line), ``summary.json`` (the metrics, settings and
+timings), ``report.md`` and ``report.html``.
 A rerun with the same fingerprint resumes after the last complete line (a partial last line,
 left by a kill, is dropped), so its files equal those of an uninterrupted run; other settings
 are refused unless ``restart``. Example i is attacked with index i (the core seeds from it) by
@@ -14,30 +14,28 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing as mp
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..assets import atomic_write, remove_stale_temporaries, sha256_path
-from ..bench import html as H
-from ..bench.results import Example, _Record
-from ..parallel import start_worker
+from ..assets import atomic_write, sha256_path
+from ..parallel import pool_context, start_worker
 from ..progress import progress_bar
+from ..report import html as H
+from ..report.example import Example
+from ..runs import Record, append_line, open_run, read_lines
 from ..tasks import NLI_FIELDS, Examples, get_task
 from ..victims import Scorer, load_victim
 from ..victims.wrapper import TimedVictim
 from .results import SKIPPED, SUCCESSFUL, STATUSES, AttackResult, summarize
 
-RUN, RESULTS, SUMMARY, REPORT = "run.json", "results.jsonl", "summary.json", "report.md"
-PAGE = "report.html"
+SUMMARY, REPORT, PAGE = "summary.json", "report.md", "report.html"  # besides runs.RUN, RESULTS
 REPORT_EXAMPLES = 5  # successful attacks shown in report.md
 PAGE_EXAMPLES = 50  # attacked examples (not skipped) shown in report.html
 
 
 @dataclass(frozen=True)
-class RunSettings(_Record):
+class RunSettings(Record):
     """What a run attacks and how: the ``zeroe attack`` options that decide its results.
     ``options`` go to the recipe (``transformations``, ``max_queries``, ``max_perturbed``,
     ``target``...); ``limit`` attacks the first examples only; ``shield``: the mechanisms of the
@@ -165,81 +163,23 @@ def _attacked(settings, attack, victim, jobs: list, processes: int):
             yield attack_one(attack, timed, index, example)
         return
     processes = min(processes, len(jobs))
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with ctx.Pool(processes, initializer=_init, initargs=(settings, processes)) as pool:
+    with pool_context().Pool(processes, initializer=_init, initargs=(settings, processes)) as pool:
         yield from pool.imap(_attack_in_worker, jobs)
 
 
-def open_run(out: Path, settings, restart: bool, outputs: tuple[str, ...], command: str) -> None:
-    """Check (or, with ``restart``, clear of ``outputs``) a run folder and record the run in
-    ``run.json``: a folder holding a run with other settings (``settings.fingerprint()``) is
-    refused, so a rerun only ever resumes its own run. Shared by ``zeroe attack`` and
-    ``zeroe bench constraints``."""
-    out.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(out)  # of summary/report writes a kill interrupted
-    results, run_file = out / RESULTS, out / RUN
-    fingerprint = json.loads(json.dumps(settings.fingerprint()))  # as run.json reads back
-    if restart:
-        for name in (RESULTS, *outputs):
-            (out / name).unlink(missing_ok=True)
-    elif run_file.exists():
-        try:
-            recorded = json.loads(run_file.read_text(encoding="utf-8"))["fingerprint"]
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{run_file} is unreadable ({e}); pass --restart to start over")
-        changed = [f"{k}: {recorded.get(k)!r} then, {v!r} now"
-                   for k, v in fingerprint.items() if recorded.get(k) != v]
-        if changed:
-            raise ValueError(f"{out} holds a run with other settings ({'; '.join(changed)}); "
-                             "pass --restart to start over there, or choose another --out")
-    elif results.exists():
-        raise ValueError(f"{results} exists but {run_file} does not: not a run of `zeroe "
-                         f"{command}`; pass --restart to overwrite it, or choose another --out")
-    atomic_write(run_file, json.dumps({"settings": settings.to_json(),
-                                       "fingerprint": fingerprint}, indent=1).encode() + b"\n")
-
-
-def _prepare(out: Path, settings: RunSettings, restart: bool, examples: int) -> int:
-    """Open the run folder; the number of results already there, after dropping a partial
-    last line."""
-    open_run(out, settings, restart, (SUMMARY, REPORT, PAGE), "attack")
-    results = out / RESULTS
-    done = _finished(results)
-    if done > examples:
-        raise ValueError(f"{results} has {done} results, more than the {examples} examples to "
-                         "attack now (a smaller --limit?); pass --restart or another --out")
-    return done
-
-
-def complete_lines(path: Path) -> list[bytes]:
-    """The complete lines of an appended file (none if it is missing); a partial last line (a
-    kill mid-write) is cut off the file, so appending goes on after the last complete one."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    end = data.rfind(b"\n") + 1
-    if end < len(data):
-        with open(path, "r+b") as f:
-            f.truncate(end)
-            os.fsync(f.fileno())
-    return data[:end].splitlines(keepends=True)
-
-
-def _finished(path: Path) -> int:
-    """How many complete result lines ``results.jsonl`` has (``complete_lines``). Lines out of
-    order or not results are an error."""
-    lines = complete_lines(path)
-    for i, line in enumerate(lines):
-        try:
-            index = AttackResult.from_json(json.loads(line)).index
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"{path}:{i + 1}: not a result ({e}); pass --restart to start "
-                             "over") from None
-        if index != i:
-            raise ValueError(f"{path}:{i + 1}: result of example {index}, expected {i}; pass "
-                             "--restart to start over")
-    return len(lines)
+def _finished(path: Path, examples: int) -> int:
+    """How many results ``results.jsonl`` holds (`read_lines`: a partial last line dropped);
+    results out of order, or more than the ``examples`` to attack now, are an error."""
+    results = read_lines(path, AttackResult.from_json)
+    for i, result in enumerate(results):
+        if result.index != i:
+            raise ValueError(f"{path}:{i + 1}: result of example {result.index}, expected {i}; "
+                             "pass --restart to start over")
+    if len(results) > examples:
+        raise ValueError(f"{path} has {len(results)} results, more than the {examples} "
+                         "examples to attack now (a smaller --limit?); pass --restart or "
+                         "another --out")
+    return len(results)
 
 
 def load_results(path: Path) -> list[AttackResult]:
@@ -261,26 +201,25 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
     attack, victim = build(settings)
     check_target(settings, victim, examples.gold)
     out = Path(out_dir)
-    done = _prepare(out, settings, restart, len(examples.inputs))
-    jobs = [(i, (examples.inputs[i], examples.gold[i]))
-            for i in range(done, len(examples.inputs))]
-    bar = progress_bar(len(examples.inputs), "attack", "ex", done, progress)
-    victim_s = attack_s = 0.0
-    start = time.perf_counter()
-    with bar, open(out / RESULTS, "a", encoding="utf-8") as f:
-        for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
-            victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
-            bar.update()
-    wall = time.perf_counter() - start
-    results = load_results(out / RESULTS)
-    summary = {**summarize(results), "settings": settings.to_json(),
-               "timing": _timing(len(jobs), wall, victim_s, attack_s, processes)}
-    atomic_write(out / SUMMARY, json.dumps(summary, indent=1).encode() + b"\n")
-    atomic_write(out / REPORT, report(results, summary).encode())
-    atomic_write(out / PAGE, page(results, summary, victim).encode())
+    with open_run(out, settings, restart, (SUMMARY, REPORT, PAGE), "attack") as path:
+        done = _finished(path, len(examples.inputs))
+        jobs = [(i, (examples.inputs[i], examples.gold[i]))
+                for i in range(done, len(examples.inputs))]
+        bar = progress_bar(len(examples.inputs), "attack", "ex", done, progress)
+        victim_s = attack_s = 0.0
+        start = time.perf_counter()
+        with bar, open(path, "a", encoding="utf-8") as f:
+            for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
+                append_line(f, line)
+                victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
+                bar.update()
+        wall = time.perf_counter() - start
+        results = load_results(path)
+        summary = {**summarize(results), "settings": settings.to_json(),
+                   "timing": _timing(len(jobs), wall, victim_s, attack_s, processes)}
+        atomic_write(out / SUMMARY, json.dumps(summary, indent=1).encode() + b"\n")
+        atomic_write(out / REPORT, report(results, summary).encode())
+        atomic_write(out / PAGE, page(results, summary, victim).encode())
     return summary
 
 

@@ -1,0 +1,105 @@
+"""Run folders (``zeroe_assets.runs``) on their own, with a toy job: a rerun resumes only its own
+run, ``restart`` clears it, a kill's partial line is dropped, and records round-trip."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from zeroe_assets.runs import (RESULTS, RUN, Record, append_line, complete_lines, dict_of,
+                               list_of, open_run, read_lines)
+
+
+@dataclass(frozen=True)
+class Toy(Record):
+    """Settings of a toy job: what its fingerprint holds decides whether a rerun resumes."""
+
+    seed: int
+    note: str | None = None  # not in the fingerprint: a rerun may change it
+
+    def fingerprint(self) -> dict:
+        return {"seed": self.seed}
+
+
+@dataclass(frozen=True)
+class Box(Record):
+    items: list[Toy] = field(default_factory=list)
+    named: dict[str, Toy] | None = None
+
+    _nested = {"items": list_of(Toy), "named": dict_of(Toy)}
+
+
+def _open(out, settings, restart=False):
+    with open_run(out, settings, restart, ("summary.json",), "toy") as results:
+        return results
+
+
+def test_a_run_records_its_settings_and_resumes_with_the_same_fingerprint(tmp_path):
+    results = _open(tmp_path, Toy(1))
+    assert results == tmp_path / RESULTS
+    assert json.loads((tmp_path / RUN).read_text(encoding="utf-8")) == {
+        "settings": {"seed": 1}, "fingerprint": {"seed": 1}}
+    results.write_text('{"n": 0}\n', encoding="utf-8")
+    _open(tmp_path, Toy(1, note="again"))  # what the fingerprint leaves out may change
+    assert results.read_text(encoding="utf-8") == '{"n": 0}\n'
+    assert json.loads((tmp_path / RUN).read_text(encoding="utf-8"))["settings"]["note"] == "again"
+
+
+def test_other_settings_are_refused_and_restart_clears_the_run(tmp_path):
+    results = _open(tmp_path, Toy(1))
+    results.write_text('{"n": 0}\n', encoding="utf-8")
+    (tmp_path / "summary.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "mine.txt").write_text("kept", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"other settings \(seed: 1 then, 2 now\)"):
+        _open(tmp_path, Toy(2))
+    assert results.exists()  # refused before anything was touched
+    _open(tmp_path, Toy(2), restart=True)
+    assert not results.exists() and not (tmp_path / "summary.json").exists()
+    assert (tmp_path / "mine.txt").read_text(encoding="utf-8") == "kept"  # not the run's
+    assert json.loads((tmp_path / RUN).read_text(encoding="utf-8"))["fingerprint"] == {"seed": 2}
+
+
+def test_a_folder_that_is_no_run_is_refused(tmp_path):
+    (tmp_path / RESULTS).write_text("{}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a run of `zeroe toy`"):
+        _open(tmp_path, Toy(1))
+    (tmp_path / RUN).write_text("{oops", encoding="utf-8")
+    with pytest.raises(ValueError, match="is unreadable"):
+        _open(tmp_path, Toy(1))
+
+
+def test_a_partial_last_line_is_cut_off_and_appending_goes_on_after_it(tmp_path):
+    path = tmp_path / RESULTS
+    assert complete_lines(path) == []  # none yet
+    path.write_bytes(b'{"n": 0}\n{"n": 1}\n{"n": 2, "ha')  # killed mid-write
+    assert complete_lines(path) == [b'{"n": 0}\n', b'{"n": 1}\n']
+    assert path.read_bytes() == b'{"n": 0}\n{"n": 1}\n'
+    with open(path, "a", encoding="utf-8") as f:
+        append_line(f, '{"n": 2}\n')
+    assert read_lines(path, lambda line: line["n"]) == [0, 1, 2]
+
+
+def test_a_line_that_is_no_result_is_refused_with_its_place(tmp_path):
+    path = tmp_path / RESULTS
+    path.write_text('{"n": 0}\n{oops\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"results.jsonl:2: not a result line"):
+        read_lines(path, lambda line: line["n"])
+    path.write_text('{"n": 0}\n{"m": 1}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"results.jsonl:2: not a result line \('n'\)"):
+        read_lines(path, lambda line: line["n"])
+
+
+def test_records_round_trip_and_name_what_is_missing_or_unknown():
+    box = Box([Toy(1), Toy(2, "b")], {"x": Toy(3)})
+    assert box.to_json() == {"items": [{"seed": 1}, {"seed": 2, "note": "b"}],
+                             "named": {"x": {"seed": 3}}}
+    assert Box.from_json(json.loads(json.dumps(box.to_json()))) == box
+    assert Box().to_json() == {"items": []}  # a None optional is left out
+    with pytest.raises(ValueError, match=r"box.items\[1\]: not a Toy record \(missing seed; "
+                                         r"unknown sed\)"):
+        Box.from_json({"items": [{"seed": 1}, {"sed": 2}]}, "box")
+    with pytest.raises(ValueError, match="Box.named: expected an object"):
+        Box.from_json({"items": [], "named": []})
+    with pytest.raises(ValueError, match="Toy: expected a JSON object, got list"):
+        Toy.from_json([1])
