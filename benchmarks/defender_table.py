@@ -105,7 +105,7 @@ def attack(task, name, spec, path, test, attacked, work, args, shielded=False) -
 
 def adversarial(task, train_path, mode, work, args) -> dict[str, Path]:
     """The adversarially trained TF-IDF victims of ``mode``: attacker α → model file."""
-    attackers = gen.resolve_attackers(task, "all")
+    attackers = gen.resolve_perturbers(task, "all")
     jobs = gen.plan(task, {"train": train_path}, attackers, LEVELS, work / f"{task}-{mode}",
                     args.seed, mode=mode)
     gen.run(jobs, args.processes)
@@ -155,7 +155,7 @@ def main() -> None:
     out = ROOT / "benchmarks" / "results" / "defender_table.json"
     names = {"tfidf", *(f"tfidf-{mode}-{alpha}" for task in args.tasks.split(",")
                         for mode in filter(None, args.adv.split(","))
-                        for alpha in gen.resolve_attackers(task, "all")),
+                        for alpha in gen.resolve_perturbers(task, "all")),
              *("-".join(["minilm", *filter(None, v.partition("=")[0].partition(":")[2]
                                            .split(":"))]) for v in args.minilm)}
     unknown = set(filter(None, args.shield.split(","))) - names - {"all"}

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from perturb_throughput import DATA, DATA_HELP
-from zeroe_assets import get_attacker
+from zeroe_assets import get_perturbation
 from zeroe_assets.bench import generate as gen
 
 UD_TEST = "bench/ud_ewt/en_ewt-ud-test.conllu"  # the default input, in the data folder
@@ -29,10 +29,10 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args()
     args.input = args.input or args.data / UD_TEST
-    attackers = gen.resolve_attackers("pos", "all")
+    attackers = gen.resolve_perturbers("pos", "all")
     start = time.perf_counter()
     for name in attackers:  # load tables / indexes outside the timing
-        get_attacker(name)("warm up", seed=0)
+        get_perturbation(name)("warm up", seed=0)
     loading = time.perf_counter() - start
     with tempfile.TemporaryDirectory() as out:
         jobs = gen.plan("pos", {"test": args.input}, attackers, ["low", "mid", "high"],

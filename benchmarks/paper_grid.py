@@ -125,7 +125,7 @@ def main() -> None:
     chosen = dict(v.split("=", 1) for v in args.victim)
     for task in tasks:
         test, train_path = setups[task]
-        attackers = gen.resolve_attackers(task, "all")
+        attackers = gen.resolve_perturbers(task, "all")
         start = time.perf_counter()
         jobs = gen.plan(task, {"test": test}, attackers, LEVELS, work / task / "sets", args.seed)
         gen.run(jobs, args.processes)

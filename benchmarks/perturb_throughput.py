@@ -98,7 +98,7 @@ def main() -> None:
 
     ours = {}
     for name in COMPARABLE:
-        attacker = z.get_attacker(name, level=args.level)
+        attacker = z.get_perturbation(name, level=args.level)
         attacker(lines[:50], seed=0)  # load tables outside the timing
         one = timed(lambda: attacker(lines, seed=0), args.repeat)
         many = timed(lambda: list(attacker.stream(lines, seed=0, processes=args.processes,

@@ -70,7 +70,7 @@ def main() -> None:
     rows = {}
     for name in z.available_names():
         options = {"source": str(natural)} if name == "natural-typo" and natural.is_file() else {}
-        rows[name] = {protocol: statistics(clean, z.attack(clean, name, level=args.level,
+        rows[name] = {protocol: statistics(clean, z.perturb(clean, name, level=args.level,
                                                            seed=args.seed, protocol=protocol,
                                                            **options))
                       for protocol in z.PROTOCOLS}

@@ -112,13 +112,13 @@ def attackers(natural: Path | None) -> dict[str, z.Perturbation | None]:
     names = registry.NAMES
     rows: dict[str, z.Perturbation | None] = {"clean text": None}
     for name in names:
-        rows[name] = z.get_attacker(name, level=LEVEL, protocol="reference")
+        rows[name] = z.get_perturbation(name, level=LEVEL, protocol="reference")
     if natural is not None:
-        rows["natural-typo (en.natural)"] = z.get_attacker(
+        rows["natural-typo (en.natural)"] = z.get_perturbation(
             "natural-typo", level=LEVEL, protocol="reference", source=str(natural))
-    rows[TWICE] = z.get_attacker("|".join(f"{a}+{a}" for a in names), level=LEVEL,
+    rows[TWICE] = z.get_perturbation("|".join(f"{a}+{a}" for a in names), level=LEVEL,
                                  protocol="reference")
-    rows[ALL_TEN] = z.get_attacker("+".join(f"{a}:{MIX_LEVEL}" for a in names),
+    rows[ALL_TEN] = z.get_perturbation("+".join(f"{a}:{MIX_LEVEL}" for a in names),
                                    protocol="reference")
     return rows
 

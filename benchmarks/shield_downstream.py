@@ -54,7 +54,7 @@ def run_task(task: str, test: Path, train_path: Path, work: Path, args) -> dict:
     """One task: its sample attacked at high by every attacker; the victim's and the shielded
     victim's clean score and s*(high) per attacker."""
     few = sample(test, task, args.examples, args.seed, work / task / f"test{test.suffix}")
-    attackers = gen.resolve_attackers(task, "all")
+    attackers = gen.resolve_perturbers(task, "all")
     sets = work / task / "sets"
     gen.run(gen.plan(task, {"test": few}, attackers, ("high",), sets, args.seed))
     name = DEFAULT_VICTIMS[task]

@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from benchmarks.perturb_throughput import DATA, DATA_HELP, recorded  # noqa: E402
-from zeroe_assets import attack, tokenize  # noqa: E402
+from zeroe_assets import perturb, tokenize  # noqa: E402
 from zeroe_assets.perturbers.phonetic import oov_available  # noqa: E402
 from zeroe_assets.shield import MECHANISMS, Shield  # noqa: E402
 from zeroe_assets.shield.lexicon import load_lexicon  # noqa: E402
@@ -228,7 +228,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     n = args.sentences
     clean = hypotheses(args.data / SNLI_TEST)[:max(args.recall, n)]
-    attacked = [attack(s, "phonetic", level=0.3, protocol="reference", seed=i)
+    attacked = [perturb(s, "phonetic", level=0.3, protocol="reference", seed=i)
                 for i, s in enumerate(clean)]
     ewt = ewt_sentences(args.data / EWT_TEST)[:2 * n]
     lexicon = load_lexicon()

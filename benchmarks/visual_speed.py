@@ -44,7 +44,7 @@ def main() -> None:
 
     texts = read_corpus(args.corpus)
     tokens = sum(len(t.split()) for t in texts)
-    attacker = z.get_attacker("visual", level=args.level)
+    attacker = z.get_perturbation("visual", level=args.level)
     attacker(texts[:100], seed=0)  # warm the per-character candidate cache
     seconds = timed(lambda: attacker(texts, seed=0), args.repeat)
     entry = read_manifest()["components"]["visual"]

@@ -50,7 +50,7 @@ def test_p_zero_generation_is_byte_identical(task, name, tmp_path):
 
 @pytest.mark.parametrize("name", ["pos.conllu", "pos.tags"])
 def test_pos_keeps_tokens_tags_and_other_columns(name, tmp_path):
-    attackers = gen.resolve_attackers("pos", "all")
+    attackers = gen.resolve_perturbers("pos", "all")
     assert "segment" not in attackers
     jobs = gen.plan("pos", {"test": FIX / name}, attackers, ["high"], tmp_path, seed=3)
     gen.run(jobs, progress=None)
@@ -75,8 +75,8 @@ def test_pos_keeps_tokens_tags_and_other_columns(name, tmp_path):
 
 def test_segment_refused_for_pos():
     with pytest.raises(ValueError, match="token-aligned"):
-        gen.resolve_attackers("pos", "segment,intrude")
-    assert "segment" in gen.resolve_attackers("tc", "all")
+        gen.resolve_perturbers("pos", "segment,intrude")
+    assert "segment" in gen.resolve_perturbers("tc", "all")
 
 
 def test_naming_and_determinism(tmp_path):

@@ -141,7 +141,7 @@ def test_every_line_before_invalid_utf8_is_written_under_processes(tmp_path, mon
 def test_a_bad_sample_in_a_stream_keeps_the_output_before_it():
     import zeroe_assets as z
 
-    attack = z.get_attacker("truncate", level=1.0)
+    attack = z.get_perturbation("truncate", level=1.0)
     for processes in (1, 2):
         done = []
         with pytest.raises(ValueError, match="expected str samples"):

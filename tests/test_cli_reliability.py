@@ -1,5 +1,5 @@
 """issue 21, "The CLI": Ctrl-C and leftovers of bench generate, empty CoNLL-U forms, silent drops
-(`zeroe list`, rand, --attackers all, --strict), and paper cuts (-j cap, bench help, g2p)."""
+(`zeroe list`, rand, --perturbers all, --strict), and paper cuts (-j cap, bench help, g2p)."""
 import argparse
 import io
 import json
@@ -16,7 +16,7 @@ import pytest
 from zeroe_assets.assets import ArtifactError, write_component
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.cli import build_parser, main
-from zeroe_assets.spec import get_attacker
+from zeroe_assets.spec import get_perturbation
 
 from .test_assets_store import dead_pid
 
@@ -109,15 +109,15 @@ def test_list_verifies_checksums(empty_artifacts, capsys):
 
 def test_rand_names_what_it_leaves_out_and_strict_makes_it_an_error(empty_artifacts):
     with pytest.warns(UserWarning) as caught:
-        get_attacker("rand")
+        get_perturbation("rand")
     said = [str(w.message) for w in caught]
     assert len(said) == 2 and all(s.startswith("rand leaves out ") for s in said)
     assert "phonetic" in said[0] and "visual" in said[1] and "no artifacts at" in said[0]
     with pytest.raises(ArtifactError, match="rand needs phonetic"):
-        get_attacker("rand", strict=True)
+        get_perturbation("rand", strict=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        get_attacker("truncate", strict=True)  # nothing to leave out: no warning
+        get_perturbation("truncate", strict=True)  # nothing to leave out: no warning
 
 
 def test_perturb_rand_warns_in_one_line_and_strict_exits_1(empty_artifacts, monkeypatch, capfd):
@@ -131,23 +131,23 @@ def test_perturb_rand_warns_in_one_line_and_strict_exits_1(empty_artifacts, monk
     assert capfd.readouterr().err.startswith("zeroe perturb: error: rand needs phonetic")
 
 
-def test_attackers_all_names_what_it_leaves_out_and_strict_exits_1(empty_artifacts, tmp_path,
+def test_perturbers_all_names_what_it_leaves_out_and_strict_exits_1(empty_artifacts, tmp_path,
                                                                    capsys):
     with pytest.warns(UserWarning) as caught:
-        names = gen.resolve_attackers("tc", "all")
-    assert [str(w.message)[:34] for w in caught] == ["--attackers all leaves out phoneti",
-                                                     "--attackers all leaves out visual:"]
+        names = gen.resolve_perturbers("tc", "all")
+    assert [str(w.message)[:35] for w in caught] == ["--perturbers all leaves out phoneti",
+                                                     "--perturbers all leaves out visual:"]
     assert "visual" not in names and "truncate" in names
-    with pytest.raises(ArtifactError, match="--attackers all needs phonetic"):
-        gen.resolve_attackers("tc", "all", strict=True)
+    with pytest.raises(ArtifactError, match="--perturbers all needs phonetic"):
+        gen.resolve_perturbers("tc", "all", strict=True)
     args = ["bench", "generate", "--task", "tc", "--input", f"test={FIX / 'olid.tsv'}",
             "--levels", "0", "--out", str(tmp_path / "sets")]
     assert main(args) == 0
     err = capsys.readouterr().err
-    assert "zeroe: warning: --attackers all leaves out phonetic" in err
-    assert "zeroe: warning: --attackers all leaves out visual" in err
+    assert "zeroe: warning: --perturbers all leaves out phonetic" in err
+    assert "zeroe: warning: --perturbers all leaves out visual" in err
     assert main(args + ["--strict"]) == 1
-    assert "zeroe bench generate: error: --attackers all needs" in capsys.readouterr().err
+    assert "zeroe bench generate: error: --perturbers all needs" in capsys.readouterr().err
     assert not (tmp_path / "sets" / "test_visual_0.tsv").exists()
 
 

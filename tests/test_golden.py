@@ -19,23 +19,23 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
 def configs() -> dict[str, dict]:
-    """name -> keyword arguments of ``zeroe_assets.attack``."""
+    """name -> keyword arguments of ``zeroe_assets.perturb``."""
     out = {}
     for name in z.available_names():
         for protocol in z.PROTOCOLS:
             for level in ("low", "high"):
                 options = {"oov": "off"} if name == "phonetic" else {}
-                out[f"{name}:{level}:{protocol}"] = dict(attacker=name, level=level,
+                out[f"{name}:{level}:{protocol}"] = dict(spec=name, level=level,
                                                          protocol=protocol, **options)
     if "phonetic" in z.available_names():
-        out["phonetic:mid:paper:oov"] = dict(attacker="phonetic", level="mid")
+        out["phonetic:mid:paper:oov"] = dict(spec="phonetic", level="mid")
     out.update({
-        "mischief:low": dict(attacker="mischief", level="low"),
-        "mischief:high": dict(attacker="mischief", level="high"),
-        "intrude+keyboard-typo:mid": dict(attacker="intrude+keyboard-typo", level="mid"),
-        "disemvowel|truncate|segment:mid": dict(attacker="disemvowel|truncate|segment",
+        "mischief:low": dict(spec="mischief", level="low"),
+        "mischief:high": dict(spec="mischief", level="high"),
+        "intrude+keyboard-typo:mid": dict(spec="intrude+keyboard-typo", level="mid"),
+        "disemvowel|truncate|segment:mid": dict(spec="disemvowel|truncate|segment",
                                                 level="mid"),
-        "inner-shuffle:0.3,phi=0.9": dict(attacker="inner-shuffle", level=0.3, phi=0.9),
+        "inner-shuffle:0.3,phi=0.9": dict(spec="inner-shuffle", level=0.3, phi=0.9),
     })
     return out
 
@@ -46,7 +46,7 @@ def lines() -> list[str]:
 
 def outputs() -> dict[str, list[str]]:
     texts = lines()
-    return {key: z.attack(texts, seed=SEED, **kwargs) for key, kwargs in configs().items()}
+    return {key: z.perturb(texts, seed=SEED, **kwargs) for key, kwargs in configs().items()}
 
 
 def _needs_torch(key: str) -> bool:
@@ -63,7 +63,7 @@ def test_output_is_byte_identical_to_the_golden_file(golden, key):
     if _needs_torch(key) and not HAS_TORCH:
         pytest.skip("the phonetic out-of-vocabulary path needs torch")
     kwargs = configs()[key]
-    assert z.attack(lines(), seed=SEED, **kwargs) == golden[key]
+    assert z.perturb(lines(), seed=SEED, **kwargs) == golden[key]
 
 
 def test_every_golden_entry_is_still_checked(golden):

@@ -1,7 +1,7 @@
 """The import direction of the runtime, stated once and checked on the source.
 
 Layers, lowest first; a module may import its own layer and the ones below, never above:
-tokenize, rng, progress → assets → the learned spaces (phonetic, visual) → perturbers → protocol,
+tokenize, rng, validate, packaged data, progress → assets → the learned spaces (phonetic, visual) → perturbers → protocol,
 recipes, spec, registry → formats, tasks, victims (the protocols, the wrapper base and every
 built-in victim), run folders (runs), reports (report) and constraints → bench, search, shield →
 cli, integrations. Two parts of one layer never import each other both ways.
@@ -22,11 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "zeroe_assets"
 
 LAYERS = [
-    {"_charclasses", "tokenize", "rng", "data", "progress"},
+    {"_charclasses", "tokenize", "rng", "validate", "data", "progress"},
     {"assets"},
     {"phonetic", "visual"},
     {"perturbers"},
-    {"protocol", "parallel", "recipes", "spec", "registry", "attackers"},  # attackers: deprecated
+    {"protocol", "reference", "parallel", "mischief", "spec", "registry"},
     {"formats", "tasks", "victims", "runs", "report", "constraints"},
     {"bench", "search", "shield"},
     {"cli", "integrations"},

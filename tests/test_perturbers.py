@@ -262,8 +262,3 @@ def test_a_word_whose_inner_letters_are_one_cluster_repeated_cannot_change():
 def test_segment_changes_no_word_alone():
     seg = SegmentPerturber()
     assert not seg.can_change("hello") and seg.candidates("hello", 3, random.Random(0)) == []
-
-
-def test_attackable_is_a_deprecated_alias_of_can_change():
-    with pytest.warns(DeprecationWarning, match="can_change"):
-        assert TruncatePerturber().attackable("words")

@@ -11,7 +11,8 @@ import zeroe_assets as z
 import random
 
 from zeroe_assets.perturbers.base import Perturber
-from zeroe_assets.protocol import ZeroePerturbation, resolve_level
+from zeroe_assets.protocol import ZeroePerturbation
+from zeroe_assets.validate import resolve_level
 from zeroe_assets.registry import get_perturber
 
 RULE_BASED = ["inner-shuffle", "full-shuffle", "intrude", "disemvowel", "truncate", "segment",
@@ -29,7 +30,7 @@ def expected_paper_fraction(n: int, p: float) -> float:
 @pytest.mark.parametrize("p", [0.2, 0.5, 0.8])
 def test_paper_protocol_count_matches_expectation(p):
     n, samples = 12, 3000
-    attacker = z.get_attacker("truncate", level=p)
+    attacker = z.get_perturbation("truncate", level=p)
     text = " ".join(["words"] * n)
     total = 0
     for i in range(samples):
@@ -45,7 +46,7 @@ def test_paper_protocol_count_matches_expectation(p):
 @pytest.mark.parametrize("p", [0.2, 0.5, 0.8, 1.0])
 def test_reference_protocol_perturbs_exactly_ceil_pn(p):
     n = 11
-    attacker = z.get_attacker("truncate", level=p, protocol="reference")
+    attacker = z.get_perturbation("truncate", level=p, protocol="reference")
     text = " ".join(["words"] * n)
     for i in range(50):
         out, changed, _ = attacker.perturb_counted(text, random.Random(i))
@@ -56,7 +57,7 @@ def test_reference_protocol_perturbs_exactly_ceil_pn(p):
 def test_unattackable_words_are_skipped_not_counted():
     # 4 of 10 words can be truncated: the reference protocol stops when indices run out
     text = "ab ab ab ab ab ab long long long long"
-    out, changed, n = z.get_attacker("truncate", level=0.8, protocol="reference") \
+    out, changed, n = z.get_perturbation("truncate", level=0.8, protocol="reference") \
         .perturb_counted(text, random.Random(0))
     assert (changed, n) == (4, 10) and out == "ab ab ab ab ab ab lon lon lon lon"
 
@@ -64,34 +65,34 @@ def test_unattackable_words_are_skipped_not_counted():
 @pytest.mark.parametrize("name", RULE_BASED + ["mischief", "rand", "intrude+keyboard-typo"])
 def test_p_zero_is_byte_identity(name):
     for text in ["", "   ", SENTENCE, "\n\t", "x"]:
-        assert z.attack(text, name, level=0, seed=3) == text
+        assert z.perturb(text, name, level=0, seed=3) == text
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=80), st.sampled_from(RULE_BASED), st.integers(0, 1000))
 def test_p_zero_identity_any_text(text, name, seed):
-    assert z.attack(text, name, level=0.0, seed=seed) == text
+    assert z.perturb(text, name, level=0.0, seed=seed) == text
 
 
 @pytest.mark.parametrize("name", RULE_BASED)
 def test_whitespace_and_empty_unchanged(name):
     for text in ["", " ", "\t \n", "... !!! 42"]:
-        assert z.attack(text, name, level=1.0, seed=0) == text
+        assert z.perturb(text, name, level=1.0, seed=0) == text
 
 
 @pytest.mark.parametrize("name", ["inner-shuffle", "full-shuffle", "disemvowel", "truncate",
                                   "keyboard-typo", "natural-typo"])
 def test_non_word_characters_survive(name):
-    out = z.attack(SENTENCE, name, level=1.0, seed=5)
+    out = z.perturb(SENTENCE, name, level=1.0, seed=5)
     for piece in ["😀", " 𝄞 ", ", ", "? "]:
         assert piece in out
     assert out.count(" ") == SENTENCE.count(" ")
 
 
 def test_rtl_and_combining_words_are_attacked_as_units():
-    out = z.attack("שלום עולם", "full-shuffle", level=1.0, seed=1)
+    out = z.perturb("שלום עולם", "full-shuffle", level=1.0, seed=1)
     assert sorted(out) == sorted("שלום עולם") and out != "שלום עולם"
-    out = z.attack("e\u0301te\u0301s", "full-shuffle", level=1.0, seed=2)
+    out = z.perturb("e\u0301te\u0301s", "full-shuffle", level=1.0, seed=2)
     assert sorted(out.split("e\u0301")) == sorted("e\u0301te\u0301s".split("e\u0301")) or \
         out.count("e\u0301") == 2
 
@@ -99,16 +100,16 @@ def test_rtl_and_combining_words_are_attacked_as_units():
 def test_seeded_determinism_and_single_equals_batch():
     texts = [SENTENCE, "another line of text here", ""]
     for name in RULE_BASED:
-        a = z.attack(texts, name, level="mid", seed=11)
-        assert a == z.attack(texts, name, level="mid", seed=11)
-        assert a[0] == z.attack(texts[0], name, level="mid", seed=11)
+        a = z.perturb(texts, name, level="mid", seed=11)
+        assert a == z.perturb(texts, name, level="mid", seed=11)
+        assert a[0] == z.perturb(texts[0], name, level="mid", seed=11)
     gen_a, gen_b = np.random.default_rng(5), np.random.default_rng(5)
-    assert z.attack(texts, "intrude", seed=gen_a) == z.attack(texts, "intrude", seed=gen_b)
+    assert z.perturb(texts, "intrude", seed=gen_a) == z.perturb(texts, "intrude", seed=gen_b)
 
 
 def test_stream_is_identical_across_processes():
     texts = [f"{SENTENCE} line {i}" for i in range(300)]
-    attacker = z.get_attacker("intrude+keyboard-typo|disemvowel", level="high")
+    attacker = z.get_perturbation("intrude+keyboard-typo|disemvowel", level="high")
     single = list(attacker.stream(texts, seed=4))
     assert single == attacker(texts, seed=4)
     assert list(attacker.stream(iter(texts), seed=4, processes=2, chunksize=7)) == single
@@ -116,7 +117,7 @@ def test_stream_is_identical_across_processes():
 
 def test_identical_output_across_interpreters_and_hash_seeds():
     code = ("import zeroe_assets as z;"
-            f"print(z.attack({SENTENCE!r}, 'rand', level='high', seed=123))")
+            f"print(z.perturb({SENTENCE!r}, 'rand', level='high', seed=123))")
     outs = set()
     for hash_seed in ("0", "1", "random"):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
@@ -135,70 +136,70 @@ def test_levels_and_phi():
 @pytest.mark.parametrize("bad", [-0.1, 1.5, "extreme", float("nan"), "2", None, True, [0.5]])
 def test_bad_levels(bad):
     with pytest.raises(ValueError, match=r"low, mid, high|\[0, 1\]"):
-        z.get_attacker("truncate", level=bad)
+        z.get_perturbation("truncate", level=bad)
 
 
 @pytest.mark.parametrize("spec", ["nope", "intrude+", "+", "", "intrude|", "intrude:9",
                                   "intrude+nope"])
 def test_bad_specs_list_valid_choices(spec):
     with pytest.raises(ValueError) as e:
-        z.get_attacker(spec)
+        z.get_perturbation(spec)
     assert "inner-shuffle" in str(e.value) or "[0, 1]" in str(e.value)
 
 
 def test_bad_options_and_protocol():
     with pytest.raises(ValueError, match="not accepted"):
-        z.get_attacker("truncate", layout="x")
+        z.get_perturbation("truncate", layout="x")
     with pytest.raises(ValueError, match="protocol"):
-        z.get_attacker("truncate", protocol="other")
+        z.get_perturbation("truncate", protocol="other")
     with pytest.raises(ValueError, match="seed"):
-        z.attack("text", "truncate", seed="x")
+        z.perturb("text", "truncate", seed="x")
     with pytest.raises(ValueError, match="str"):
-        z.attack(["ok", 3], "truncate", seed=0)
+        z.perturb(["ok", 3], "truncate", seed=0)
     with pytest.raises(ValueError, match="str"):
-        z.attack(None, "truncate", seed=0)
+        z.perturb(None, "truncate", seed=0)
     with pytest.raises(ValueError, match="symbol"):
-        z.get_attacker("intrude", symbols=5)
+        z.get_perturbation("intrude", symbols=5)
     with pytest.raises(ValueError, match="min_length"):
-        z.get_attacker("inner-shuffle", min_length=3.5)
+        z.get_perturbation("inner-shuffle", min_length=3.5)
     # options given as text, as the command line passes them, take their parameter's type
-    assert z.get_attacker("inner-shuffle", min_length="4").perturber.min_length == 4
+    assert z.get_perturbation("inner-shuffle", min_length="4").perturber.min_length == 4
 
 
 def test_composition():
-    chain = z.get_attacker("intrude:0+truncate:1.0")
+    chain = z.get_perturbation("intrude:0+truncate:1.0")
     assert chain.name == "intrude+truncate"
     assert chain("hello world", seed=0) == "hell worl"
-    chain = z.get_attacker([("truncate", 1.0), ("truncate", 1.0)])
+    chain = z.get_perturbation([("truncate", 1.0), ("truncate", 1.0)])
     assert chain("hello world", seed=0) == "hel wor"
-    mix = z.get_attacker("disemvowel:1|truncate:1")
+    mix = z.get_perturbation("disemvowel:1|truncate:1")
     outs = set(mix(["beautiful"] * 50, seed=0))
     assert outs == {"btfl", "beautifu"}
-    assert "truncate" in z.get_attacker("rand").name
+    assert "truncate" in z.get_perturbation("rand").name
 
 
 def test_aliases():
-    assert z.get_attacker("inner-swap").name == "inner-shuffle"
-    assert z.get_attacker("full-swap").name == "full-shuffle"
+    assert z.get_perturbation("inner-swap").name == "inner-shuffle"
+    assert z.get_perturbation("full-swap").name == "full-shuffle"
 
 
 def test_mischief_protocol():
-    m = z.get_attacker("mischief", level=1.0, r=1.0)
+    m = z.get_perturbation("mischief", level=1.0, r=1.0)
     out = m("The words here are shuffled internally", seed=0)
     assert out.split()[0] == "The" and out != "The words here are shuffled internally"
     for a, b in zip(out.split(), "The words here are shuffled internally".split()):
         assert a[0] == b[0] and a[-1] == b[-1] and sorted(a) == sorted(b)
     selected = sum(x != "several words to shuffle" for x in
-                   z.get_attacker("mischief", level=0.3, r=1.0)(["several words to shuffle"] * 2000,
+                   z.get_perturbation("mischief", level=0.3, r=1.0)(["several words to shuffle"] * 2000,
                                                                seed=1))
     assert abs(selected / 2000 - 0.3) < 0.04
     with pytest.raises(ValueError, match="mischief has no φ"):
-        z.get_attacker("mischief", phi=0.3)
+        z.get_perturbation("mischief", phi=0.3)
 
 
 def test_huge_line():
     text = "lorem ipsum dolor sit amet, " * 40_000  # ~1.1 MB
-    out = z.attack(text, "inner-shuffle", level="mid", seed=0)
+    out = z.perturb(text, "inner-shuffle", level="mid", seed=0)
     assert len(out) == len(text) and out != text
 
 
@@ -206,27 +207,21 @@ def test_asset_attackers_unavailable_with_clear_error(empty_artifacts):
     for name in ("visual", "phonetic"):
         assert name not in z.available_names()
         with pytest.raises(z.ArtifactError, match="train"):
-            z.get_attacker(name)
+            z.get_perturbation(name)
     assert "truncate" in z.available_names()
 
 
-def test_old_names_still_work_with_a_deprecation_warning():
+def test_the_names_before_0_2_are_gone():
     import importlib
-    import sys
 
     import zeroe_assets
     from zeroe_assets import protocol
 
-    with pytest.warns(DeprecationWarning, match="Perturbation"):
-        assert zeroe_assets.Attack is protocol.Perturbation
-    with pytest.warns(DeprecationWarning, match="ZeroePerturbation"):
-        assert protocol.Attacker is ZeroePerturbation
-    sys.modules.pop("zeroe_assets.attackers", None)
-    with pytest.warns(DeprecationWarning, match="zeroe_assets.attackers is deprecated"):
-        old = importlib.import_module("zeroe_assets.attackers")
-    assert old.get_attacker is zeroe_assets.get_attacker
-    with pytest.raises(AttributeError):
-        zeroe_assets.NoSuchThing
+    for module, name in ((zeroe_assets, "Attack"), (protocol, "Attacker"),
+                         (zeroe_assets, "NoSuchThing")):
+        assert not hasattr(module, name)
+    with pytest.raises(ImportError):
+        importlib.import_module("zeroe_assets.attackers")
 
 
 class _Counting(Perturber):
@@ -299,7 +294,7 @@ def test_reference_segment_joins_each_boundary_on_its_own():
 def test_reference_visual_touches_words_outside_any_target_count():
     if "visual" not in z.available_names():
         pytest.skip("the visual assets are not built here")
-    attack = z.get_attacker("visual", level=0.2, protocol="reference")
+    attack = z.get_perturbation("visual", level=0.2, protocol="reference")
     text = " ".join(["letters"] * 50)
     changed = [sum(a != b for a, b in zip(text.split(), attack(text, seed=s).split()))
                for s in range(10)]
@@ -323,13 +318,13 @@ def test_apostrophes_and_clitics_stay_in_place_under_every_attacker(head, body, 
     for name in z.available_names():
         for protocol in z.PROTOCOLS:
             options = {"oov": "off"} if name == "phonetic" else {}
-            out = z.attack(word, name, level=1.0, seed=seed, protocol=protocol, **options)
+            out = z.perturb(word, name, level=1.0, seed=seed, protocol=protocol, **options)
             assert out.startswith(head) and out.endswith(clitic), (name, protocol, word, out)
 
 
 def test_mischief_keeps_clitics():
     text = "Shouldn't Egypt's scientists've wondered"
-    out = z.attack(text, "mischief", level=1.0, r=1.0, seed=4)
+    out = z.perturb(text, "mischief", level=1.0, r=1.0, seed=4)
     assert out.split()[0].endswith("n't") and out.split()[1].endswith("'s") and \
         out.split()[2].endswith("'ve")
 
@@ -356,7 +351,7 @@ def test_phonetic_respells_the_stem_of_table_words_with_clitics():
         pytest.skip("the phonetic assets are not built here")
     text = "they're teacher's you'll O'Neill's"
     for seed in range(10):
-        out = z.attack(text, "phonetic", level=1.0, seed=seed, skip_stopwords=False, oov="off")
+        out = z.perturb(text, "phonetic", level=1.0, seed=seed, skip_stopwords=False, oov="off")
         assert [w.endswith(c) for w, c in zip(out.split(), ("'re", "'s", "'ll", "'s"))] == \
             [True] * 4, out
         assert out.split()[3].startswith("O'"), out

@@ -56,7 +56,7 @@ def sentences() -> list[str]:
 @pytest.mark.parametrize("attacker", ["intrude", "visual"])
 def test_attacked_lines_are_restored_and_clean_ones_kept(sentences, attacker, tmp_path,
                                                          monkeypatch, capsys):
-    attacked = z.attack(sentences, attacker, level="mid", seed=3)
+    attacked = z.perturb(sentences, attacker, level="mid", seed=3)
     path = tmp_path / "in.txt"
     path.write_text("".join(f"{line}\n" for line in sentences + attacked), encoding="utf-8")
     code, out, err = run_cli(["shield", str(path)], b"", monkeypatch, capsys)
@@ -109,7 +109,7 @@ def test_invalid_utf8_names_the_line_after_writing_the_ones_before(monkeypatch, 
 
 @needs_snli
 def test_processes_give_the_same_output(sentences, tmp_path, monkeypatch, capsys):
-    lines = [z.attack(s, "intrude|inner-shuffle|visual", level="mid", seed=i)
+    lines = [z.perturb(s, "intrude|inner-shuffle|visual", level="mid", seed=i)
              for i, s in enumerate(sentences * 8)]  # 320 lines: more than one chunk per worker
     path = tmp_path / "in.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

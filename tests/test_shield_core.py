@@ -44,7 +44,7 @@ def test_each_restorer_proposes_the_word_its_perturber_changed(shield, perturber
 
 def test_visual_reads_look_alikes_back(shield):
     visual = shield.restorers["visual"]
-    attacked = z.attack("beautiful kitchen", "visual", level=1.0, seed=3)
+    attacked = z.perturb("beautiful kitchen", "visual", level=1.0, seed=3)
     for word, clean in zip(tokenize.words(attacked), ["beautiful", "kitchen"]):
         if word != clean:
             assert clean in visual.candidates(word)
@@ -59,7 +59,7 @@ def test_intruded_pieces_join_for_the_whole_line(shield):
 
 @pytest.mark.parametrize("attacker", ["intrude", "inner-shuffle", "segment", "visual"])
 def test_attacked_sentences_come_back(shield, attacker):
-    attacked = z.attack(CLEAN, attacker, level=0.3, protocol="reference", seed=1)
+    attacked = z.perturb(CLEAN, attacker, level=0.3, protocol="reference", seed=1)
     restored = shield(attacked)
     assert sum(r == c for r, c in zip(restored, CLEAN)) >= 2, (attacked, restored)
 
@@ -73,14 +73,14 @@ def test_clean_text_and_what_is_left_alone(shield):
 
 
 def test_deterministic_and_list_in_list_out(shield):
-    attacked = z.attack(CLEAN, "full-shuffle", level=0.5, seed=4)
+    attacked = z.perturb(CLEAN, "full-shuffle", level=0.5, seed=4)
     assert shield(attacked) == shield(attacked) == [shield(a) for a in attacked]
     assert Shield()(attacked) == shield(attacked)  # a fresh instance decides the same
 
 
 def test_training_rows_match_the_features(shield):
     clean = CLEAN[0]
-    attacked = z.attack(clean, "truncate", level=0.5, protocol="reference", seed=2)
+    attacked = z.perturb(clean, "truncate", level=0.5, protocol="reference", seed=2)
     rows = shield.training_rows(attacked, clean)
     assert rows
     for matrix, gold, _ in rows:

@@ -54,7 +54,7 @@ def test_predictions_on_attacked_pairs_are_won_back(nli, attacker):
     victim, pairs, shielded = nli
     clean = victim.predict(pairs)
     # both sentences attacked: the shield restores every text field of an input
-    attacked = [tuple(z.attack(list(p), attacker, level="high", seed=i))
+    attacked = [tuple(z.perturb(list(p), attacker, level="high", seed=i))
                 for i, p in enumerate(pairs)]
     bare = agreement(victim.predict(attacked), clean)
     behind = agreement(shielded.predict(attacked), clean)
@@ -63,7 +63,7 @@ def test_predictions_on_attacked_pairs_are_won_back(nli, attacker):
 
 def test_labels_and_scores_are_the_victims_for_the_goals(nli):
     victim, pairs, shielded = nli
-    attacked = [(p, z.attack(h, "intrude", level="high", seed=1)) for p, h in pairs[:20]]
+    attacked = [(p, z.perturb(h, "intrude", level="high", seed=1)) for p, h in pairs[:20]]
     assert shielded.labels == victim.labels and shielded.task == "nli"
     assert shielded.scores(attacked) == victim.scores(shielded.seen(attacked))
     goal = Classification("nli")
@@ -80,7 +80,7 @@ def test_a_victim_without_scores_has_none_behind_the_shield():
     shielded = ShieldedVictim(victim, shield=get_shield(["visual", "intrude"]), name="tc-tfidf")
     assert not hasattr(shielded, "scores") and shielded.task == "tc"  # the victim's own task
     assert shielded.name == "shielded[visual,intrude] tc-tfidf"
-    attacked = z.attack(texts[:30], "intrude", level="high", seed=2)
+    attacked = z.perturb(texts[:30], "intrude", level="high", seed=2)
     assert shielded.predict(attacked) == victim.predict(z.shield(attacked, ["visual", "intrude"]))
 
 
@@ -98,7 +98,7 @@ def test_pos_token_lists_keep_their_count_and_tags_are_won_back():
     score = get_task("pos").score
     assert score(gold, shielded.predict(test)) >= score(gold, victim.predict(test)) - 0.01
     # token-aligned attack: one text per sentence, tokens joined by line breaks (as `formats`)
-    attacked = [z.attack(TOKEN_SEP.join(s), "intrude", level="high", seed=i).split(TOKEN_SEP)
+    attacked = [z.perturb(TOKEN_SEP.join(s), "intrude", level="high", seed=i).split(TOKEN_SEP)
                 for i, s in enumerate(test)]
     restored = shielded.seen(attacked)
     assert [len(r) for r in restored] == [len(s) for s in test]

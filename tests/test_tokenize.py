@@ -89,7 +89,7 @@ def test_perturbers_leave_numeric_literals_alone():
 
     text = "Decimal('0e0') is 0.321000e+2 or 123E+1, and 0x1F is 1e5 times 2.5E-3"
     for name in ("truncate", "inner-shuffle", "full-shuffle", "disemvowel", "intrude"):
-        out = z.attack(text, name, level=1.0, seed=3)
+        out = z.perturb(text, name, level=1.0, seed=3)
         for literal in ("0e0", "0.321000e+2", "123E+1", "0x1F", "1e5", "2.5E-3"):
             assert literal in out, (name, out)
 

@@ -199,7 +199,7 @@ def test_bad_settings_are_clear_errors(data_dir, tmp_path):
     from hydra.utils import instantiate
 
     for override, message in [("data.val_share=0", "val_share"),
-                              ("data.attackers=[nope]", "unknown attacker"),
+                              ("data.attackers=[nope]", "unknown perturber"),
                               ("data.protocols=[other]", "data.protocols"),
                               ("data.sentences=0", "data.sentences"),
                               ("data.chain_share=0.9", "at most 1")]:

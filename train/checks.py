@@ -10,7 +10,7 @@ from pathlib import Path
 import pytorch_lightning as pl
 import torch
 
-from zeroe_assets.perturbers.base import check_int
+from zeroe_assets.validate import check_int
 
 
 def positive(prefix: str, **values) -> None:

@@ -3,30 +3,33 @@
 Imports only numpy and the standard library (faiss lazily), never torch.
 
     >>> import zeroe_assets as z
-    >>> z.attack("The quick brown fox", "inner-shuffle", level="high", seed=1)
-    >>> z.shield("Teh qiuck b r o w n fox")  # undo low-level attacks (zeroe_assets.shield)
+    >>> z.perturb("The quick brown fox", "inner-shuffle", level="high", seed=1)
+    >>> z.restore("Teh qiuck b r o w n fox")  # undo low-level attacks (zeroe_assets.shield)
 """
 from __future__ import annotations
 
-import importlib
+from importlib.metadata import PackageNotFoundError, version
 
 from .assets import ArtifactError, load_component as load_assets
-from .protocol import (LEVELS, PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation,
-                       deprecated_name)
-from .recipes import Mischief
+from .mischief import Mischief
+from .protocol import PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation
 from .rng import Seed
-from .spec import available_names, get_attacker, list_attackers
+from .spec import available_names, get_perturbation, list_perturbers
+from .validate import LEVELS
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("zeroe")
+except PackageNotFoundError:  # a checkout on sys.path that was never installed
+    __version__ = "0+unknown"
 
 
-def attack(text, attacker, level: float | str = "mid", seed: Seed = None,
-           phi: float | str | None = None, protocol: str = "paper", **options):
-    """Perturb a string or a list of strings with ``attacker`` (a name, spec or
-    ``Perturbation``) under the random Zéroe protocol."""
-    if not isinstance(attacker, Perturbation):
-        attacker = get_attacker(attacker, level=level, phi=phi, protocol=protocol, **options)
-    return attacker(text, seed=seed)
+def perturb(text, spec, level: float | str = "mid", seed: Seed = None,
+            phi: float | str | None = None, protocol: str = "paper", **options):
+    """Perturb a string or a list of strings with ``spec`` (a perturber's name, a spec such as
+    ``intrude:low+visual``, or a built ``Perturbation``) under the random Zéroe protocol."""
+    if not isinstance(spec, Perturbation):
+        spec = get_perturbation(spec, level=level, phi=phi, protocol=protocol, **options)
+    return spec(text, seed=seed)
 
 
 def get_shield(mechanisms=None, threshold: float | None = None, learned: bool = True, root=None):
@@ -37,12 +40,13 @@ def get_shield(mechanisms=None, threshold: float | None = None, learned: bool = 
     return build(mechanisms, threshold, learned, root)
 
 
-def __getattr__(name: str):
-    if name == "shield":  # the package, callable as z.shield(text); imported on first use
-        return importlib.import_module(f"{__name__}.shield")
-    return deprecated_name(__name__, name, globals())
+def restore(text, mechanisms=None, threshold: float | None = None, learned: bool = True):
+    """Undo low-level attacks on a string or a list of strings: ``mechanisms`` (default all of
+    `zeroe_assets.shield.MECHANISMS`), the ranker probability a change needs (``threshold``,
+    default the ranker's), ``learned``: the exported ranker if there is one."""
+    return get_shield(mechanisms, threshold, learned)(text)
 
 
 __all__ = ["LEVELS", "PROTOCOLS", "ArtifactError", "Chain", "Mischief", "Mix", "Perturbation",
-           "ZeroePerturbation", "attack", "available_names", "get_attacker", "get_shield",
-           "list_attackers", "load_assets", "shield"]
+           "ZeroePerturbation", "available_names", "get_perturbation", "get_shield",
+           "list_perturbers", "load_assets", "perturb", "restore"]

@@ -153,7 +153,7 @@ class ConlluFormat(Format):
         if len(forms) != len(rows) or not all(forms):
             raise ValueError(f"a perturbation changed the token count of a sentence "
                              f"({len(rows)} → {len(forms)}); token-aligned data needs "
-                             "token-preserving attackers")
+                             "token-preserving perturbers")
         for (i, cols, ending), form in zip(rows, forms):
             cols = list(cols)
             cols[self.form_column] = form

@@ -19,38 +19,16 @@ becomes a generator per sample is `zeroe_assets.rng`.
 from __future__ import annotations
 
 import math
-import numbers
 import random
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 
 from . import tokenize
 from .perturbers.base import Perturber
 from .rng import Seed, base_seed, block_rng, check_text, sample_rngs
+from .validate import resolve_level
 
-LEVELS = {"low": 0.2, "mid": 0.5, "high": 0.8}
 PROTOCOLS = ("paper", "reference")
 
-
-def resolve_level(level: float | str, what: str = "level") -> float:
-    """``low``/``mid``/``high`` or a number in [0, 1]."""
-    if isinstance(level, str):
-        key = level.strip().lower()
-        if key in LEVELS:
-            return LEVELS[key]
-        try:
-            value = float(key)
-        except ValueError:
-            raise ValueError(f"{what} must be one of {', '.join(LEVELS)} or a number in [0, 1], "
-                             f"got {level!r}") from None
-    elif isinstance(level, numbers.Real) and not isinstance(level, bool):
-        value = float(level)
-    else:
-        raise ValueError(f"{what} must be one of {', '.join(LEVELS)} or a number in [0, 1], "
-                         f"got {level!r}")
-    if not 0.0 <= value <= 1.0 or math.isnan(value):
-        raise ValueError(f"{what} must be in [0, 1], got {level!r}")
-    return value
 
 
 class Perturbation:
@@ -219,7 +197,7 @@ class Chain(_Composite):
 
     def __init__(self, attacks: Sequence[Perturbation]):
         if not attacks:
-            raise ValueError("a chain needs at least one attacker")
+            raise ValueError("a chain needs at least one perturbation")
         self.attacks = list(attacks)
         self.name = "+".join(a.name for a in self.attacks)
 
@@ -234,27 +212,9 @@ class Mix(_Composite):
 
     def __init__(self, attacks: Sequence[Perturbation]):
         if not attacks:
-            raise ValueError("a random mix needs at least one attacker")
+            raise ValueError("a random mix needs at least one perturbation")
         self.attacks = list(attacks)
         self.name = "|".join(a.name for a in self.attacks)
 
     def perturb(self, text, rng):
         return self.attacks[rng.randrange(len(self.attacks))].perturb(text, rng)
-
-
-_RENAMED = {"Attack": "Perturbation", "Attacker": "ZeroePerturbation"}
-
-
-def deprecated_name(module: str, name: str, namespace: dict):
-    """The object behind a name renamed in 0.2 (``Attack``, ``Attacker``), with a warning; the
-    old names leave with the next release."""
-    if name not in _RENAMED:
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    new = _RENAMED[name]
-    warnings.warn(f"{module}.{name} is deprecated, use {module}.{new} ({name} is kept for one "
-                  f"release)", DeprecationWarning, stacklevel=3)
-    return namespace[new]
-
-
-def __getattr__(name: str):
-    return deprecated_name(__name__, name, globals())

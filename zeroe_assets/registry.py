@@ -37,7 +37,7 @@ def canonical(name: str) -> str:
     key = name.strip().lower()
     key = ALIASES.get(key, key)
     if key not in _ENTRIES:
-        raise ValueError(f"unknown attacker {name!r}; choose from {', '.join(NAMES)} "
+        raise ValueError(f"unknown perturber {name!r}; choose from {', '.join(NAMES)} "
                          f"(aliases: {', '.join(f'{a}={b}' for a, b in ALIASES.items())})")
     return key
 
@@ -51,7 +51,7 @@ def perturber_class(name: str) -> type[Perturber]:
             raise
         component = _ENTRIES[canonical(name)][2]
         hint = rebuild_hint(component) if component else ""
-        raise ArtifactError(f"the {name!r} attacker is not part of this install; {hint}") from e
+        raise ArtifactError(f"the {name!r} perturber is not part of this install; {hint}") from e
     return getattr(mod, cls)
 
 
@@ -60,12 +60,12 @@ def needs_assets(name: str) -> str | None:
 
 
 def is_available(name: str) -> bool:
-    """True when the attacker can be built here (its assets, if any, are in the manifest)."""
+    """True when the perturber can be built here (its assets, if any, are in the manifest)."""
     return not unavailable_reason(name)
 
 
 def unavailable_reason(name: str, verify: bool = False) -> str:
-    """Why the attacker cannot be built here, "" if it can: its assets are not in the manifest,
+    """Why the perturber cannot be built here, "" if it can: its assets are not in the manifest,
     fail their checksums (checked only if ``verify``: that reads every file), or its module is not
     part of this install. A manifest that cannot be read is an error, not a reason."""
     component = needs_assets(name)
@@ -88,7 +88,7 @@ def get_perturber(name: str, **options) -> Perturber:
     """
     component = needs_assets(name)
     if component is not None and "root" not in options and not component_available(component):
-        raise ArtifactError(f"the {canonical(name)!r} attacker needs the '{component}' assets: "
+        raise ArtifactError(f"the {canonical(name)!r} perturber needs the '{component}' assets: "
                             f"{missing(component, default_root())}")
     cls = perturber_class(name)
     hints = typing.get_type_hints(cls.__init__)

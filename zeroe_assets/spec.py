@@ -1,7 +1,7 @@
 """Build a perturbation from a spec: a name, a chain ``a+b``, a random mix ``a|b``, per-part levels.
 
 Grammar: ``spec := mix``; ``mix := chain ('|' chain)*``; ``chain := part ('+' part)*``;
-``part := NAME [':' LEVEL]``. ``rand`` is the mix of every available attacker (those left out
+``part := NAME [':' LEVEL]``. ``rand`` is the mix of every available perturber (those left out
 are named in a warning, or an error with ``strict=True``), ``mischief``
 the Mischief protocol (its ``r`` is an option). Examples: ``intrude``, ``intrude+visual``,
 ``intrude:low+keyboard-typo:0.3``, ``disemvowel|truncate``.
@@ -15,14 +15,15 @@ from typing import Any
 
 from . import registry
 from .assets import ArtifactError
-from .protocol import PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation, resolve_level
-from .recipes import Mischief
+from .protocol import PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation
+from .validate import resolve_level
+from .mischief import Mischief
 
 SPECIAL = ("rand", "mischief")
 
 
 def accepted_options(name: str) -> set[str]:
-    """The options the attacker ``name`` takes (its perturber's constructor parameters)."""
+    """The options the perturber ``name`` takes (its perturber's constructor parameters)."""
     if name == "mischief":
         return {"r"}
     params = inspect.signature(registry.perturber_class(name).__init__).parameters
@@ -34,12 +35,12 @@ def _part(text: str, level, phi, protocol, options: Mapping[str, Any], used: set
     name, sep, part_level = text.partition(":")
     name = name.strip()
     if not name:
-        raise ValueError(f"empty attacker name in spec; valid names: {_valid()}")
+        raise ValueError(f"empty perturber name in spec; valid names: {_valid()}")
     if sep:
         level = part_level
     if name.lower() == "rand":
         return Mix([_part(n, level, phi, protocol, options, used)
-                    for n in attackers_here("rand", strict)])
+                    for n in perturbers_here("rand", strict)])
     if name.lower() == "mischief":
         if phi is not None:
             raise ValueError("mischief has no φ: it shuffles a share r of the words it attacks "
@@ -58,7 +59,7 @@ def _valid() -> str:
     return ", ".join(registry.NAMES + SPECIAL)
 
 
-def get_attacker(spec: str | Sequence, level: float | str = "mid", phi: float | str | None = None,
+def get_perturbation(spec: str | Sequence, level: float | str = "mid", phi: float | str | None = None,
                  protocol: str = "paper", strict: bool = False, **options) -> Perturbation:
     """A ``Perturbation`` for ``spec`` at word level ``level`` (low/mid/high or p ∈ [0, 1]).
 
@@ -74,7 +75,7 @@ def get_attacker(spec: str | Sequence, level: float | str = "mid", phi: float | 
     used: set[str] = set()
     if isinstance(spec, str):
         if not spec.strip():
-            raise ValueError(f"empty attacker spec; valid names: {_valid()}")
+            raise ValueError(f"empty spec; valid names: {_valid()}")
         mix = []
         for chain_text in spec.split("|"):
             parts = [_part(p, level, phi, protocol, options, used, strict)
@@ -93,10 +94,10 @@ def get_attacker(spec: str | Sequence, level: float | str = "mid", phi: float | 
                 raise ValueError(f"chain items must be names or (name, level) pairs, got {item!r}")
         attack = parts[0] if len(parts) == 1 else Chain(parts)
     else:
-        raise ValueError(f"attacker spec must be a non-empty string or list, got {spec!r}")
+        raise ValueError(f"a spec must be a non-empty string or list, got {spec!r}")
     unused = set(options) - used
     if unused:
-        raise ValueError(f"option(s) {', '.join(sorted(unused))} not accepted by any attacker "
+        raise ValueError(f"option(s) {', '.join(sorted(unused))} not accepted by any perturber "
                          f"in {spec!r}")
     return attack
 
@@ -105,8 +106,8 @@ def available_names() -> list[str]:
     return [n for n in registry.NAMES if registry.is_available(n)]
 
 
-def attackers_here(what: str, strict: bool = False) -> list[str]:
-    """The available attackers, for ``what`` (``rand``, ``--attackers all``) that means every
+def perturbers_here(what: str, strict: bool = False) -> list[str]:
+    """The available attackers, for ``what`` (``rand``, ``--perturbers all``) that means every
     one: each left out is named with why in a warning, or (``strict``) an ``ArtifactError``."""
     names = []
     for name in registry.NAMES:
@@ -120,8 +121,8 @@ def attackers_here(what: str, strict: bool = False) -> list[str]:
     return names
 
 
-def list_attackers() -> list[dict[str, Any]]:
-    """Every registered attacker: name, aliases, one-line description, assets available."""
+def list_perturbers() -> list[dict[str, Any]]:
+    """Every registered perturber: name, aliases, one-line description, assets available."""
     out = []
     for name in registry.NAMES:
         aliases = [a for a, target in registry.ALIASES.items() if target == name]

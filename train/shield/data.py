@@ -26,10 +26,11 @@ from zeroe_assets import registry
 from zeroe_assets.assets.store import atomic_write, sha256_file
 from zeroe_assets.formats import TsvFormat
 from zeroe_assets.progress import progress_bar
-from zeroe_assets.protocol import PROTOCOLS, resolve_level
+from zeroe_assets.protocol import PROTOCOLS
+from zeroe_assets.validate import resolve_level
 from zeroe_assets.shield import Shield, get_shield
 from zeroe_assets.shield.features import FEATURES
-from zeroe_assets.spec import attackers_here, get_attacker
+from zeroe_assets.spec import perturbers_here, get_perturbation
 
 log = logging.getLogger(__name__)
 CLEAN = "clean"  # the spec of an unperturbed copy
@@ -101,7 +102,7 @@ def perturb(examples: list[Example]) -> list[str]:
     out = [example.clean for example in examples]
     with progress_bar(len(groups), "perturbing", " attacks") as bar:
         for (spec, protocol), ids in groups.items():
-            attack = get_attacker(spec, protocol=protocol)
+            attack = get_perturbation(spec, protocol=protocol)
             attack.prepare([examples[i].clean for i in ids])
             for i in ids:
                 out[i] = attack(examples[i].clean, seed=examples[i].seed)
@@ -200,7 +201,7 @@ class ShieldRows(pl.LightningDataModule):
             raise ValueError("data.levels is empty")
         self.levels = [resolve_level(level) for level in levels]
         self.attackers = ([registry.canonical(a) for a in attackers] if attackers
-                          else attackers_here("train.shield"))
+                          else perturbers_here("train.shield"))
         self.sources = {name: dict(source) for name, source in sources.items()}
         self.sentences, self.cache, self.protocols = sentences, Path(cache), list(protocols)
         self.shares = {"clean_share": clean_share, "chain_share": chain_share,

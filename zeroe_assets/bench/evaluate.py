@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..assets import atomic_write
 from ..progress import progress_bar
-from ..protocol import resolve_level
+from ..validate import resolve_level
 from ..report.example import Example
 from ..tasks import Task, get_task
 from ..victims import Victim, check_victim_task

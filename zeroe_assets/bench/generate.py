@@ -30,8 +30,8 @@ from ..parallel import pool_context, start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
 from ..progress import progress_bar
-from ..spec import attackers_here, get_attacker
-from ..protocol import LEVELS, resolve_level
+from ..spec import perturbers_here, get_perturbation
+from ..validate import LEVELS, resolve_level
 from ..rng import sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
 from ..tasks import Task, get_task
@@ -105,15 +105,15 @@ def _input(path: str, name: str | None) -> list[tuple[str, Path]]:
     return [(name or path.stem, path)]
 
 
-def resolve_attackers(task: str | Task, attackers: str | Sequence[str],
+def resolve_perturbers(task: str | Task, attackers: str | Sequence[str],
                       strict: bool = False) -> list[str]:
-    """``all`` = every available attacker (segment left out for token-aligned tasks); those
+    """``all`` = every available perturber (segment left out for token-aligned tasks); those
     whose assets are missing are left out with a warning, or an ``ArtifactError`` if ``strict``."""
     task = get_task(task)
     aligned = task.token_aligned
     if isinstance(attackers, str):
         if attackers.strip() == "all":
-            names = attackers_here("--attackers all", strict)
+            names = perturbers_here("--perturbers all", strict)
             return [n for n in names if not (aligned and not perturber_class(n).token_aligned)]
         attackers = [a for a in attackers.split(",") if a.strip()]
     names = [canonical(a) for a in attackers]
@@ -227,7 +227,7 @@ def run_job(job: Job) -> Outcome:
     if is_complete(job, source):
         return Outcome(job.output, skipped=True)
     fmt = get_task(job.task).format_for(Path(job.input), job.fields or None)
-    attacks = [get_attacker(a, level=lv, protocol=job.protocol) for a, lv in job.mixture]
+    attacks = [get_perturbation(a, level=lv, protocol=job.protocol) for a, lv in job.mixture]
     prepare(attacks, fmt, Path(job.input))
     rngs = sample_rngs(job.seed)
     assign = random.Random(job.seed ^ 0x5EED)  # balanced shares: a permutation per block
@@ -286,7 +286,7 @@ def _prepare_inputs(jobs: Sequence[Job], progress) -> None:
             continue
         seen.add(key)
         start = time.perf_counter()
-        n = prepare([get_attacker(a, protocol=job.protocol) for a in sorted(attackers)],
+        n = prepare([get_perturbation(a, protocol=job.protocol) for a in sorted(attackers)],
                     get_task(job.task).format_for(Path(job.input), job.fields or None),
                     Path(job.input))
         if progress is not None and n:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..assets import atomic_write
-from ..protocol import resolve_level
+from ..validate import resolve_level
 from ..report import html as H
 from ..report.html import Markup
 from ..report.plots import pyplot

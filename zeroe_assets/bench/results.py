@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..protocol import resolve_level
+from ..validate import resolve_level
 from ..report.example import Example
 from ..runs import Record, dict_of, list_of
 

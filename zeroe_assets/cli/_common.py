@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 from ..progress import progress_bar
-from ..spec import get_attacker
+from ..spec import get_perturbation
 from ..protocol import PROTOCOLS
 
 
-def add_attack_options(parser: argparse.ArgumentParser, default_level: str = "mid") -> None:
+def add_perturb_options(parser: argparse.ArgumentParser, default_level: str = "mid") -> None:
     parser.add_argument("-l", "--level", default=default_level,
                         help="word perturbation probability p: low, mid, high or a number in "
                              f"[0, 1] (default {default_level})")
@@ -113,15 +113,15 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-def attack_options(args: argparse.Namespace) -> dict:
-    """`get_attacker`'s keyword arguments from the command line's settings."""
+def perturb_options(args: argparse.Namespace) -> dict:
+    """`get_perturbation`'s keyword arguments from the command line's settings."""
     return dict(level=args.level, phi=args.phi, protocol=args.protocol, strict=args.strict,
                 **parse_options(args.option))
 
 
-def build_attacker(spec: str, args: argparse.Namespace):
+def build_perturbation(spec: str, args: argparse.Namespace):
     """The attack ``spec`` with the command line's settings."""
-    return get_attacker(spec, **attack_options(args))
+    return get_perturbation(spec, **perturb_options(args))
 
 
 def add_shield_options(parser: argparse.ArgumentParser) -> None:

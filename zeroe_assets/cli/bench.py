@@ -28,8 +28,8 @@ def register(sub) -> None:
                    help="comma-separated low/mid/high or numbers p in [0, 1], e.g. 0.1,0.3,low,0.9 "
                         "(default: low,mid,high)")
     g.add_argument("--mode", choices=("grid", "1-1", "loo"), default="grid",
-                   help="grid: {split}_{attacker}_{level}; 1-1: one attacker, its levels mixed; "
-                        "loo: all other attackers and levels mixed (adversarial training, §4.3)")
+                   help="grid: {split}_{attacker}_{level}; 1-1: one perturber, its levels mixed; "
+                        "loo: all other perturbers and levels mixed (adversarial training, §4.3)")
     add_fields_option(g, "comma-separated text fields to attack (default: the task's)")
     g.add_argument("--protocol", choices=PROTOCOLS, default="paper",
                    help="paper: coin flip per drawn word (§3.1); reference: the original code's "
@@ -116,11 +116,11 @@ def run_generate(args) -> int:
     from ..bench import generate as gen
 
     inputs = gen.parse_inputs(args.input)
-    attackers = gen.resolve_attackers(args.task, args.perturbers, args.strict)
+    attackers = gen.resolve_perturbers(args.task, args.perturbers, args.strict)
     levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
     jobs = gen.plan(args.task, inputs, attackers, levels, args.out, args.seed, args.mode,
                     args.fields or (), args.protocol)
-    print(f"{len(jobs)} outputs: {len(inputs)} split(s) × {len(attackers)} attackers "
+    print(f"{len(jobs)} outputs: {len(inputs)} split(s) × {len(attackers)} perturbers "
           f"({', '.join(attackers)})", file=sys.stderr)
     gen.run(jobs, cap_processes(args.processes, "bench generate"))
     return 0

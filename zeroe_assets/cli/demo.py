@@ -1,20 +1,20 @@
-"""``zeroe demo``: one sample text through every available attacker, side by side."""
+"""``zeroe demo``: one sample text through every available perturber, side by side."""
 from __future__ import annotations
 
 import shutil
 import textwrap
 
-from ..spec import accepted_options, available_names, get_attacker, list_attackers
-from ._common import add_attack_options, parse_options
+from ..spec import accepted_options, available_names, get_perturbation, list_perturbers
+from ._common import add_perturb_options, parse_options
 
 SAMPLE = ("The quick brown fox jumps over the lazy dog, but the dog doesn't care. "
           "Humans read these perturbed sentences easily; models often fail.")
 
 
 def register(sub) -> None:
-    p = sub.add_parser("demo", help="attack a sample text with every available attacker")
+    p = sub.add_parser("demo", help="attack a sample text with every available perturber")
     p.add_argument("--text", default=SAMPLE, help="text to attack (default: a sample sentence)")
-    add_attack_options(p)
+    add_perturb_options(p)
     p.set_defaults(run=run)
 
 
@@ -24,12 +24,12 @@ def run(args) -> int:
     accepted = {n: accepted_options(n) for n in names}
     unused = set(options).difference(*accepted.values())
     if unused:
-        raise ValueError(f"option(s) {', '.join(sorted(unused))} not accepted by any attacker")
+        raise ValueError(f"option(s) {', '.join(sorted(unused))} not accepted by any perturber")
     width = max(60, shutil.get_terminal_size((120, 20)).columns - 18)
     print(f"level={args.level} seed={args.seed} protocol={args.protocol}\n")
     rows = [("original", args.text)]
     for n in names:
-        attack = get_attacker(n, level=args.level, phi=None if n == "mischief" else args.phi,
+        attack = get_perturbation(n, level=args.level, phi=None if n == "mischief" else args.phi,
                               protocol=args.protocol,
                               **{k: v for k, v in options.items() if k in accepted[n]})
         rows.append((n, attack(args.text, seed=args.seed)))
@@ -38,7 +38,7 @@ def run(args) -> int:
         print(f"{name:>15}  {lines[0]}")
         for line in lines[1:]:
             print(f"{'':>15}  {line}")
-    missing = [r["name"] for r in list_attackers() if not r["available"]]
+    missing = [r["name"] for r in list_perturbers() if not r["available"]]
     if missing:
         print(f"\nnot available here (assets not found; see `zeroe list`): {', '.join(missing)}")
     return 0

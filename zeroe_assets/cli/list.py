@@ -6,17 +6,17 @@ import json
 import sys
 
 from ..registry import unavailable_reason
-from ..spec import list_attackers
+from ..spec import list_perturbers
 
 
 def register(sub) -> None:
-    p = sub.add_parser("list", help="list attackers and whether their assets are available")
+    p = sub.add_parser("list", help="list perturbers and whether their assets are available")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    rows = list_attackers()
+    rows = list_perturbers()
     for row in rows:
         row["problem"] = unavailable_reason(row["name"], verify=True)
         row["available"] = not row["problem"]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import (add_attack_options, add_line_options, add_renamed, add_strict_option,
-                      attack_options, build_attacker, check_line_options, stream_lines)
+from ._common import (add_perturb_options, add_line_options, add_renamed, add_strict_option,
+                      perturb_options, build_perturbation, check_line_options, stream_lines)
 
 
 def register(sub) -> None:
@@ -14,7 +14,7 @@ def register(sub) -> None:
                    help="what perturbs: a perturber (see `zeroe list`), a+b to chain, a|b to "
                         "mix, a:low for a part's own level (required)")
     add_renamed(p, ["-a", "--attacker"], "-p/--perturbers", "perturbers", required=True)
-    add_attack_options(p)
+    add_perturb_options(p)
     add_strict_option(p)
     add_line_options(p, "attack")
     p.add_argument("--engine", choices=("local", "ray"), default="local",
@@ -34,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
         from ..integrations.ray_data import RayPerturbation
 
         attack = RayPerturbation(args.perturbers, args.workers, args.ray_address,
-                                 **attack_options(args))
+                                 **perturb_options(args))
     else:
-        attack = build_attacker(args.perturbers, args)
+        attack = build_perturbation(args.perturbers, args)
     stream_lines(attack, args, "perturb", args.seed)
     return 0

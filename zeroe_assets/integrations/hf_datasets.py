@@ -16,7 +16,7 @@ from ..formats import TOKEN_SEP
 from ..parallel import perturb_at
 from ..protocol import Perturbation
 from ..rng import BLOCK, Seed, base_seed
-from ..spec import get_attacker
+from ..spec import get_perturbation
 
 EXTRA = "pip install 'zeroe[hf]'"
 
@@ -32,7 +32,7 @@ def perturb_dataset(ds, attacker, columns: str | Sequence[str] = "text", level="
     except ImportError:
         raise ImportError(f"perturb_dataset needs the datasets library: {EXTRA}") from None
     attack = attacker if isinstance(attacker, Perturbation) else \
-        get_attacker(attacker, level=level, **options)
+        get_perturbation(attacker, level=level, **options)
     columns = [columns] if isinstance(columns, str) else list(columns)
     base = base_seed(seed)
     if isinstance(ds, datasets.DatasetDict):
@@ -111,7 +111,7 @@ class _Columns:
         if len(out) != len(value):
             raise ValueError(f"row {row}: a perturbation changed the token count "
                              f"({len(value)} → {len(out)}); list columns need token-preserving "
-                             "attackers")
+                             "perturbers")
         return out
 
 

@@ -25,10 +25,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..parallel import Checked, perturb_at
-from ..perturbers.base import check_int
+from ..validate import check_int
 from ..protocol import Perturbation
 from ..rng import BLOCK, Seed, base_seed
-from ..spec import get_attacker
+from ..spec import get_perturbation
 
 EXTRA = "pip install 'zeroe[scale]'"
 POS = "__zeroe_position"  # the global position of a record
@@ -59,10 +59,10 @@ def init(address: str | None = None, workers: int | None = None):
 def perturb_files(paths: str | Sequence[str], out_dir: str | Path, attacker: str | Perturbation,
                   columns: str | Sequence[str] = "text", seed: Seed = 0, workers: int = 2,
                   address: str | None = None, output_format: str = "parquet",
-                  batch_size: int = BATCH, **attack_options) -> int:
+                  batch_size: int = BATCH, **perturb_options) -> int:
     """Perturb the ``columns`` of text (``.txt``: column ``text``), JSON Lines or Parquet files
     into ``out_dir`` (``output_format`` parquet or json); the number of records. ``attacker``
-    and ``attack_options`` are `spec.get_attacker`'s (level=, phi=, protocol=, options)."""
+    and ``perturb_options`` are `spec.get_perturbation`'s (level=, phi=, protocol=, options)."""
     columns = _checked(columns, workers, batch_size)
     paths = [str(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     if output_format not in WRITERS:
@@ -70,7 +70,7 @@ def perturb_files(paths: str | Sequence[str], out_dir: str | Path, attacker: str
     kinds = {READERS.get(Path(p).suffix.lower()) for p in paths}
     if None in kinds or len(kinds) != 1:
         raise ValueError(f"inputs must all be .txt, .jsonl/.json or .parquet files, got {paths}")
-    make = _factory(attacker, attack_options)
+    make = _factory(attacker, perturb_options)
     ray = init(address, workers)
     ds = _read(ray, kinds.pop(), paths)
     _check_columns(ds.schema(), columns)
@@ -88,9 +88,9 @@ class RayPerturbation:
     gives it, computed on Ray (the texts are read first, their output then comes in order)."""
 
     def __init__(self, attacker: str | Perturbation, workers: int = 2,
-                 address: str | None = None, batch_size: int = BATCH, **attack_options):
+                 address: str | None = None, batch_size: int = BATCH, **perturb_options):
         _checked("text", workers, batch_size)
-        self.make = _factory(attacker, attack_options)
+        self.make = _factory(attacker, perturb_options)
         self.workers, self.address, self.batch_size = workers, address, batch_size
 
     def stream(self, texts: Iterable[str], seed: Seed = None, processes: int = 1) -> Iterator[str]:
@@ -153,7 +153,7 @@ def _check_columns(schema, columns: list[str]) -> None:
 
 
 class _Worker:
-    """One actor: the attacker built once, then whole blocks perturbed at their positions."""
+    """One actor: the perturbation built once, then whole blocks perturbed at their positions."""
 
     def __init__(self, make_attack, columns: list[str], base: int, batch_size: int):
         self.attack, self.columns, self.base = make_attack(), columns, base
@@ -187,8 +187,8 @@ def _factory(attacker, options: dict):
         if options:
             raise ValueError("attack options go with a spec, not a built Perturbation")
         return functools.partial(_same, attacker)
-    get_attacker(attacker, **options)
-    return functools.partial(get_attacker, attacker, **options)
+    get_perturbation(attacker, **options)
+    return functools.partial(get_perturbation, attacker, **options)
 
 
 def _same(attack):

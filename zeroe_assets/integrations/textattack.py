@@ -30,7 +30,8 @@ from textattack.shared.utils import words_from_text
 from textattack.transformations import CompositeTransformation, Transformation, WordSwap
 
 from .. import registry, tokenize
-from ..perturbers.base import CANDIDATE_PHI, check_int
+from ..perturbers.base import CANDIDATE_PHI
+from ..validate import check_int
 from ..rng import base_seed, block_rng
 from ..search.transformations import get_transformation
 from ..victims import Scorer

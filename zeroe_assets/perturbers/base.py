@@ -7,25 +7,12 @@ a perturber only transforms a word (TextAttack's "transformation"); search attac
 """
 from __future__ import annotations
 
-import operator
 import random
-import warnings
 from collections.abc import Iterable
 
+from ..validate import check_int
+
 CANDIDATE_PHI = 0.5  # φ of the draws behind ``candidates`` unless a caller gives its own
-
-
-def check_int(name: str, value, low: int = 1, high: int | None = None) -> int:
-    """``value`` as an int if it is a whole number (not a bool) in [low, high], else a ValueError
-    naming ``name``: the one check for every count a user passes."""
-    try:
-        number = None if isinstance(value, bool) else operator.index(value)
-    except TypeError:
-        number = None
-    if number is None or number < low or (high is not None and number > high):
-        bounds = f"at least {low}" if high is None else f"between {low} and {high}"
-        raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
-    return number
 
 
 class Perturber:
@@ -70,12 +57,6 @@ class Perturber:
         """Batch work for ``words`` before they are perturbed one by one (only where
         ``prepares``); results never depend on it. Returns how many words were prepared."""
         return 0
-
-    def attackable(self, word: str) -> bool:
-        """Deprecated name of ``can_change`` (kept for one release)."""
-        warnings.warn("Perturber.attackable is deprecated, use can_change", DeprecationWarning,
-                      stacklevel=2)
-        return self.can_change(word)
 
     def reference_word(self, word: str, phi: float, rng: random.Random) -> str:
         """``perturb_word`` as the original code did it, where that differs from the paper's

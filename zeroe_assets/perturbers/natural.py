@@ -9,7 +9,8 @@ from importlib import resources
 from pathlib import Path
 
 from ._tables import read_misspellings
-from .base import Perturber, check_int
+from .base import Perturber
+from ..validate import check_int
 
 
 def codespell_dictionary() -> Path:

@@ -22,7 +22,8 @@ from ..assets import load_component
 from ..phonetic.names import SEQ2SEQ
 from ..phonetic.space import load_phonetic
 from ..tokenize import stem
-from .base import CANDIDATE_PHI, Perturber, check_int
+from .base import CANDIDATE_PHI, Perturber
+from ..validate import check_int
 from .natural import match_case
 
 # Words of one or two letters are not respelled: their rows are mostly readings, not

@@ -8,7 +8,8 @@ from __future__ import annotations
 import random
 
 from ..tokenize import clusters, length
-from .base import Perturber, check_int
+from .base import Perturber
+from ..validate import check_int
 
 
 def _shuffle_changed(units: list[str], rng: random.Random) -> list[str] | None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from ..tokenize import stem as stem_of
 from ..visual.space import load_visual
-from .base import Perturber, check_int
+from .base import Perturber
+from ..validate import check_int
 
 
 class VisualPerturber(Perturber):

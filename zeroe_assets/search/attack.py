@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..constraints import Constraint
 from ..constraints.overlap import normalised_distance
-from ..perturbers.base import check_int
+from ..validate import check_int
 from ..rng import base_seed, block_rng
 from .goals import Goal
 from .methods import Problem, SearchMethod

@@ -17,7 +17,8 @@ import random
 import string
 
 from .. import registry, tokenize
-from ..perturbers.base import CANDIDATE_PHI, Perturber, check_int
+from ..perturbers.base import CANDIDATE_PHI, Perturber
+from ..validate import check_int
 from .text import AttackedText, Edit
 
 LETTERS = string.ascii_lowercase

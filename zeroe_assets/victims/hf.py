@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from ..assets.store import json_bytes
 from ..assets.victim import staged_folder
-from ..perturbers.base import check_int
+from ..validate import check_int
 from ..tasks import get_task
 
 TASK_FILE = "zeroe_victim.json"

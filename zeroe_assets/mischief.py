@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from . import tokenize
-from .protocol import Perturbation, resolve_level
+from .protocol import Perturbation
+from .validate import resolve_level
 from .perturbers.shuffle import InnerShufflePerturber
 from .rng import check_text
 

@@ -1,0 +1,43 @@
+"""Checks of the values users pass (counts, levels): one message form for each, raised as
+``ValueError`` naming the parameter, so every command and function refuses bad input alike."""
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+
+LEVELS = {"low": 0.2, "mid": 0.5, "high": 0.8}
+
+
+def check_int(name: str, value, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an int if it is a whole number (not a bool) in [low, high], else a ValueError
+    naming ``name``: the one check for every count a user passes."""
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        number = None
+    if number is None or number < low or (high is not None and number > high):
+        bounds = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
+    return number
+
+
+def resolve_level(level: float | str, what: str = "level") -> float:
+    """``low``/``mid``/``high`` or a number in [0, 1]."""
+    if isinstance(level, str):
+        key = level.strip().lower()
+        if key in LEVELS:
+            return LEVELS[key]
+        try:
+            value = float(key)
+        except ValueError:
+            raise ValueError(f"{what} must be one of {', '.join(LEVELS)} or a number in [0, 1], "
+                             f"got {level!r}") from None
+    elif isinstance(level, numbers.Real) and not isinstance(level, bool):
+        value = float(level)
+    else:
+        raise ValueError(f"{what} must be one of {', '.join(LEVELS)} or a number in [0, 1], "
+                         f"got {level!r}")
+    if not 0.0 <= value <= 1.0 or math.isnan(value):
+        raise ValueError(f"{what} must be in [0, 1], got {level!r}")
+    return value
