@@ -33,7 +33,7 @@ def shield() -> Shield:
 @pytest.mark.parametrize("perturber,mechanism", [
     (InnerShufflePerturber(), "inner-shuffle"), (FullShufflePerturber(), "full-shuffle"),
     (TruncatePerturber(), "truncate"), (DisemvowelPerturber(), "disemvowel"),
-    (KeyboardPerturber(), "typo")])
+    (KeyboardPerturber(), "keyboard-typo")])
 def test_each_restorer_proposes_the_word_its_perturber_changed(shield, perturber, mechanism):
     restorer, rng = shield.restorers[mechanism], random.Random(0)
     for word in WORDS:

@@ -278,15 +278,16 @@ def _restorers(mechanisms, lexicon, root) -> dict:
     from .segment import SegmentRestorer
     from .shuffle import FullShuffleRestorer, InnerShuffleRestorer
     from .truncate import TruncateRestorer
-    from .typo import NaturalRestorer, TypoRestorer
+    from .keyboard import KeyboardTypoRestorer
+    from .natural import NaturalTypoRestorer
     from .visual import VisualRestorer
 
-    typo = TypoRestorer(lexicon)
-    build = {"visual": lambda: VisualRestorer(lexicon, typo, root),
+    keyboard = KeyboardTypoRestorer(lexicon)
+    build = {"visual": lambda: VisualRestorer(lexicon, keyboard, root),
              "intrude": lambda: IntrudeRestorer(lexicon),
              "segment": lambda: SegmentRestorer(lexicon),
-             "typo": lambda: typo,
-             "natural": lambda: NaturalRestorer(),
+             "keyboard-typo": lambda: keyboard,
+             "natural-typo": lambda: NaturalTypoRestorer(),
              "inner-shuffle": lambda: InnerShuffleRestorer(lexicon),
              "full-shuffle": lambda: FullShuffleRestorer(lexicon),
              "truncate": lambda: TruncateRestorer(lexicon),
