@@ -48,7 +48,7 @@ def test_visual_reads_look_alikes_back(shield):
     for word, clean in zip(tokenize.words(attacked), ["beautiful", "kitchen"]):
         if word != clean:
             assert clean in visual.candidates(word)
-    assert visual.deconfuse("hello") == "hello"
+    assert visual.read("hello") == "hello"
 
 
 def test_intruded_pieces_join_for_the_whole_line(shield):

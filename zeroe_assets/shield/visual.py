@@ -67,7 +67,7 @@ class VisualRestorer(Restorer):
             low.setdefault(letter.lower(), score)
         return list(islice(low.items(), OPTIONS))
 
-    def deconfuse(self, word: str) -> str:
+    def read(self, word: str) -> str:
         """``word`` with every look-alike replaced by its most similar letter (case kept where
         the letter has it): what a reader sees, and the casing template of a restored word."""
         out = []
