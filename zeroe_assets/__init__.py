@@ -4,11 +4,9 @@ Imports only numpy and the standard library (faiss lazily), never torch.
 
     >>> import zeroe_assets as z
     >>> z.attack("The quick brown fox", "inner-shuffle", level="high", seed=1)
-    >>> z.shield("Teh qiuck b r o w n fox")  # undo low-level attacks (zeroe_assets.shield)
+    >>> z.restore("Teh qiuck b r o w n fox")  # undo low-level attacks (zeroe_assets.shield)
 """
 from __future__ import annotations
-
-import importlib
 
 from .assets import ArtifactError, load_component as load_assets
 from .protocol import (LEVELS, PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation,
@@ -37,12 +35,17 @@ def get_shield(mechanisms=None, threshold: float | None = None, learned: bool = 
     return build(mechanisms, threshold, learned, root)
 
 
+def restore(text, mechanisms=None, threshold: float | None = None, learned: bool = True):
+    """Undo low-level attacks on a string or a list of strings: ``mechanisms`` (default all of
+    `zeroe_assets.shield.MECHANISMS`), the ranker probability a change needs (``threshold``,
+    default the ranker's), ``learned``: the exported ranker if there is one."""
+    return get_shield(mechanisms, threshold, learned)(text)
+
+
 def __getattr__(name: str):
-    if name == "shield":  # the package, callable as z.shield(text); imported on first use
-        return importlib.import_module(f"{__name__}.shield")
     return deprecated_name(__name__, name, globals())
 
 
 __all__ = ["LEVELS", "PROTOCOLS", "ArtifactError", "Chain", "Mischief", "Mix", "Perturbation",
            "ZeroePerturbation", "attack", "available_names", "get_attacker", "get_shield",
-           "list_attackers", "load_assets", "shield"]
+           "list_attackers", "load_assets", "restore"]
