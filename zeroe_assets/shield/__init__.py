@@ -26,4 +26,5 @@ def get_shield(mechanisms=None, threshold: float | None = None, learned: bool = 
         _SHIELDS[key] = Shield(mechanisms, threshold, learned, root)
     return _SHIELDS[key]
 
+
 __all__ = ["MECHANISMS", "Shield", "ShieldedVictim", "get_shield"]

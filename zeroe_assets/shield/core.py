@@ -270,11 +270,11 @@ def _english(units: list[Unit]) -> bool:
 def _restorers(mechanisms, lexicon, root) -> dict:
     from .disemvowel import DisemvowelRestorer
     from .intrude import IntrudeRestorer
+    from .keyboard import KeyboardTypoRestorer
+    from .natural import NaturalTypoRestorer
     from .segment import SegmentRestorer
     from .shuffle import FullShuffleRestorer, InnerShuffleRestorer
     from .truncate import TruncateRestorer
-    from .keyboard import KeyboardTypoRestorer
-    from .natural import NaturalTypoRestorer
     from .visual import VisualRestorer
 
     keyboard = KeyboardTypoRestorer(lexicon)

@@ -22,7 +22,8 @@ READINGS = 64  # readings of one word tried against the lexicon, most similar fi
 class VisualRestorer(Restorer):
     name = "visual"
 
-    def __init__(self, lexicon: Lexicon, keyboard: KeyboardTypoRestorer, root=None, top_n: int = 20):
+    def __init__(self, lexicon: Lexicon, keyboard: KeyboardTypoRestorer, root=None,
+                 top_n: int = 20):
         from ..visual.space import load_visual
 
         space = load_visual(root)
