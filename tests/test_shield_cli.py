@@ -18,7 +18,7 @@ import pytest
 
 import zeroe_assets as z
 from zeroe_assets.cli import main
-from zeroe_assets.shield import get_shield
+from zeroe_assets.shield import MECHANISMS, get_shield
 
 from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
 from .conftest import DATA, ROOT, needs_data
@@ -241,8 +241,8 @@ def test_attack_a_shielded_victim_and_refuse_to_resume_with_another_shield(olid,
     code, _, err = attack("--shield")
     assert code == 0, err
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    assert run["settings"]["shield"] == list(z.shield.MECHANISMS)
-    assert run["fingerprint"]["shield"]["mechanisms"] == list(z.shield.MECHANISMS)
+    assert run["settings"]["shield"] == list(MECHANISMS)
+    assert run["fingerprint"]["shield"]["mechanisms"] == list(MECHANISMS)
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(results) == 3 and all(r["queries"] >= 1 for r in results)
     report = (out / "report.md").read_text(encoding="utf-8")

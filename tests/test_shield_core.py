@@ -33,7 +33,7 @@ def shield() -> Shield:
 @pytest.mark.parametrize("perturber,mechanism", [
     (InnerShufflePerturber(), "inner-shuffle"), (FullShufflePerturber(), "full-shuffle"),
     (TruncatePerturber(), "truncate"), (DisemvowelPerturber(), "disemvowel"),
-    (KeyboardPerturber(), "typo")])
+    (KeyboardPerturber(), "keyboard-typo")])
 def test_each_restorer_proposes_the_word_its_perturber_changed(shield, perturber, mechanism):
     restorer, rng = shield.restorers[mechanism], random.Random(0)
     for word in WORDS:
@@ -48,7 +48,7 @@ def test_visual_reads_look_alikes_back(shield):
     for word, clean in zip(tokenize.words(attacked), ["beautiful", "kitchen"]):
         if word != clean:
             assert clean in visual.candidates(word)
-    assert visual.deconfuse("hello") == "hello"
+    assert visual.read("hello") == "hello"
 
 
 def test_intruded_pieces_join_for_the_whole_line(shield):

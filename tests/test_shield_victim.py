@@ -81,7 +81,7 @@ def test_a_victim_without_scores_has_none_behind_the_shield():
     assert not hasattr(shielded, "scores") and shielded.task == "tc"  # the victim's own task
     assert shielded.name == "shielded[visual,intrude] tc-tfidf"
     attacked = z.perturb(texts[:30], "intrude", level="high", seed=2)
-    assert shielded.predict(attacked) == victim.predict(z.shield(attacked, ["visual", "intrude"]))
+    assert shielded.predict(attacked) == victim.predict(z.restore(attacked, ["visual", "intrude"]))
 
 
 @needs_data("bench/ud_ewt/en_ewt-ud-dev.conllu")

@@ -1,14 +1,9 @@
 """Undo low-level attacks before a model sees the text: one restorer per perturbation mechanism
 (mirroring `perturbers/`), a ranker that picks a reading in context, and `ShieldedVictim` to put
-the shield in front of any victim.
-
-The package is also the function ``zeroe_assets.shield(text_or_list, mechanisms=None,
-threshold=None, learned=True)``: the two share a name, so the package itself is callable.
+the shield in front of any victim. The one-call function is ``zeroe_assets.restore``.
 """
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 
 from .core import Shield
@@ -31,16 +26,5 @@ def get_shield(mechanisms=None, threshold: float | None = None, learned: bool = 
         _SHIELDS[key] = Shield(mechanisms, threshold, learned, root)
     return _SHIELDS[key]
 
-
-class _Package(types.ModuleType):
-    def __call__(self, text, mechanisms=None, threshold: float | None = None,
-                 learned: bool = True):
-        """Undo low-level attacks on a string or a list of strings: ``mechanisms`` (default all
-        of `MECHANISMS`), the ranker probability a change needs (``threshold``, default the
-        ranker's), ``learned``: the exported ranker if there is one."""
-        return get_shield(mechanisms, threshold, learned)(text)
-
-
-sys.modules[__name__].__class__ = _Package
 
 __all__ = ["MECHANISMS", "Shield", "ShieldedVictim", "get_shield"]

@@ -101,25 +101,31 @@ class Shield:
     # -- the pipeline ------------------------------------------------------------------------
     def units(self, words: list[str], gaps: list[str]) -> list[Unit]:
         """The words of a line as units, with the readings their restorers propose."""
-        visual = self.restorers.get("visual")
-        read = visual.deconfuse if visual else (lambda w: w)
-        merges = self.restorers["intrude"].merges(words, gaps, read) \
-            if "intrude" in self.restorers else []
+        restorers = self.restorers.values()
+
+        def read(word: str) -> str:
+            for restorer in restorers:
+                word = restorer.read(word)
+            return word
+
+        merges = sorted((i, j, joined, restorer.name) for restorer in restorers
+                        for i, j, joined in restorer.merges(words, gaps, read))
         spans, k = [], 0
-        for i, j, joined in merges:
-            spans += [(w, w, None) for w in range(k, i)] + [(i, j, joined)]
+        for i, j, joined, by in merges:
+            spans += [(w, w, None, "") for w in range(k, i)] + [(i, j, joined, by)]
             k = j + 1
-        spans += [(w, w, None) for w in range(k, len(words))]
+        spans += [(w, w, None, "") for w in range(k, len(words))]
         protected = _protected(words, gaps)
         units = []
-        for i, j, joined in spans:
+        for i, j, joined, by in spans:
             if joined is not None:
                 raw = tokenize.join(words[i:j + 1], [""] + gaps[i + 1:j + 1] + [""])
                 units.append(Unit(i, j, "", raw, "", "".join(map(read, words[i:j + 1])),
-                                  {joined: {"intrude": 1.0}}))
+                                  {joined: {by: 1.0}}))
                 continue
             head, stem, tail = tokenize.stem(words[i])
-            if (head or tail) and self._whole(words[i], head, stem, tail):
+            if (head or tail) and any(r.keeps_whole(words[i], head, stem, tail)
+                                      for r in restorers):
                 head, stem, tail = "", words[i], ""
             seen = read(stem)
             if not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH or i in protected:
@@ -134,17 +140,6 @@ class Shield:
             found.pop(stem.lower(), None)
             units.append(Unit(i, i, head, stem, tail, seen, found))
         return units
-
-    def _whole(self, word: str, head: str, stem: str, tail: str) -> bool:
-        """Whether a word's apostrophes may belong to an attack, so its restorers see all of
-        it: an apostrophe that is no clitic's (``h'ello``, also ``O'Brien``: the ranker keeps
-        that), or a respelling the phonetic table holds whole (``pain'ting``) where the split is
-        not a known word and its clitic (``girl's``) nor a negation (``can't``)."""
-        if "intrude" in self.restorers and (head or word.count("'") + word.count("’") > 1):
-            return True
-        phonetic = self.restorers.get("phonetic")
-        return (phonetic is not None and word.lower() in phonetic.inverse
-                and stem.lower() not in self.lexicon and tail.lower() not in ("n't", "n’t"))
 
     def _propose(self, stem: str, skip: str = "") -> dict[str, dict[str, float]]:
         """Reading → {restorer: confidence} for one stem."""
@@ -275,18 +270,19 @@ def _english(units: list[Unit]) -> bool:
 def _restorers(mechanisms, lexicon, root) -> dict:
     from .disemvowel import DisemvowelRestorer
     from .intrude import IntrudeRestorer
+    from .keyboard import KeyboardTypoRestorer
+    from .natural import NaturalTypoRestorer
     from .segment import SegmentRestorer
     from .shuffle import FullShuffleRestorer, InnerShuffleRestorer
     from .truncate import TruncateRestorer
-    from .typo import NaturalRestorer, TypoRestorer
     from .visual import VisualRestorer
 
-    typo = TypoRestorer(lexicon)
-    build = {"visual": lambda: VisualRestorer(lexicon, typo, root),
+    keyboard = KeyboardTypoRestorer(lexicon)
+    build = {"visual": lambda: VisualRestorer(lexicon, keyboard, root),
              "intrude": lambda: IntrudeRestorer(lexicon),
              "segment": lambda: SegmentRestorer(lexicon),
-             "typo": lambda: typo,
-             "natural": lambda: NaturalRestorer(),
+             "keyboard-typo": lambda: keyboard,
+             "natural-typo": lambda: NaturalTypoRestorer(),
              "inner-shuffle": lambda: InnerShuffleRestorer(lexicon),
              "full-shuffle": lambda: FullShuffleRestorer(lexicon),
              "truncate": lambda: TruncateRestorer(lexicon),

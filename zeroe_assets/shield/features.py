@@ -14,8 +14,8 @@ from rapidfuzz.distance import DamerauLevenshtein
 from ..perturbers._tables import data_path, read_neighbour_list
 from .lexicon import Lexicon
 
-MECHANISMS = ("visual", "intrude", "segment", "typo", "natural", "inner-shuffle", "full-shuffle",
-              "truncate", "disemvowel", "phonetic")
+MECHANISMS = ("visual", "intrude", "segment", "keyboard-typo", "natural-typo", "inner-shuffle",
+              "full-shuffle", "truncate", "disemvowel", "phonetic")
 
 FEATURES = ("keep", "keep_known", "keep_logfreq", "keep_short", "keep_capital", "keep_nonascii",
             "keep_digit", "known", "logfreq", "edit", "keyboard", "length_change", "parts", "proposers",

@@ -29,6 +29,11 @@ class IntrudeRestorer(Restorer):
         joined = word.replace("'", "").replace("’", "").lower()
         return {joined: 1.0} if joined in self.lexicon and joined != word.lower() else {}
 
+    def keeps_whole(self, word, head, stem, tail):
+        """An apostrophe that is no clitic's may be intruded (``h'ello``, also ``O'Brien``: the
+        ranker keeps that)."""
+        return bool(head) or word.count("'") + word.count("’") > 1
+
     def merges(self, words: list[str], gaps: list[str], read) -> list[tuple[int, int, str]]:
         """``(i, j, word)``: words ``i..j`` with one symbol between each two read as ``word``
         (one repeated symbol, or several where a word was intruded twice); ``read(piece)`` is

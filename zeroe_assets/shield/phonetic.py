@@ -123,6 +123,12 @@ class PhoneticRestorer(Restorer):
             return dict(sorted(exact.items(), key=lambda kv: (-kv[1], kv[0]))[:LIMIT])
         return {} if low in self.lexicon else dict(self.sounding(letters))
 
+    def keeps_whole(self, word, head, stem, tail):
+        """A respelling the table holds whole (``pain'ting``), where the split is not a known
+        word and its clitic (``girl's``) nor a negation (``can't``)."""
+        return (word.lower() in self.inverse and stem.lower() not in self.lexicon
+                and tail.lower() not in ("n't", "n’t"))
+
     def sounding(self, letters: str) -> list[tuple[str, float]]:
         """Lexicon words with the sound key of ``letters``, the closest in spelling first, with
         `KEY_CONFIDENCE` scaled by their spelling similarity (none beyond `MAX_DISTANCE`)."""

@@ -12,7 +12,7 @@ from itertools import islice
 
 from .base import Restorer
 from .lexicon import Lexicon
-from .typo import TypoRestorer
+from .keyboard import KeyboardTypoRestorer
 
 LETTERS = string.ascii_letters + string.digits
 OPTIONS = 3  # letters kept per look-alike
@@ -22,7 +22,8 @@ READINGS = 64  # readings of one word tried against the lexicon, most similar fi
 class VisualRestorer(Restorer):
     name = "visual"
 
-    def __init__(self, lexicon: Lexicon, typo: TypoRestorer, root=None, top_n: int = 20):
+    def __init__(self, lexicon: Lexicon, keyboard: KeyboardTypoRestorer, root=None,
+                 top_n: int = 20):
         from ..visual.space import load_visual
 
         space = load_visual(root)
@@ -34,7 +35,7 @@ class VisualRestorer(Restorer):
                         best = inverse.setdefault(char, {})
                         best[letter] = max(best.get(letter, 0.0), score)
         self.space, self.inverse, self.top_n = space, inverse, top_n
-        self.lexicon, self.typo = lexicon, typo
+        self.lexicon, self.keyboard = lexicon, keyboard
         self._letters: dict[str, list[tuple[str, float]]] = {}
 
     def letters(self, char: str) -> list[tuple[str, float]]:
@@ -67,7 +68,7 @@ class VisualRestorer(Restorer):
             low.setdefault(letter.lower(), score)
         return list(islice(low.items(), OPTIONS))
 
-    def deconfuse(self, word: str) -> str:
+    def read(self, word: str) -> str:
         """``word`` with every look-alike replaced by its most similar letter (case kept where
         the letter has it): what a reader sees, and the casing template of a restored word."""
         out = []
@@ -100,4 +101,4 @@ class VisualRestorer(Restorer):
         if found:
             top = max(found.values())
             return {r: s / top for r, s in found.items()}
-        return {c: 0.5 * v for c, v in self.typo.candidates(readings[0][0]).items()}
+        return {c: 0.5 * v for c, v in self.keyboard.candidates(readings[0][0]).items()}

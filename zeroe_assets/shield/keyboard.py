@@ -1,24 +1,22 @@
-"""Keyboard and natural typos: dictionary words within edit distance 1–2 of the token, looked up
-in the deletion neighbourhoods SymSpell builds over the lexicon (``symspellpy``), and the
-corrections of a misspelling dictionary of errors people actually made (codespell's, the table
-the natural-typo perturber draws from).
+"""Keyboard typos (the mirror of `perturbers/keyboard.py`): dictionary words within edit distance
+1–2 of the token, looked up in the deletion neighbourhoods SymSpell builds over the lexicon
+(``symspellpy``), and the words one QWERTY slip away.
 """
 from __future__ import annotations
 
 import functools
 
-from ..perturbers._tables import data_path, read_misspellings, read_neighbour_list
-from ..perturbers.natural import codespell_dictionary
+from ..perturbers._tables import data_path, read_neighbour_list
 from .base import Restorer
 from .lexicon import Lexicon
 
 
-class TypoRestorer(Restorer):
+class KeyboardTypoRestorer(Restorer):
     """Words at Damerau–Levenshtein distance ≤ 2 (≤ 1 for words of up to four letters) for a
     token that is no word; for any token, the words one keyboard slip away (one letter put for a
     QWERTY neighbour), which may be words themselves (``lady`` for ``lazy``)."""
 
-    name = "typo"
+    name = "keyboard-typo"
 
     def __init__(self, lexicon: Lexicon, max_distance: int = 2):
         self.lexicon = lexicon
@@ -61,19 +59,3 @@ def _symspell(lexicon: Lexicon, max_distance: int):
     for word, count in lexicon.counts.items():
         index.create_dictionary_entry(word, count)
     return index
-
-
-class NaturalRestorer(Restorer):
-    """Misspelling → the words it is a known misspelling of (codespell, or ``en.natural``)."""
-
-    name = "natural"
-
-    def __init__(self, source=None):
-        corrections: dict[str, dict[str, float]] = {}
-        for correct, typos in read_misspellings(source or codespell_dictionary()).items():
-            for typo in typos:
-                corrections.setdefault(typo.lower(), {})[correct.lower()] = 1.0
-        self.corrections = corrections
-
-    def candidates(self, word):
-        return dict(self.corrections.get(word.lower(), {}))
