@@ -6,9 +6,9 @@ Rows: TF-IDF on OLID (toxicity) and SNLI (NLI victims train on SNLI dev), traine
 and adversarially, 1-1 (one attacker, its levels mixed) and leave-one-out (all other attackers)
 for every attacker (paper §4.3); the fine-tuned MiniLM victims of ``python -m train.victim``
 when their ``hf:`` directories are given; with ``--shield``, the rows it names again behind the
-shield (``zeroe attack --shield``: an adaptive attacker, whose every query goes through the
+shield (``zeroe search --shield``: an adaptive attacker, whose every query goes through the
 shield). Clean% is on the whole test set, the attack metrics on a seeded sample of it, as the
-defender benchmark does. Runs resume (``zeroe attack``'s run folders), and rows of the results
+defender benchmark does. Runs resume (``zeroe search``'s run folders), and rows of the results
 file that a run does not compute again (same recipe, seed, test set and sample) are kept;
 prints JSON, writes ``benchmarks/results/defender_table.json`` and ``docs/defender.md``.
 
@@ -215,14 +215,14 @@ def markdown(table: dict) -> str:
     lines = ["# The defender table", "",
              f"Victims under `{table['recipe']}` (ρ_max = 0.3, K = 50 candidates per word, "
              "Q_max = K·L; stopwords and @USER/URL left alone), the defender benchmark's metrics "
-             "(Li et al. 2021) counted as TextAttack counts them ([attack.md](attack.md)): "
+             "(Li et al. 2021) counted as TextAttack counts them ([search.md](search.md)): "
              "Clean% on the whole test set; Aua%, Suc% and #Query on a seeded sample. "
              "Reproduce: `python benchmarks/defender_table.py` (raw numbers: "
              "[../benchmarks/results/defender_table.json](../benchmarks/results/defender_table.json)).",
              ""]
     if "shield" in table:
         few = table["shield"]["examples"]
-        lines += [f"`+shield`: the same victim behind the shield (`zeroe attack --shield`, "
+        lines += [f"`+shield`: the same victim behind the shield (`zeroe search --shield`, "
                   f"{table['shield']['describe']}), attacked by an adaptive attacker: it "
                   "queries the shielded victim, and every query counts"
                   + (f"; the first {few} examples of the sample." if few else "."), ""]

@@ -1,11 +1,11 @@
-"""How well and how fast the shield restores attacked text (issue #24's "Measured"), next to no
+"""How well and how fast the shield restores attacked text, next to no
 cleaning, its cheap mechanisms alone, a cheap chain users would otherwise pick, and
 BERT-Defense's published figures.
 
 Held-out clean text: a seeded sample of SNLI test sentences (premises and hypotheses, each once)
 and UD English-EWT test sentences (their ``# text`` lines), half each; the shield trains on
 neither. Rows: the clean text itself (the share of clean words the shield leaves unchanged),
-every attacker at level 0.3 under the ``reference`` protocol (the original code's counts),
+every perturber at level 0.3 under the ``reference`` protocol (the original code's counts),
 natural-typo also with the original code's ``en.natural`` table, one random attacker twice
 (the mix ``a+a|b+b|…``: per sentence one of the ten, seeded, applied twice) and all ten chained
 at 0.05 (``a:0.05+b:0.05+…``, in the registry's order). Each row's sentences get the seeds the
@@ -58,23 +58,23 @@ DOC = ROOT / "docs" / "shield-results.md"  # and its HTML page beside it (.html)
 EXAMPLES = 2  # sentences per row shown in the HTML page
 LEVEL, MIX_LEVEL = 0.3, 0.05
 CHEAP = ("visual", "intrude")
-TWICE, ALL_TEN = "one random attacker, twice", "all ten at 0.05"
+TWICE, ALL_TEN = "one random perturber, twice", "all ten at 0.05"
 WARM_UP = "The quick brown fox jumps over the lazy dog near the river bank at night."
 
 # Keller, Mackensen & Eger 2021 (BERT-Defense), full pipeline, rescored as word accuracy on 400
 # STS-B sentences attacked by the original Zéroe code at level 0.3; no cleaning second.
-# Published figures as quoted in issue #24, not measured here.
+# Published figures, not measured here.
 PUBLISHED = {"visual": (.895, .318), "intrude": (.922, .623), "keyboard-typo": (.888, .620),
              "natural-typo": (.855, .642), "truncate": (.845, .638),
              "inner-shuffle": (.900, .625), "full-shuffle": (.897, .611),
              "disemvowel": (.881, .617), "phonetic": (.767, .502), "segment": (.881, .550),
              TWICE: (.779, .348), ALL_TEN: (.690, .317)}
 PUBLISHED_SOURCE = ("Keller, Mackensen & Eger 2021, BERT-Defense (full pipeline), 400 STS-B "
-                    "sentences attacked by the original Zéroe code at 0.3, as quoted in issue #24")
+                    "sentences attacked by the original Zéroe code at 0.3, rescored with this word accuracy")
 COLUMNS = {"none": "no cleaning", "shield": "shield", "cheap": "visual+intrude",
            "baseline": "anyascii+symspellpy"}
 TARGETS = {"every_row_above_bert_defense": "above BERT-Defense on every row",
-           "mean_ten": "≥ .920 mean over the ten single attackers",
+           "mean_ten": "≥ .920 mean over the ten single perturbers",
            "twice": "≥ .800 on one random attacker, twice",
            "clean_unchanged": "≥ 99.5% of clean words unchanged",
            "shield_ms": "≤ 20 ms per sentence, whole shield",
@@ -333,7 +333,7 @@ def markdown(result: dict) -> str:
              f"{corpus['sentences']['snli'] + corpus['sentences']['ewt']} held-out sentences "
              f"({corpus['sentences']['snli']} from `{corpus['snli']}`, "
              f"{corpus['sentences']['ewt']} from `{corpus['ewt']}`; {corpus['words']} words), "
-             f"every attacker at level {result['level']} under the `{result['protocol']}` "
+             f"every perturber at level {result['level']} under the `{result['protocol']}` "
              f"protocol, seed {result['seed']}. The *clean text* row is the share of clean words "
              "each cleaner leaves unchanged. BERT-Defense's figures are **published, not "
              f"measured here** ({result['published']['source']}; its no-cleaning figure in "
@@ -359,7 +359,7 @@ def markdown(result: dict) -> str:
             pub_none = statistics.mean(published[r]["none"] for r in ten)
             lines.append(f"| **mean of the ten** | " + " | ".join(map(_a, means)) +
                          f" | | {_a(pub_mean)} ({_a(pub_none)}) |")
-    lines += ["", "## Targets (issue #24)", "", "| target | measured | met |", "|---|---:|---|"]
+    lines += ["", "## Targets", "", "| target | measured | met |", "|---|---:|---|"]
     for key, entry in result["targets"].items():
         lines.append(f"| {entry['target']} | {_measured(key, entry['measured'], result['speed'])}"
                      f" | {'yes' if entry['met'] else '**no**'} |")
@@ -394,10 +394,10 @@ def markdown(result: dict) -> str:
     lines += ["", "## Setup", "",
               f"- shield: {result['shield']}", f"- visual+intrude: {result['cheap']}",
               f"- anyascii+symspellpy: {result['baseline']}",
-              f"- one random attacker, twice: per sentence one of the ten drawn (seeded) and "
+              f"- one random perturber, twice: per sentence one of the ten drawn (seeded) and "
               f"applied twice, the mix `a+a|b+b|…`; all ten at {result['mix_level']}: the chain "
               f"`a:{result['mix_level']}+b:{result['mix_level']}+…` in the registry's order",
-              f"- commit {result['commit']}, {result['seconds']:.0f} s in all", ""]
+              f"- {result['seconds']:.0f} s in all (the commit it ran at is in the JSON)", ""]
     return "\n".join(lines)
 
 
@@ -457,12 +457,12 @@ def page(result: dict) -> str:
                  "restored": t["shield"]} for row, e in rows.items() for t in e.get(key, ())]
     corpus = result["corpus"]
     parts = [H.paragraph(f"Word accuracy on {sum(corpus['sentences'].values())} held-out "
-                         f"sentences ({corpus['words']} words), every attacker at level "
+                         f"sentences ({corpus['words']} words), every perturber at level "
                          f"{result['level']} under the {result['protocol']} protocol, seed "
                          f"{result['seed']}; the clean-text row is the share of clean words "
                          "left unchanged. BERT-Defense's figures are published, not measured "
                          f"here. Reproduce: {result['command']}."),
-             H.row(accuracy, Markup(H.heading("Targets (issue #24)", 3) + targets
+             H.row(accuracy, Markup(H.heading("Targets", 3) + targets
                                     + H.heading("Speed", 3) + speed)),
              H.figure(plot(result), "word accuracy per attack and cleaner", width=1000)]
     for key, title in (("examples", "Attacked sentences (the first per row)"),
