@@ -31,7 +31,8 @@ from benchmarks.perturb_throughput import (DATA, DATA_HELP, UD_TRAIN, read_corpu
                                            recorded, timed)
 from zeroe_assets import ZeroePerturbation, tokenize  # noqa: E402
 from zeroe_assets.assets import ArtifactError, load_component  # noqa: E402
-from zeroe_assets.perturbers.phonetic import PhoneticPerturber, stopwords  # noqa: E402
+from zeroe_assets.data import stopwords  # noqa: E402
+from zeroe_assets.perturbers.phonetic import PhoneticPerturber  # noqa: E402
 
 
 def content_tokens(sentences: list[str]) -> Counter:

@@ -11,7 +11,8 @@ from zeroe_assets import registry
 from zeroe_assets.assets import ArtifactError
 from zeroe_assets.constraints import (EditDistance, MaxPerturbed, MinWordLength, NoRepeat,
                                       PhoneticClass, Protected, Stopwords, VisualSimilarity,
-                                      check_all, default_stopwords)
+                                      check_all)
+from zeroe_assets.data import stopwords
 from zeroe_assets.search import AttackedText, Edit
 
 
@@ -53,7 +54,7 @@ def test_no_word_modified_twice():
 
 
 def test_stopwords_and_their_stems_stay():
-    words = default_stopwords()
+    words = stopwords()
     assert {"the", "don't", "is"} <= words and "coach" not in words
     text = _text("The coach don't like it")
     stop = Stopwords()

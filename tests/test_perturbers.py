@@ -8,7 +8,8 @@ from zeroe_assets.perturbers._sampling import at_least_one
 from zeroe_assets.perturbers.disemvowel import DisemvowelPerturber
 from zeroe_assets.perturbers.intrude import SYMBOLS, IntrudePerturber
 from zeroe_assets.perturbers.keyboard import KeyboardPerturber
-from zeroe_assets.perturbers.natural import NaturalPerturber, match_case
+from zeroe_assets.perturbers.natural import NaturalPerturber
+from zeroe_assets.tokenize import match_case
 from zeroe_assets.perturbers.segment import SegmentPerturber
 from zeroe_assets.perturbers.shuffle import FullShufflePerturber, InnerShufflePerturber
 from zeroe_assets.perturbers.truncate import TruncatePerturber
@@ -262,3 +263,17 @@ def test_a_word_whose_inner_letters_are_one_cluster_repeated_cannot_change():
 def test_segment_changes_no_word_alone():
     seg = SegmentPerturber()
     assert not seg.can_change("hello") and seg.candidates("hello", 3, random.Random(0)) == []
+
+
+def test_a_perturbers_kind_is_declared_and_checked_when_it_is_defined():
+    from zeroe_assets.perturbers.base import Perturber
+
+    assert [p.scope for p in (TruncatePerturber(), SegmentPerturber())] == ["word", "context"]
+    with pytest.raises(TypeError, match='attack_at is the hook of scope = "context"; declare'):
+        type("Joins", (Perturber,), {"attack_at": lambda self, *a: []})
+    with pytest.raises(TypeError, match="define attack_drawn"):
+        type("Visits", (Perturber,), {"scope": "drawn"})
+    with pytest.raises(TypeError, match="define reference_sentence"):
+        type("Bypass", (Perturber,), {"reference": "sentence"})
+    with pytest.raises(TypeError, match="scope must be one of word, context, drawn"):
+        type("Odd", (Perturber,), {"scope": "sentence"})

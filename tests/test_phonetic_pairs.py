@@ -11,7 +11,7 @@ from train.phonetic.pairs import (build_pairs, label_of, normalised_distance, pa
                                   read_slang, word_distance)
 from zeroe_assets.assets import ArtifactError, load_component, write_component
 from zeroe_assets.assets.tables import PhoneticTable
-from zeroe_assets.perturbers.phonetic import stopwords
+from zeroe_assets.data import stopwords
 from zeroe_assets.phonetic.embedder import CLASSES
 
 RATIOS = (0.6, 0.2, 0.2)

@@ -10,7 +10,8 @@ import pytest
 
 from zeroe_assets import ZeroePerturbation, tokenize
 from zeroe_assets.assets import ArtifactError
-from zeroe_assets.perturbers.phonetic import PhoneticPerturber, stopwords
+from zeroe_assets.data import stopwords
+from zeroe_assets.perturbers.phonetic import PhoneticPerturber
 from zeroe_assets.shield import Shield
 from zeroe_assets.shield.lexicon import load_lexicon
 from zeroe_assets.shield.phonetic import LIMIT, PhoneticRestorer, sound_keys

@@ -3,11 +3,7 @@
 ``protocol="paper"``: per sample, draw word indices uniformly without replacement; for each, flip
 a coin with probability p and attack on heads; a word counts as perturbed only if it changed;
 stop once ⌈p·n⌉ words are perturbed or no indices are left.
-``protocol="reference"``: the original code's behaviour, no coin: attack each drawn word until
-⌈p·n⌉ have changed (so exactly that many whenever enough words can change), with n counted as the
-original counted it, over nltk's tokens (punctuation, numbers and clitics included); where the
-original bypassed the word protocol (segment, visual) the perturber's ``reference_sentence`` does
-what it did, and where it changed a word differently (keyboard-typo) its ``reference_word``.
+``protocol="reference"``: the original code's behaviour (`zeroe_assets.reference`).
 
 Under both, a word's apostrophes and clitics stay in place and the perturber sees only its stem
 (`tokenize.stem`: don't → do + n't).
@@ -22,7 +18,7 @@ import math
 import random
 from collections.abc import Iterable, Iterator, Sequence
 
-from . import tokenize
+from . import reference, tokenize
 from .perturbers.base import Perturber
 from .rng import Seed, base_seed, block_rng, check_text, sample_rngs
 from .validate import resolve_level
@@ -105,21 +101,9 @@ class ZeroePerturbation(Perturbation):
         n = len(words)
         if self.protocol == "paper":
             changed = self.perturb_words(words, gaps, rng)
-            return (tokenize.join(words, gaps), changed, n) if changed else (text, 0, n)
-        if self.p == 0 or not n:
-            return text, 0, n
-        changed = self.perturber.reference_sentence(words, gaps, self.p, self.phi, rng)
-        if changed is not None:  # the original's sentence-level use, no target count
-            return (tokenize.join(words, gaps), changed, n) if changed else (text, 0, n)
-        target = math.ceil(self.p * tokenize.treebank_count(text) - 1e-9)
-        if target == 0:
-            return text, 0, n
-        drawn = list(range(n))
-        rng.shuffle(drawn)
-        changed = self._attack(words, gaps, drawn, target, rng)
-        if changed == 0:
-            return text, 0, n
-        return tokenize.join(words, gaps), changed, n
+        else:
+            changed = reference.perturb_words(self, text, words, gaps, rng)
+        return (tokenize.join(words, gaps), changed, n) if changed else (text, 0, n)
 
     def perturb_words(self, words: list[str], gaps: list[str], rng: random.Random) -> int:
         """The paper's protocol on a split text (`tokenize.split`), in place; returns how many
@@ -138,18 +122,18 @@ class ZeroePerturbation(Perturbation):
         p = self.p
         drawn = [i for i in range(n) if rand() < p]
         rng.shuffle(drawn)
-        return self._attack(words, gaps, drawn, target, rng)
+        return self.attack_drawn(words, gaps, drawn, target, rng)
 
-    def _attack(self, words, gaps, drawn, target, rng) -> int:
-        """Attack the drawn words in order until ``target`` changed; return how many did.
+    def attack_drawn(self, words, gaps, drawn, target, rng) -> int:
+        """Attack the drawn words in order until ``target`` changed; return how many did (the
+        visits both protocols share, by the perturber's declared ``scope``).
 
         Words that cannot change come back unchanged and are not counted, so no separate check.
         """
         phi, perturber, changed = self.phi, self.perturber, 0
-        own = perturber.attack_drawn(words, gaps, drawn, target, phi, rng)
-        if own is not None:  # a perturber with visits of its own (phonetic)
-            return own
-        if type(perturber).attack_at is Perturber.attack_at:  # word-local: the fast path
+        if perturber.scope == "drawn":  # a perturber with visits of its own (phonetic)
+            return perturber.attack_drawn(words, gaps, drawn, target, phi, rng)
+        if perturber.scope == "word":  # word-local: the fast path
             perturb_word = (perturber.perturb_word if self.protocol == "paper"
                             else perturber.reference_word)
             for k in drawn:

@@ -121,3 +121,11 @@ def clusters(word: str) -> list[str]:
         return list(word)
     return _CLUSTER.findall(word)
 
+
+def match_case(template: str, word: str) -> str:
+    """Give ``word`` the capitalisation pattern of ``template`` (Word → Wxrd, WORD → WXRD)."""
+    if len(template) > 1 and template.isupper():
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word

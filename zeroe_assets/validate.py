@@ -41,3 +41,21 @@ def resolve_level(level: float | str, what: str = "level") -> float:
     if not 0.0 <= value <= 1.0 or math.isnan(value):
         raise ValueError(f"{what} must be in [0, 1], got {level!r}")
     return value
+
+
+class NeedsTorch(ImportError, ValueError):
+    """What needs PyTorch where it is not installed: an ``ImportError`` (callers that can do
+    without, like the phonetic perturber's OOV path, catch that) and a ``ValueError`` (the CLI
+    prints it as its one-line usage error)."""
+
+
+def require_torch(what: str):
+    """The ``torch`` module, or `NeedsTorch` saying that ``what`` needs it and how to install
+    it: the one message for every part that runs a torch model."""
+    try:
+        import torch
+    except ImportError as e:
+        raise NeedsTorch(f"{what} needs PyTorch, which is not installed here ({e}): "
+                         "`pip install torch==2.13.0` (the CPU build), then "
+                         "`pip install 'zeroe[train]'`") from None
+    return torch

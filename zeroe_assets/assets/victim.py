@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .hints import rebuild_hint
+from ..validate import require_torch
 from .store import json_bytes, remove_stale_temporaries, sha256_file, temp_prefix
 
 FORMAT = "zeroe-pos-tagger"
@@ -64,7 +65,7 @@ def write_pos_bundle(path: str | os.PathLike, state: Mapping[str, Any], vocab: d
                      config: dict) -> dict:
     """Write the bundle of ``state`` (tensors) and ``vocab``; returns ``config`` as written (with
     format, version and the checksums of the other files)."""
-    import torch
+    torch = require_torch("writing a pos-bilstm bundle")
 
     with staged_folder(path) as stage:
         torch.save(dict(state), stage / MODEL)
@@ -77,7 +78,7 @@ def write_pos_bundle(path: str | os.PathLike, state: Mapping[str, Any], vocab: d
 
 def load_pos_bundle(path: str | os.PathLike) -> PosBundle:
     """Read and verify a bundle written by :func:`write_pos_bundle`."""
-    import torch
+    torch = require_torch("the pos-bilstm victim")
 
     root = Path(path)
     missing = [name for name in (CONFIG, VOCAB, MODEL) if not (root / name).is_file()]

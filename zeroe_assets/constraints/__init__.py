@@ -22,8 +22,8 @@ from .overlap import EditDistance
 from .phonetic import PhoneticClass
 from .visual import VisualSimilarity
 from .words import (PROTECTED, MaxPerturbed, MinWordLength, NoRepeat, Protected, Stopwords,
-                    WordFilter, default_stopwords)
+                    WordFilter)
 
 __all__ = ["PROTECTED", "Constraint", "EditDistance", "MaxPerturbed", "MinWordLength",
            "NoRepeat", "PhoneticClass", "Protected", "Stopwords", "VisualSimilarity",
-           "WordFilter", "check_all", "default_stopwords"]
+           "WordFilter", "check_all"]

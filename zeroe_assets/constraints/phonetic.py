@@ -28,11 +28,7 @@ class PhoneticClass(Constraint):
         if not todo:
             return
         if self._embedder is None:
-            try:
-                from ..phonetic.embedder import load_embedder
-            except ImportError as e:
-                raise ValueError(f"the phonetic constraint needs torch to run the embedder "
-                                 f"({e})") from None
+            from ..phonetic.embedder import load_embedder  # NeedsTorch without torch
             self._embedder = load_embedder(Path(self.root) if self.root else None)
         for pair, verdict in self._embedder.judge_pairs(todo).items():
             self._judged[pair] = verdict.label in self.classes

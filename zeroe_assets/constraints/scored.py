@@ -75,10 +75,7 @@ class EmbedderScore(Score):
 
     def compute(self, pairs):
         if self._embedder is None:
-            try:
-                from ..phonetic.embedder import load_embedder
-            except ImportError as e:
-                raise ValueError(f"{self.name} needs torch to run the embedder ({e})") from None
+            from ..phonetic.embedder import load_embedder  # NeedsTorch without torch
             self._embedder = load_embedder(Path(self.root) if self.root else None)
         judged = self._embedder.judge_pairs(pairs)
         return [judged[p].score for p in pairs]
@@ -98,11 +95,7 @@ class G2PScore(Score):
         todo = sorted({w for w in words if w not in self._phones})
         if todo:
             if self._model is None:
-                try:
-                    from ..phonetic.seq2seq import load_transliterator
-                except ImportError as e:
-                    raise ValueError(f"{self.name} needs torch to run the G2P model ({e})") \
-                        from None
+                from ..phonetic.seq2seq import load_transliterator  # NeedsTorch without torch
                 self._model = load_transliterator("g2p", Path(self.root) if self.root else None)
             for w, prons in zip(todo, self._model.pronounce(todo)):
                 self._phones[w] = prons[0] if prons else ()

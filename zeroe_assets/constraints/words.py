@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from .. import tokenize
+from ..data import stopwords
 from .base import Constraint
 
 PROTECTED = ("@USER", "URL")  # OLID's placeholders for user mentions and links
@@ -82,22 +83,13 @@ class WordFilter(Constraint):
         return [c for c in candidates if kept.isdisjoint(c.modified)]
 
 
-def default_stopwords() -> frozenset[str]:
-    """The toolkit's English function words (``zeroe_assets/data/stopwords.txt``, 178 words:
-    articles, pronouns, auxiliaries, prepositions, conjunctions, contractions), the list the
-    phonetic attack leaves alone too."""
-    from ..perturbers.phonetic import stopwords
-
-    return stopwords()
-
-
 class Stopwords(WordFilter):
     """Stopwords stay (compared in lower case, also by their stem: don't → do).
     ``case_sensitive``: as TextAttack compares them, so "The" and "YOU" may change."""
 
     def __init__(self, words: Iterable[str] | None = None, case_sensitive: bool = False):
         self.words = frozenset(w.lower() for w in words) if words is not None \
-            else default_stopwords()
+            else stopwords()
         self.case_sensitive = case_sensitive
 
     def keeps(self, text, position):

@@ -15,17 +15,57 @@ from ..validate import check_int
 CANDIDATE_PHI = 0.5  # φ of the draws behind ``candidates`` unless a caller gives its own
 
 
+SCOPES = ("word", "context", "drawn")
+REFERENCES = ("words", "sentence")
+
+
 class Perturber:
-    """Base class. Subclasses set ``name``/``description`` and override ``perturb_word``.
+    """Base class. Subclasses set ``name``/``description``, ``can_change`` and ``perturb_word``.
 
     ``rng`` is a per-sample ``random.Random`` that the protocol derives from the user's seed, so
     results are identical in any process. ``phi`` is the character-level probability φ.
+
+    How the protocol visits a perturber's words is declared as data, and checked when a subclass
+    is defined (each kind has exactly the hook it needs):
+
+    - ``scope = "word"`` (default): each drawn word changes alone through ``perturb_word`` (under
+      ``protocol="reference"``: ``reference_word``, where the original changed a word
+      differently, keyboard-typo).
+    - ``scope = "context"``: a change reaches the neighbours (segment joins a word with the
+      next): ``attack_at`` changes the words in place and says which changed.
+    - ``scope = "drawn"``: the perturber runs the visits of the drawn words itself
+      (``attack_drawn``: phonetic, whose draws must not depend on its OOV path).
+    - ``reference = "sentence"``: under ``protocol="reference"`` the original bypassed the word
+      protocol (visual, segment): ``reference_sentence`` does what it did; default ``"words"``.
+
+    ``token_aligned`` (False for perturbers that change the number of tokens) and ``prepares``
+    (True where ``prepare`` does batch work) are data too.
     """
 
     name: str = ""
     description: str = ""
-    token_aligned: bool = True  # False for perturbers that change the number of tokens (segment)
-    prepares: bool = False  # True where ``prepare`` does batch work (phonetic decoding)
+    scope: str = "word"
+    reference: str = "words"
+    token_aligned: bool = True
+    prepares: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.scope not in SCOPES:
+            raise TypeError(f"{cls.__name__}.scope must be one of {', '.join(SCOPES)}, got "
+                            f"{cls.scope!r}")
+        if cls.reference not in REFERENCES:
+            raise TypeError(f"{cls.__name__}.reference must be one of {', '.join(REFERENCES)}, "
+                            f"got {cls.reference!r}")
+        for hook, wanted in (("attack_at", cls.scope == "context"),
+                             ("attack_drawn", cls.scope == "drawn"),
+                             ("reference_sentence", cls.reference == "sentence")):
+            own = getattr(cls, hook) is not getattr(Perturber, hook)
+            if own != wanted:
+                kind = {"attack_at": 'scope = "context"', "attack_drawn": 'scope = "drawn"',
+                        "reference_sentence": 'reference = "sentence"'}[hook]
+                raise TypeError(f"{cls.__name__}: {hook} is the hook of {kind}; "
+                                + (f"declare {kind}" if own else f"define {hook}"))
 
     def can_change(self, word: str) -> bool:
         """Whether some draw of ``perturb_word`` returns something other than ``word``: exactly
@@ -60,37 +100,27 @@ class Perturber:
 
     def reference_word(self, word: str, phi: float, rng: random.Random) -> str:
         """``perturb_word`` as the original code did it, where that differs from the paper's
-        reading (``protocol="reference"``)."""
+        reading (``protocol="reference"``, ``scope = "word"``)."""
         return self.perturb_word(word, phi, rng)
 
     def reference_sentence(self, words: list[str], gaps: list[str], p: float, phi: float,
-                           rng: random.Random) -> int | None:
-        """The original code's sentence-level use, where it bypassed the word protocol: change
-        ``words``/``gaps`` in place and return how many words changed; None (the default) where
-        the original attacked ⌈p·n⌉ drawn words."""
-        return None
+                           rng: random.Random) -> int:
+        """``reference = "sentence"``: the original code's sentence-level use, bypassing the
+        word protocol: change ``words``/``gaps`` in place and return how many words changed."""
+        raise NotImplementedError
 
     def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
-                     phi: float, rng: random.Random) -> int | None:
-        """The protocol's visits of the ``drawn`` words, for a perturber that needs its own
-        (phonetic: draws independent of its OOV path): change them until ``target`` changed and
-        return how many did; None (the default) where the protocol's visits serve."""
-        return None
+                     phi: float, rng: random.Random) -> int:
+        """``scope = "drawn"``: change the ``drawn`` words (in the protocol's order) until
+        ``target`` changed, and return how many did."""
+        raise NotImplementedError
 
     def attack_at(self, words: list[str], gaps: list[str], k: int, phi: float,
                   rng: random.Random, done: bytearray) -> list[int]:
-        """Attack word ``k`` in place; return the indices of the words that changed.
-
-        ``words[i]`` is the i-th word token and ``gaps[i]`` the text before it (``gaps[-1]`` the
-        tail); ``done[i]`` is set for words already perturbed. Context-sensitive perturbers
-        (segment) override this.
-        """
-        word = words[k]
-        new = self.perturb_word(word, phi, rng)
-        if new == word:
-            return []
-        words[k] = new
-        return [k]
+        """``scope = "context"``: attack word ``k`` in place; return the indices of the words
+        that changed. ``words[i]`` is the i-th word token and ``gaps[i]`` the text before it
+        (``gaps[-1]`` the tail); ``done[i]`` is set for words already perturbed."""
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

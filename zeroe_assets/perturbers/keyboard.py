@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ..tokenize import clusters
 from ._sampling import at_least_one
-from ._tables import data_path, read_neighbour_list
+from ..data import data_path, read_neighbour_list
 from .base import Perturber
 
 

@@ -5,25 +5,12 @@ package; Belinkov & Bisk's Wikipedia-edit ``en.natural`` file can be given as ``
 """
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
-from ._tables import read_misspellings
+from ..data import codespell_dictionary, read_misspellings
+from ..tokenize import match_case
 from .base import Perturber
 from ..validate import check_int
-
-
-def codespell_dictionary() -> Path:
-    return Path(str(resources.files("codespell_lib") / "data" / "dictionary.txt"))
-
-
-def match_case(template: str, word: str) -> str:
-    """Give ``word`` the capitalisation pattern of ``template`` (Word → Wxrd, WORD → WXRD)."""
-    if len(template) > 1 and template.isupper():
-        return word.upper()
-    if template[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
 
 
 class NaturalPerturber(Perturber):

@@ -14,17 +14,16 @@ from __future__ import annotations
 import importlib.util
 import random
 import warnings
-from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
 from ..assets import load_component
 from ..phonetic.names import SEQ2SEQ
 from ..phonetic.space import load_phonetic
-from ..tokenize import stem
+from ..data import stopwords
+from ..tokenize import match_case, stem
 from .base import CANDIDATE_PHI, Perturber
-from ..validate import check_int
-from .natural import match_case
+from ..validate import NeedsTorch, check_int
 
 # Words of one or two letters are not respelled: their rows are mostly readings, not
 # respellings (tv → television, st → street, us → asse): in the shipped table 49% of the 211
@@ -41,12 +40,6 @@ inc ltd corp co bros dept univ assn est approx etc vs viz cf al fig vol ch no no
 jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
 """.split())
 _SEPARATORS = "'\u2019-"
-
-
-def stopwords() -> frozenset[str]:
-    """The packaged English function words (``data/stopwords.txt``)."""
-    text = resources.files("zeroe_assets").joinpath("data/stopwords.txt").read_text(encoding="utf-8")
-    return frozenset(w for w in text.splitlines() if w and not w.startswith("#"))
 
 
 def _key(word: str) -> str:
@@ -98,6 +91,7 @@ class PhoneticPerturber(Perturber):
 
     name = "phonetic"
     description = "replace a word by a sound-alike respelling (G2P→P2G, Siamese phonetic embedder)"
+    scope = "drawn"
     prepares = True
 
     def __init__(self, root: Path | str | None = None, skip_stopwords: bool = True,
@@ -134,9 +128,9 @@ class PhoneticPerturber(Perturber):
                 from ..phonetic.respell import Respeller
 
                 self._respeller = Respeller(self.root, self.settings)
-            except ImportError as e:
-                warnings.warn(f"phonetic: words outside the table are not attackable (respelling "
-                              f"them needs torch: {e})", stacklevel=3)
+            except NeedsTorch as e:
+                warnings.warn(f"phonetic: words outside the table are not attackable ({e})",
+                              stacklevel=3)
                 self.oov = "off"
                 return False
         return True
@@ -257,5 +251,4 @@ class PhoneticPerturber(Perturber):
                 f"words={len(self.space.options)})")
 
 
-__all__ = ["ABBREVIATIONS", "ACRONYM_LETTERS", "MIN_LETTERS", "PhoneticPerturber", "oov_available",
-           "stopwords"]
+__all__ = ["ABBREVIATIONS", "ACRONYM_LETTERS", "MIN_LETTERS", "PhoneticPerturber", "oov_available"]

@@ -24,6 +24,8 @@ def _join(gap: str) -> str:
 class SegmentPerturber(Perturber):
     name = "segment"
     description = "join adjacent words (not for token-aligned tasks such as POS)"
+    scope = "context"
+    reference = "sentence"
     token_aligned = False
 
     def can_change(self, word: str) -> bool:

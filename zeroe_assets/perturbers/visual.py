@@ -17,6 +17,7 @@ from ..validate import check_int
 class VisualPerturber(Perturber):
     name = "visual"
     description = "replace characters by visually similar ones (VAE-GAN glyph embeddings)"
+    reference = "sentence"
 
     def __init__(self, top_n: int | None = None, root: Path | str | None = None):
         """``top_n``: how many of each character's nearest look-alikes to draw from; default the

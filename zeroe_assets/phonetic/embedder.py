@@ -15,8 +15,12 @@ from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import numpy as np
-import torch
-from torch import nn
+
+from ..validate import require_torch
+
+require_torch("the phonetic embedder")
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
 
 from ..assets import ArtifactError, json_bytes, load_component, rebuild_hint
 from .names import CLASSES, COMPONENT, SOUND_ALIKE

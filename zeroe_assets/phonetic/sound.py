@@ -150,11 +150,7 @@ class SoundSpace:
 
     def _transliterator(self):
         if self._g2p is None:
-            try:
-                from .seq2seq import load_transliterator
-            except ImportError as e:
-                raise ValueError(f"pronouncing a word outside the lexicon needs torch and the "
-                                 f"{SEQ2SEQ} models ({e})") from None
+            from .seq2seq import load_transliterator  # NeedsTorch without torch
             self._g2p = load_transliterator("g2p", self.root)
         return self._g2p
 

@@ -78,7 +78,7 @@ class PerturberSwap(Transformation):
         self.perturber, self.phi = perturber, phi
         self.name = perturber.name
         self.token_aligned = perturber.token_aligned
-        self._context = type(perturber).attack_at is not Perturber.attack_at
+        self._context = perturber.scope == "context"
 
     def prepare(self, text):
         if self.perturber.prepares:

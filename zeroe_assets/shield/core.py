@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import tokenize
-from ..perturbers.natural import match_case
+from ..tokenize import match_case
 from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
 from .ranker import Ranker, hand_set_ranker, load_ranker

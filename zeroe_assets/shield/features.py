@@ -11,7 +11,7 @@ import functools
 import numpy as np
 from rapidfuzz.distance import DamerauLevenshtein
 
-from ..perturbers._tables import data_path, read_neighbour_list
+from ..data import data_path, read_neighbour_list
 from .lexicon import Lexicon
 
 MECHANISMS = ("visual", "intrude", "segment", "keyboard-typo", "natural-typo", "inner-shuffle",

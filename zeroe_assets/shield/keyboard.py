@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from ..perturbers._tables import data_path, read_neighbour_list
+from ..data import data_path, read_neighbour_list
 from .base import Restorer
 from .lexicon import Lexicon
 

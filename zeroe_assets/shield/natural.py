@@ -4,8 +4,7 @@ draws from).
 """
 from __future__ import annotations
 
-from ..perturbers._tables import read_misspellings
-from ..perturbers.natural import codespell_dictionary
+from ..data import codespell_dictionary, read_misspellings
 from .base import Restorer
 
 

@@ -24,7 +24,8 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from ..assets import load_component
 from ..assets.tables import PhoneticTable
-from ..perturbers.phonetic import ACRONYM_LETTERS, MIN_LETTERS, stopwords
+from ..data import stopwords
+from ..perturbers.phonetic import ACRONYM_LETTERS, MIN_LETTERS
 from ..phonetic.names import COMPONENT
 from .base import LIMIT, Restorer
 from .lexicon import Lexicon

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from ..assets.store import json_bytes
 from ..assets.victim import staged_folder
-from ..validate import check_int
+from ..validate import check_int, require_torch
 from ..tasks import get_task
 
 TASK_FILE = "zeroe_victim.json"
@@ -35,10 +35,11 @@ def _transformers():
     """transformers, offline (the environment is read when huggingface_hub is first imported)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    require_torch("an hf: victim")
     try:
         import transformers
     except ImportError:
-        raise ValueError(f"hf: victims need transformers and torch: {EXTRA}") from None
+        raise ValueError(f"hf: victims need transformers: {EXTRA}") from None
     transformers.logging.set_verbosity_error()  # no hub hints or "you should train" banners
     return transformers
 
@@ -166,7 +167,7 @@ class HfModel:
     """A model and its tokenizer on one device: class probabilities for batches of inputs."""
 
     def __init__(self, model, tokenizer, batch_size: int = 32, device: str | None = None):
-        import torch
+        torch = require_torch("an hf: victim")
 
         if device in (None, "auto"):
             device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -181,7 +182,7 @@ class HfModel:
     def probabilities(self, items: Sequence, pairs: bool) -> list[list[float]]:
         """Softmax over the labels per item; texts (or pairs) sorted by length into batches, so
         padding stays small, and returned in the order given."""
-        import torch
+        torch = require_torch("an hf: victim")
 
         items = list(items)
         for item in items:

@@ -4,11 +4,14 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-import torch
+from ...validate import require_torch
 
-from ...assets.victim import load_pos_bundle
-from .net import BiLSTMTagger
-from .vocab import TaggerVocab
+require_torch("the pos-bilstm victim")
+import torch  # noqa: E402
+
+from ...assets.victim import load_pos_bundle  # noqa: E402
+from .net import BiLSTMTagger  # noqa: E402
+from .vocab import TaggerVocab  # noqa: E402
 
 
 class Tagger:

@@ -1,4 +1,6 @@
-"""Reading the substitution resources (keyboard layouts, misspelling lists), cached per process."""
+"""The packaged data (keyboard layout, stopwords, slang; codespell's misspellings) and the
+readers of the substitution resources (keyboard layouts, misspelling lists), cached per process:
+one home for what perturbers, restorers and constraints all read."""
 from __future__ import annotations
 
 import functools
@@ -17,7 +19,22 @@ def _lines(path: Path):
 
 
 def data_path(name: str) -> Path:
+    """A file of this package (``zeroe_assets/data/NAME``)."""
     return Path(str(resources.files("zeroe_assets") / "data" / name))
+
+
+def codespell_dictionary() -> Path:
+    """codespell's misspelling dictionary (``wrong->right``), shipped with the package."""
+    return Path(str(resources.files("codespell_lib") / "data" / "dictionary.txt"))
+
+
+@functools.lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    """The English function words (``data/stopwords.txt``, 178: articles, pronouns, auxiliaries,
+    prepositions, conjunctions, contractions) that the phonetic perturber, its restorer and the
+    search's stopword constraint leave alone."""
+    text = data_path("stopwords.txt").read_text(encoding="utf-8")
+    return frozenset(w for w in text.splitlines() if w and not w.startswith("#"))
 
 
 @functools.lru_cache(maxsize=8)
