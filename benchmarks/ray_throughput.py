@@ -9,7 +9,7 @@ command on the first ``BLOCK`` lines gives its fixed cost (start-up, loading the
 the spread of the fixed cost). The load average before and after each run is
 recorded: the machine may be shared.
 
-    python benchmarks/ray_throughput.py [--data DIR] [--lines 40000] [--attackers keyboard-typo,visual]
+    python benchmarks/ray_throughput.py [--data DIR] [--lines 40000] [--perturbers keyboard-typo,visual]
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def load() -> float:
 
 
 def run(attacker: str, level: str, flags: list[str], path: Path) -> dict:
-    command = [sys.executable, "-m", "zeroe_assets.cli", "perturb", "-a", attacker, "-l", level,
+    command = [sys.executable, "-m", "zeroe_assets.cli", "perturb", "-p", attacker, "-l", level,
                "--seed", "0", *flags, str(path)]
     before = load()
     start = time.perf_counter()
@@ -68,7 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
     parser.add_argument("--lines", type=int, default=40000)
-    parser.add_argument("--attackers", default="keyboard-typo,visual")
+    parser.add_argument("--perturbers", default="keyboard-typo,visual")
     parser.add_argument("--level", default="mid")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/ray_throughput.json")
     args = parser.parse_args()
@@ -78,7 +78,7 @@ def main() -> None:
         path, small = Path(tmp) / "corpus.txt", Path(tmp) / "start.txt"
         path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         small.write_text("".join(line + "\n" for line in lines[:BLOCK]), encoding="utf-8")
-        for attacker in args.attackers.split(","):
+        for attacker in args.perturbers.split(","):
             for engine, flags in ENGINES.items():
                 fixed = run(attacker, args.level, flags, small)["wall_seconds"]
                 row = {"attacker": attacker, "engine": engine,

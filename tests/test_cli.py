@@ -217,3 +217,18 @@ def test_the_old_command_name_attack_runs_search_with_a_note(capsys):
     err = capsys.readouterr().err
     assert "`zeroe attack` is now `zeroe search`" in err
     assert code == 2 and "the following arguments are required: --input" in err
+
+
+def test_the_version_is_the_installed_distributions(capsys):
+    import re
+    from pathlib import Path
+
+    import zeroe_assets
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    declared = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    assert zeroe_assets.__version__ == declared, \
+        "reinstall (`pip install -e .`): the installed metadata is older than pyproject.toml"
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out == f"zeroe {declared}\n"

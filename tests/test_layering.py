@@ -1,10 +1,11 @@
 """The import direction of the runtime, stated once and checked on the source.
 
 Layers, lowest first; a module may import its own layer and the ones below, never above:
-tokenize, rng, validate, packaged data, progress → assets → the learned spaces (phonetic, visual) → perturbers → protocol,
-recipes, spec, registry → formats, tasks, victims (the protocols, the wrapper base and every
-built-in victim), run folders (runs), reports (report) and constraints → bench, search, shield →
-cli, integrations. Two parts of one layer never import each other both ways.
+tokenize, rng, validate, data (packaged), progress → assets → the learned spaces (phonetic,
+visual) → perturbers → protocol, reference, mischief, parallel, spec, registry → formats, tasks,
+victims (the protocols, the wrapper base and every built-in victim), run folders (runs), reports
+(report) and constraints → bench, search, shield → cli, integrations. Two parts of one layer never
+import each other both ways.
 ``train`` imports ``zeroe_assets``, never the reverse; torch is imported only by the modules that
 run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``, TextAttack
 only by ``integrations/textattack.py``.
@@ -181,3 +182,4 @@ def test_import_zeroe_assets_pulls_in_no_torch():
 def test_the_integrations_import_their_library_only_when_called(modules, heavy):
     found = _pulled_in(modules, heavy)
     assert found == "[]", f"importing the runtime pulled in {found}"
+

@@ -24,6 +24,7 @@ from zeroe_assets.phonetic import load_phonetic
 from zeroe_assets.phonetic.embedder import CLASSES, load_embedder
 from zeroe_assets.phonetic.sound import DIM
 from zeroe_assets.registry import get_perturber
+from zeroe_assets.validate import NeedsTorch
 
 
 def phonetic_cfg(lexicon, out, root, extra=()):
@@ -160,8 +161,8 @@ def test_respellings_are_shared_by_perturbers_with_the_same_settings(built):
 def test_oov_without_torch_is_not_attackable(built, monkeypatch):
     _, root, _ = built
 
-    def no_torch(*args):
-        raise ImportError("No module named 'torch'")
+    def no_torch(*args):  # what the respeller's torch models raise where torch is missing
+        raise NeedsTorch("the G2P/P2G models needs PyTorch, which is not installed here")
 
     from zeroe_assets.phonetic import respell
 
@@ -413,8 +414,8 @@ def test_table_words_get_the_same_respelling_with_or_without_the_oov_path(built,
     with_oov = PhoneticPerturber(root=root)
     assert with_oov.prepare(w for t in texts for w in split_words(t)) > 0
 
-    def no_torch(*args):
-        raise ImportError("No module named 'torch'")
+    def no_torch(*args):  # what the respeller's torch models raise where torch is missing
+        raise NeedsTorch("the G2P/P2G models needs PyTorch, which is not installed here")
 
     monkeypatch.setattr(respell, "Respeller", no_torch)
     without = PhoneticPerturber(root=root, oov="off")  # what an install without torch does
@@ -464,8 +465,8 @@ def test_without_torch_the_oov_path_is_off_with_one_warning_line(built, tmp_path
     shutil.copytree(root, copy)
     (copy / "phonetic" / "seq2seq" / "g2p.npz").write_bytes(b"not read without torch")
 
-    def no_torch(*args):
-        raise ImportError("No module named 'torch'")
+    def no_torch(*args):  # what the respeller's torch models raise where torch is missing
+        raise NeedsTorch("the G2P/P2G models needs PyTorch, which is not installed here")
 
     monkeypatch.setattr(respell, "Respeller", no_torch)
     monkeypatch.setattr(phonetic, "oov_available", lambda: False)
@@ -475,4 +476,4 @@ def test_without_torch_the_oov_path_is_off_with_one_warning_line(built, tmp_path
     assert cli(["perturb", "-p", "phonetic", "-l", "high", str(text)]) == 0
     out, err = capsys.readouterr()
     assert out.count("\n") == 2
-    assert err.count("\n") == 1 and "warning" in err and "torch" in err
+    assert err.count("\n") == 1 and "warning" in err and "PyTorch" in err
