@@ -70,7 +70,8 @@ PUBLISHED = {"visual": (.895, .318), "intrude": (.922, .623), "keyboard-typo": (
              "disemvowel": (.881, .617), "phonetic": (.767, .502), "segment": (.881, .550),
              TWICE: (.779, .348), ALL_TEN: (.690, .317)}
 PUBLISHED_SOURCE = ("Keller, Mackensen & Eger 2021, BERT-Defense (full pipeline), 400 STS-B "
-                    "sentences attacked by the original Zéroe code at 0.3, rescored with this word accuracy")
+                    "sentences attacked by the original Zéroe code at 0.3, rescored with this "
+                    "word accuracy")
 COLUMNS = {"none": "no cleaning", "shield": "shield", "cheap": "visual+intrude",
            "baseline": "anyascii+symspellpy"}
 TARGETS = {"every_row_above_bert_defense": "above BERT-Defense on every row",

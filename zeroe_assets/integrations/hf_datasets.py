@@ -21,18 +21,18 @@ from ..spec import get_perturbation
 EXTRA = "pip install 'zeroe[hf]'"
 
 
-def perturb_dataset(ds, attacker, columns: str | Sequence[str] = "text", level="mid",
+def perturb_dataset(ds, spec, columns: str | Sequence[str] = "text", level="mid",
                     seed: Seed = 0, num_proc: int | None = None, batch_size: int = 1000,
                     **options):
-    """``ds`` with ``columns`` perturbed by ``attacker`` (a spec such as ``"keyboard-typo"``,
+    """``ds`` with ``columns`` perturbed by ``spec`` (a spec such as ``"keyboard-typo"``,
     built at ``level`` with perturber ``options``, or a ``Perturbation``). Each split of a
     ``DatasetDict`` is perturbed as its own file would be, from position 0."""
     try:
         import datasets
     except ImportError:
         raise ImportError(f"perturb_dataset needs the datasets library: {EXTRA}") from None
-    attack = attacker if isinstance(attacker, Perturbation) else \
-        get_perturbation(attacker, level=level, **options)
+    attack = spec if isinstance(spec, Perturbation) else \
+        get_perturbation(spec, level=level, **options)
     columns = [columns] if isinstance(columns, str) else list(columns)
     base = base_seed(seed)
     if isinstance(ds, datasets.DatasetDict):

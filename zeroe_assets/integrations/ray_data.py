@@ -3,7 +3,7 @@
 Every record carries its global position (a column zipped on after reading); the rows are cut
 into blocks of ``batch_size`` positions (whole blocks of the seeding, `rng.BLOCK`), materialised, and
 perturbed by a pool of actors (`map_batches` with a callable class: each worker builds the
-attacker, loading its assets, once), each block as one batch starting at its own position. Ray
+perturbation, loading its assets, once), each block as one batch starting at its own position. Ray
 Data keeps the blocks in order (``preserve_order``), so the output equals the single-process CLI's
 for the same seed whatever the number of workers and blocks; a batch that is not a whole block
 stops the run (a `RuntimeError`) rather than give other output.
@@ -11,7 +11,7 @@ stops the run (a `RuntimeError`) rather than give other output.
 Text files are read as ``zeroe perturb`` reads them (lines split at ``\\n`` only, ``\\r\\n``
 endings dropped; Ray's ``read_text`` also splits at ``\\r`` and the other Unicode line breaks),
 JSON Lines and Parquet by Ray's readers; the output is Parquet or JSON Lines files in a folder,
-in order by name. The attacker is built on each worker from its spec, so workers need zeroe and
+in order by name. The perturbation is built on each worker from its spec, so workers need zeroe and
 its artifacts (``ZEROE_ARTIFACTS``) where they run: see docs/integrations.md.
 """
 from __future__ import annotations
@@ -56,12 +56,12 @@ def init(address: str | None = None, workers: int | None = None):
     return ray
 
 
-def perturb_files(paths: str | Sequence[str], out_dir: str | Path, attacker: str | Perturbation,
+def perturb_files(paths: str | Sequence[str], out_dir: str | Path, spec: str | Perturbation,
                   columns: str | Sequence[str] = "text", seed: Seed = 0, workers: int = 2,
                   address: str | None = None, output_format: str = "parquet",
                   batch_size: int = BATCH, **perturb_options) -> int:
     """Perturb the ``columns`` of text (``.txt``: column ``text``), JSON Lines or Parquet files
-    into ``out_dir`` (``output_format`` parquet or json); the number of records. ``attacker``
+    into ``out_dir`` (``output_format`` parquet or json); the number of records. ``spec``
     and ``perturb_options`` are `spec.get_perturbation`'s (level=, phi=, protocol=, options)."""
     columns = _checked(columns, workers, batch_size)
     paths = [str(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
@@ -70,7 +70,7 @@ def perturb_files(paths: str | Sequence[str], out_dir: str | Path, attacker: str
     kinds = {READERS.get(Path(p).suffix.lower()) for p in paths}
     if None in kinds or len(kinds) != 1:
         raise ValueError(f"inputs must all be .txt, .jsonl/.json or .parquet files, got {paths}")
-    make = _factory(attacker, perturb_options)
+    make = _factory(spec, perturb_options)
     ray = init(address, workers)
     ds = _read(ray, kinds.pop(), paths)
     _check_columns(ds.schema(), columns)
@@ -87,10 +87,10 @@ class RayPerturbation:
     """What ``zeroe perturb --engine ray`` streams through: ``stream`` as `Perturbation.stream`
     gives it, computed on Ray (the texts are read first, their output then comes in order)."""
 
-    def __init__(self, attacker: str | Perturbation, workers: int = 2,
+    def __init__(self, spec: str | Perturbation, workers: int = 2,
                  address: str | None = None, batch_size: int = BATCH, **perturb_options):
         _checked("text", workers, batch_size)
-        self.make = _factory(attacker, perturb_options)
+        self.make = _factory(spec, perturb_options)
         self.workers, self.address, self.batch_size = workers, address, batch_size
 
     def stream(self, texts: Iterable[str], seed: Seed = None, processes: int = 1) -> Iterator[str]:
@@ -114,7 +114,7 @@ class RayPerturbation:
 
 def perturb_positioned(ds, make_attack, columns: str | Sequence[str], seed: Seed, workers: int,
                        batch_size: int = BATCH):
-    """Perturb ``columns`` of ``ds`` (positions in ``POS``) with the attacker ``make_attack()``
+    """Perturb ``columns`` of ``ds`` (positions in ``POS``) with the perturbation ``make_attack()``
     builds on each of ``workers`` actors, ``batch_size`` records a batch; a Ray dataset in the
     order of the positions."""
     import ray.data
@@ -180,15 +180,15 @@ class _Worker:
         return batch
 
 
-def _factory(attacker, options: dict):
-    """A picklable zero-argument builder of the attacker, run once per worker; a spec is
+def _factory(spec, options: dict):
+    """A picklable zero-argument builder of the perturbation, run once per worker; a spec is
     checked here first so that a bad one fails before Ray starts."""
-    if isinstance(attacker, Perturbation):
+    if isinstance(spec, Perturbation):
         if options:
             raise ValueError("attack options go with a spec, not a built Perturbation")
-        return functools.partial(_same, attacker)
-    get_perturbation(attacker, **options)
-    return functools.partial(get_perturbation, attacker, **options)
+        return functools.partial(_same, spec)
+    get_perturbation(spec, **options)
+    return functools.partial(get_perturbation, spec, **options)
 
 
 def _same(attack):
