@@ -22,11 +22,11 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from importlib import resources
 from itertools import combinations
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from zeroe_assets.data import data_path
 from zeroe_assets.phonetic.embedder import CLASSES
 from zeroe_assets.phonetic.sound import BOUNDS, phone_distance, sound_class
 
@@ -43,8 +43,7 @@ def label_of(distance: float, bounds: Sequence[float] = DEFAULT_BOUNDS) -> int:
 
 def read_slang(path: str | Path | None = None) -> list[tuple[str, str, int]]:
     """``(word, respelling, class index)`` from the slang TSV (default: the packaged list)."""
-    text = (Path(path).read_text(encoding="utf-8") if path else
-            resources.files("zeroe_assets").joinpath("data/slang.tsv").read_text(encoding="utf-8"))
+    text = Path(path or data_path("slang.tsv")).read_text(encoding="utf-8")
     out, where = [], path or "zeroe_assets/data/slang.tsv"
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
