@@ -1,4 +1,4 @@
-"""Run folders, the floor under the jobs that write one (``zeroe attack``, ``zeroe bench
+"""Run folders, the floor under the jobs that write one (``zeroe search``, ``zeroe bench
 constraints``), and the JSON records their files hold.
 
 A run folder holds ``run.json`` (the settings and a fingerprint of what decides the results) and

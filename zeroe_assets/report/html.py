@@ -1,4 +1,4 @@
-"""One self-contained HTML page per report (``zeroe bench evaluate``, ``zeroe attack``, the shield
+"""One self-contained HTML page per report (``zeroe bench evaluate``, ``zeroe search``, the shield
 benchmark): inline CSS, plots as ``data:`` PNGs, a few lines of inline JS that sort tables, and
 a Content-Security-Policy that forbids every request, so the page opens offline anywhere.
 

@@ -1,4 +1,4 @@
-"""Attack every example of a dataset file with one search recipe (``zeroe attack``).
+"""Attack every example of a dataset file with one search recipe (``zeroe search``).
 
 A run's folder (:mod:`zeroe_assets.runs`) holds ``run.json`` (its settings and a fingerprint of
 what decides its results), ``results.jsonl`` (one :class:`AttackResult` per example, in example
@@ -36,7 +36,7 @@ PAGE_EXAMPLES = 50  # attacked examples (not skipped) shown in report.html
 
 @dataclass(frozen=True)
 class RunSettings(Record):
-    """What a run attacks and how: the ``zeroe attack`` options that decide its results.
+    """What a run attacks and how: the ``zeroe search`` options that decide its results.
     ``options`` go to the recipe (``transformations``, ``max_queries``, ``max_perturbed``,
     ``target``...); ``limit`` attacks the first examples only; ``shield``: the mechanisms of the
     shield in front of the victim (`ShieldedVictim`: the attacker knows it is there), None for

@@ -1,5 +1,5 @@
 """`ShieldedVictim`: the shield in front of any victim, so that the benchmark (``zeroe bench
-evaluate --shield``) and the search (``zeroe attack --shield``) measure a shielded model through
+evaluate --shield``) and the search (``zeroe search --shield``) measure a shielded model through
 their usual paths: the wrapper is just another victim.
 """
 from __future__ import annotations
