@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -15,9 +16,11 @@ import numpy as np
 
 from .. import tokenize
 from ..tokenize import match_case
+from .accents import is_accented_word
 from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
 from .ranker import Ranker, hand_set_ranker, load_ranker
+from .visual import name_letter
 
 # a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word: the
 # whitespace-free chunks holding one of these marks (found chunk by chunk: linear in the line)
@@ -25,6 +28,7 @@ _CHUNK = re.compile(r"\S+")
 _MARKS = ("://", "www.", "@", "#")
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
+COMMON = -4.0  # log10 frequency of a common English word (the, water; not cafe -4.5, jose -4.4)
 # words common in English and rarer elsewhere: a line of four to nine words with none of them
 # (as a reader sees them), or a longer one with fewer than two, is another language: left alone
 ENGLISH = frozenset("a at as the and of to is are was were that this with for you it its be been "
@@ -120,15 +124,25 @@ class Shield:
         for i, j, joined, by in spans:
             if joined is not None:
                 raw = tokenize.join(words[i:j + 1], [""] + gaps[i + 1:j + 1] + [""])
+                found = {joined: {by: 1.0}}
+                if joined not in self.lexicon:  # intruded and attacked again: read it on
+                    found = {reading: {**mine, by: 0.5}
+                             for reading, mine in self._propose(joined, skip=by).items()}
                 units.append(Unit(i, j, "", raw, "", "".join(map(read, words[i:j + 1])),
-                                  {joined: {by: 1.0}}))
+                                  found))
                 continue
             head, stem, tail = tokenize.stem(words[i])
             if (head or tail) and any(r.keeps_whole(words[i], head, stem, tail)
                                       for r in restorers):
                 head, stem, tail = "", words[i], ""
             seen = read(stem)
-            if not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH or i in protected:
+            if len(stem) == 1 and not stem.isascii() and seen.lower() in ("a", "i") \
+                    and i not in protected and "visual" in self.restorers:
+                # a look-alike of the words "a" and "I" (Greek Α): the only one-letter change
+                units.append(Unit(i, i, head, stem, tail, seen, {seen.lower(): {"visual": 1.0}}))
+                continue
+            if not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH or i in protected \
+                    or self._spelled(stem):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)
@@ -140,6 +154,16 @@ class Shield:
             found.pop(stem.lower(), None)
             units.append(Unit(i, i, head, stem, tail, seen, found))
         return units
+
+    def _spelled(self, stem: str) -> bool:
+        """An accented word spelled right (café, crème, José, Málaga) is no attack: left alone
+        unless its plain form is a common English word (thé for *the*, wàter), which the ranker
+        decides with ``keep_accented``."""
+        if stem.isascii() or not is_accented_word(stem):
+            return False
+        plain = "".join(c for c in unicodedata.normalize("NFKD", stem.lower())
+                        if not unicodedata.combining(c))
+        return self.lexicon.logfreq(plain) < COMMON
 
     def _propose(self, stem: str, skip: str = "") -> dict[str, dict[str, float]]:
         """Reading → {restorer: confidence} for one stem."""
@@ -157,7 +181,8 @@ class Shield:
         right = context[k + 1] if k + 1 < len(units) else None
         capital = unit.stem[:1].isupper() and k > 0
         return token_features(self.lexicon, unit.stem, unit.low, capital, unit.candidates,
-                              left and left.split()[-1], right and right.split()[0], evidence)
+                              left and left.split()[-1], right and right.split()[0], evidence,
+                              unit.template.lower())
 
     def evidence(self, units: list[Unit]) -> dict[str, float]:
         return line_evidence(self.lexicon, [(u.low, u.candidates) for u in units])
@@ -188,7 +213,7 @@ class Shield:
         """``text`` with the attacked words it is sure of restored; everything else as it was."""
         if not isinstance(text, str):
             raise ValueError(f"the shield restores text (str), got {type(text).__name__}")
-        words, gaps = tokenize.split(text)
+        words, gaps = split(text)
         if not words:
             return text
         units = self.units(words, gaps)
@@ -219,7 +244,7 @@ class Shield:
         words) of ``clean`` whose reading is among its candidates: what `train.shield` fits the
         ranker on. ``mechanisms`` names the restorers that proposed the gold reading ("" when it
         is the word itself)."""
-        words, gaps = tokenize.split(perturbed)
+        words, gaps = split(perturbed)
         if not words:
             return []
         units = self.units(words, gaps)
@@ -244,6 +269,26 @@ class Shield:
         return out
 
 
+def split(text: str) -> tuple[list[str], list[str]]:
+    """`tokenize.split`, with the symbols that spell a letter (ⓐ, ⒜: `visual.name_letter`)
+    taken as letters, so that a word written with them stays one word."""
+    if text.isascii():
+        return tokenize.split(text)
+    masked = "".join("x" if unicodedata.category(c)[0] in "SP" and name_letter(c) else c
+                     for c in text)
+    if masked == text:
+        return tokenize.split(text)
+    words, gaps, position = [], [], 0
+    masked_words, masked_gaps = tokenize.split(masked)
+    for k, gap in enumerate(masked_gaps):
+        gaps.append(text[position:position + len(gap)])
+        position += len(gap)
+        if k < len(masked_words):
+            words.append(text[position:position + len(masked_words[k])])
+            position += len(masked_words[k])
+    return words, gaps
+
+
 def _protected(words: list[str], gaps: list[str]) -> set[int]:
     """The words inside URLs, e-mail addresses, mentions and hashtags."""
     text = tokenize.join(words, gaps)
@@ -262,9 +307,13 @@ def _protected(words: list[str], gaps: list[str]) -> set[int]:
 
 
 def _english(units: list[Unit]) -> bool:
+    """Whether the line reads as English: enough of its words are, or may be restored to,
+    common English words (``Teh`` counts as *the*)."""
     if len(units) < 4:
         return True
-    return sum(u.template.lower() in ENGLISH for u in units) >= (1 if len(units) < 10 else 2)
+    found = sum(u.template.lower() in ENGLISH or not ENGLISH.isdisjoint(u.candidates)
+                for u in units)
+    return found >= (1 if len(units) < 10 else 2)
 
 
 def _restorers(mechanisms, lexicon, root) -> dict:

@@ -12,14 +12,17 @@ import numpy as np
 from rapidfuzz.distance import DamerauLevenshtein
 
 from ..data import data_path, read_neighbour_list
+from .accents import is_accented_word
+from .channel import load_channel
 from .lexicon import Lexicon
 
 MECHANISMS = ("visual", "intrude", "segment", "keyboard-typo", "natural-typo", "inner-shuffle",
               "full-shuffle", "truncate", "disemvowel", "phonetic")
 
 FEATURES = ("keep", "keep_known", "keep_logfreq", "keep_short", "keep_capital", "keep_nonascii",
-            "keep_digit", "known", "logfreq", "edit", "keyboard", "length_change", "parts", "proposers",
-            "left", "right", "left_seen", "right_seen", "keep_line_oov") \
+            "keep_digit", "keep_accented", "known", "logfreq", "edit", "keyboard", "channel",
+            "length_change", "parts", "proposers", "left", "right", "left_seen", "right_seen",
+            "keep_line_oov") \
     + tuple(f"by_{m}" for m in MECHANISMS) + tuple(f"line_{m}" for m in MECHANISMS + ("keyboard",))
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 _FLOOR = -12.0  # log10 frequencies start about here; features are shifted to be ≥ 0 and scaled
@@ -43,6 +46,14 @@ def _freq(lexicon: Lexicon, candidate: str) -> float:
     return (min(lexicon.logfreq(w) for w in candidate.split()) - _FLOOR) / 10.0
 
 
+def _channel(seen: str, reading: str) -> float:
+    """The typo channel's log10 P(seen | reading) / 10 in [-1, 0]; 0 for the token itself."""
+    plain = reading.replace(" ", "")
+    if plain == seen or not seen.isascii():
+        return 0.0
+    return max(-1.0, load_channel().score(seen, plain) / 10.0)
+
+
 def line_evidence(lexicon: Lexicon, units: list[tuple[str, dict[str, dict[str, float]]]]
                   ) -> dict[str, float]:
     """What the line as a whole says about how it was attacked: the share of its non-words
@@ -61,11 +72,13 @@ def line_evidence(lexicon: Lexicon, units: list[tuple[str, dict[str, dict[str, f
 
 def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
                    candidates: dict[str, dict[str, float]], left: str | None,
-                   right: str | None, evidence: dict[str, float]) -> tuple[list[str], np.ndarray]:
+                   right: str | None, evidence: dict[str, float],
+                   seen: str | None = None) -> tuple[list[str], np.ndarray]:
     """``(readings, rows)``: the token's readings (``low`` itself first, as "keep") and one
     feature row each. ``candidates`` maps a reading to the mechanisms that proposed it and their
     confidence; ``left``/``right`` are the neighbours as they read (None at an edge or unknown);
-    ``evidence`` is the line's (`line_evidence`)."""
+    ``evidence`` is the line's (`line_evidence`); ``seen`` is the token as a reader sees it
+    (look-alikes undone, lower case), which the typo channel compares a reading with."""
     readings = [low] + [c for c in candidates if c != low]
     rows = np.zeros((len(readings), len(FEATURES)), dtype=np.float32)
     known = low in lexicon
@@ -77,6 +90,7 @@ def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
     keep[INDEX["keep_capital"]] = float(capital)
     keep[INDEX["keep_nonascii"]] = float(not token.isascii())
     keep[INDEX["keep_digit"]] = float(any(c.isdigit() for c in token))
+    keep[INDEX["keep_accented"]] = float(is_accented_word(token))
     keep[INDEX["keep_line_oov"]] = evidence["oov"]
     for row, reading in zip(rows, readings):
         words = reading.split()
@@ -87,6 +101,7 @@ def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
         slip = keyboard_slip(low, reading)
         row[INDEX["keyboard"]] = float(slip)
         row[INDEX["line_keyboard"]] = evidence["keyboard"] * slip
+        row[INDEX["channel"]] = _channel(seen or low, reading)
         row[INDEX["length_change"]] = (len(reading.replace(" ", "")) - len(low)) / max(len(low), 1)
         row[INDEX["parts"]] = len(words) - 1
         if words and left is not None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from ..perturbers.intrude import SYMBOLS
 from .base import Restorer
+from .visual import invisible
 from .lexicon import Lexicon
 
 MAX_PIECES = 16
+PLAIN = " -./'’"  # symbols that also join real words (well-known, U.S., and/or, rock'n'roll)
+UNKNOWN = 1.0  # a join into no word scores this much below one into a word
 
 
 def _word_like(piece: str, lexicon: Lexicon) -> bool:
@@ -15,8 +18,20 @@ def _word_like(piece: str, lexicon: Lexicon) -> bool:
     return low in lexicon and (len(low) > 1 or low in ("a", "i"))
 
 
+def _hit_twice(joined: str, gaps: list[str], absorbed: int) -> bool:
+    """Pieces that join into no word but were surely split by an intruder (one symbol, not a
+    space, hyphen, full stop, slash or apostrophe, repeated between non-word pieces): a word
+    attacked twice (intruded and shuffled, cut or mistyped), which the other restorers read."""
+    symbol = gaps[0]
+    return (len(joined) >= 4 and joined.isalpha() and absorbed >= 2 and len(gaps) >= 2
+            and all(g == symbol for g in gaps)
+            and (symbol not in PLAIN or all(map(invisible, symbol))))
+
+
 def _intruded(gap: str) -> bool:
-    return len(gap) == 1 and gap in SYMBOLS
+    """One inserted symbol, or characters a reader does not see (a zero-width space, a soft
+    hyphen: they split a word into tokens as a symbol does)."""
+    return len(gap) == 1 and gap in SYMBOLS or bool(gap) and all(map(invisible, gap))
 
 
 class IntrudeRestorer(Restorer):
@@ -37,7 +52,8 @@ class IntrudeRestorer(Restorer):
     def merges(self, words: list[str], gaps: list[str], read) -> list[tuple[int, int, str]]:
         """``(i, j, word)``: words ``i..j`` with one symbol between each two read as ``word``
         (one repeated symbol, or several where a word was intruded twice); ``read(piece)`` is
-        how a piece reads (look-alikes undone).
+        how a piece reads (look-alikes undone). ``word`` may be no word where the pieces were
+        surely intruded (`_hit_twice`): the other restorers then read it.
 
         Which pieces join is one choice for the whole line (a dynamic programme): a piece that
         is no word left alone costs 2, a join earns 2 for each such piece it absorbs, less 0.5,
@@ -58,20 +74,24 @@ class IntrudeRestorer(Restorer):
                 pieces = read_words[i:end + 1]
                 joined = "".join(pieces).lower()
                 absorbed = sum(odd[i:end + 1])
-                if (len(joined) < 3 or joined not in lexicon or not absorbed
+                known = joined in lexicon
+                if not known and not _hit_twice(joined, gaps[i + 1:end + 1], absorbed):
+                    continue
+                if (len(joined) < 3 or not absorbed
                         or gaps[i + 1] == "." and all(len(p) == 1 for p in pieces)):
                     continue
-                if all(len(p) == 1 for p in pieces) and (  # a b c d e f is no word spelled out
+                single = all(len(p) == 1 for p in pieces)
+                if single and (  # a b c d e f is no word spelled out
                         i and gaps[i] == gaps[i + 1] and len(read_words[i - 1]) == 1
                         or end + 1 < n and gaps[end + 1] == gaps[i + 1]
                         and len(read_words[end + 1]) == 1):
                     continue
-                if gaps[i + 1] == " " and any(  # "and y" stays: andy is rarer than and
+                if gaps[i + 1] == " " and not single and any(  # "and y" stays: andy < and
                         not odd[k] and lexicon.logfreq(read_words[k].lower()) >
                         lexicon.logfreq(joined) for k in range(i, end + 1)):
                     continue
                 score = (best[end + 1] + 2.0 * absorbed - 0.5 + 0.2 * (end - i)
-                         + 0.01 * (lexicon.logfreq(joined) + 12))
+                         + 0.01 * (lexicon.logfreq(joined) + 12) - UNKNOWN * (not known))
                 if score > best[i]:
                     best[i], choice[i] = score, (end, joined)
         found, i = [], 0

@@ -1,14 +1,26 @@
-"""Visual look-alikes: each character that is not a plain letter goes back to the letters it
-looks like, read from the VAE-GAN space itself (the letters whose top-n neighbours it is, and
-the letters nearest in its own row: VIPER's rule-based recovery done with this toolkit's
-embeddings), then Unicode decomposition (é → e) and ``anyascii`` transliteration as fallbacks;
-the readings of the whole word that are dictionary words are its candidates.
+"""Visual look-alikes: each character that is not a plain letter goes back to the letters it may
+stand for, by every account the toolkit has, scored together rather than trusting one table:
+
+- what Unicode says it is: the letter its name spells (``CYRILLIC SMALL LETTER A``, ``CIRCLED
+  LATIN SMALL LETTER A``: VIPER's description-based look-alikes), its NFKD base (é → e), its
+  UTS #39 confusable class (``confusable-homoglyphs``) and ``anyascii``'s transliteration;
+- what the learned VAE-GAN space sees: the letters whose top-n neighbours it is, the letters in
+  its own row, and the letters nearest to it in the space as a whole (at any rank), so another
+  tool's look-alikes are read even where our table never drew them.
+
+Invisible characters (zero-width spaces and joiners, soft hyphens, bidi controls) and combining
+marks read as nothing. The readings of the whole word that are dictionary words are its
+candidates; a word whose look-alikes are undone but is still no word goes on to the other
+restorers (`shield.core`).
 """
 from __future__ import annotations
 
+import functools
 import string
 import unicodedata
 from itertools import islice
+
+import numpy as np
 
 from .base import Restorer
 from .lexicon import Lexicon
@@ -17,6 +29,63 @@ from .keyboard import KeyboardTypoRestorer
 LETTERS = string.ascii_letters + string.digits
 OPTIONS = 3  # letters kept per look-alike
 READINGS = 64  # readings of one word tried against the lexicon, most similar first
+# how surely each account of a character names the letter it stands for; the learned space's
+# accounts score by their cosine similarity instead
+SURE = {"name": 0.95, "nfkd": 0.95, "uts39": 0.9, "anyascii": 0.8}
+AGREE = 0.02  # added for each further account naming the same letter
+NEAREST = 0.1  # the space's nearest letters at any rank count this much less than a table's
+
+
+def invisible(char: str) -> bool:
+    """A character a reader does not see: a format control (zero-width space or joiner, soft
+    hyphen, bidi control) or a combining mark (its base letter is what is read)."""
+    return unicodedata.category(char) in ("Cf", "Mn", "Me")
+
+
+@functools.lru_cache(maxsize=4096)
+def name_letter(char: str) -> str | None:
+    """The plain letter a character's Unicode name spells (``LATIN SMALL LETTER A WITH GRAVE``,
+    ``MODIFIER LETTER SMALL A``, ``CYRILLIC CAPITAL LETTER I``), in its case, or None."""
+    try:
+        words = unicodedata.name(char).split()
+    except ValueError:
+        return None
+    if not {"LETTER", "SMALL", "CAPITAL"} & set(words):
+        return None
+    single = [w for w in words if len(w) == 1 and w.isalpha() and w.isascii()]
+    if len(single) != 1:
+        return None
+    return single[0].lower() if "SMALL" in words else single[0]
+
+
+def unicode_letters(char: str) -> dict[str, float]:
+    """The letters Unicode's own data says ``char`` stands for, each with how surely."""
+    found: dict[str, float] = {}
+
+    def add(letter: str, score: float) -> None:
+        if letter and letter in LETTERS:
+            found[letter] = min(1.0, max(found[letter], score) + AGREE) \
+                if letter in found else score
+
+    letter = name_letter(char)
+    if letter:
+        add(letter, SURE["name"])
+    base = unicodedata.normalize("NFKD", char)
+    base = "".join(c for c in base if not invisible(c))
+    if len(base) == 1:
+        add(base, SURE["nfkd"])
+    try:
+        from ..visual.confusables import reads_as
+        for letter in reads_as(char):
+            add(letter, SURE["uts39"])
+    except ValueError:  # confusable-homoglyphs missing: the other accounts still read
+        pass
+    from anyascii import anyascii
+
+    ascii_ = anyascii(char)
+    if len(ascii_) == 1:
+        add(ascii_, SURE["anyascii"])
+    return found
 
 
 class VisualRestorer(Restorer):
@@ -38,8 +107,33 @@ class VisualRestorer(Restorer):
         self.lexicon, self.keyboard = lexicon, keyboard
         self._letters: dict[str, list[tuple[str, float]]] = {}
 
+    @functools.cached_property
+    def _letter_vectors(self) -> tuple[str, np.ndarray] | None:
+        """The plain letters the space holds and their unit vectors (one matrix)."""
+        try:
+            index = self.space.index
+        except Exception:  # an export without its index: the table's accounts still read
+            return None
+        have = "".join(c for c in LETTERS if ord(c) in index)
+        if not have:
+            return None
+        vectors = np.stack([index.vector(ord(c)) for c in have]).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12
+        return have, vectors
+
+    def nearest_letters(self, char: str, k: int = OPTIONS) -> dict[str, float]:
+        """The ``k`` letters nearest to ``char`` in the whole learned space, by cosine."""
+        letters = self._letter_vectors
+        if letters is None or ord(char) not in self.space.index:
+            return {}
+        have, vectors = letters
+        v = self.space.index.vector(ord(char)).astype(np.float32)
+        sims = vectors @ (v / (np.linalg.norm(v) + 1e-12))
+        top = np.argsort(-sims)[:k]
+        return {have[i]: float(sims[i]) - NEAREST for i in top}
+
     def letters(self, char: str) -> list[tuple[str, float]]:
-        """The plain letters ``char`` may stand for, most similar first (empty: none known)."""
+        """The plain letters ``char`` may stand for, most surely first (empty: none known)."""
         found = self._letters.get(char)
         if found is None:
             found = self._read(char)
@@ -47,38 +141,48 @@ class VisualRestorer(Restorer):
         return found
 
     def _read(self, char: str) -> list[tuple[str, float]]:
-        options = dict(self.inverse.get(char, {}))
+        accounts = [unicode_letters(char), dict(self.inverse.get(char, {}))]
         if char in self.space.rows:  # the nearest plain letters in the character's own row
-            for letter, score in self.space.neighbours(char, min(self.top_n, self.space.k)):
-                if letter in LETTERS:
-                    options[letter] = max(options.get(letter, 0.0), score)
-        if not options:
-            base = unicodedata.normalize("NFKD", char)[:1]
-            if base in LETTERS:
-                options[base] = 0.9
-            else:
-                from anyascii import anyascii
+            accounts.append({letter: score for letter, score in
+                             self.space.neighbours(char, min(self.top_n, self.space.k))
+                             if letter in LETTERS})
+            accounts.append(self.nearest_letters(char))
+        scores: dict[str, float] = {}
+        for account in accounts:
+            for letter, score in account.items():  # case folds: "T" and "t" are one reading
+                low = letter.lower()
+                if low in scores:
+                    scores[low] = min(1.0, max(scores[low], score) + AGREE)
+                else:
+                    scores[low] = score
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [(letter, score) for letter, score in islice(ranked, OPTIONS) if score > 0]
 
-                ascii_ = anyascii(char)
-                if len(ascii_) == 1 and ascii_ in LETTERS:
-                    options[ascii_] = 0.8
-        ranked = sorted(options.items(), key=lambda kv: (-kv[1], kv[0]))
-        low: dict[str, float] = {}
-        for letter, score in ranked:  # case folds together: "T" and "t" are one reading
-            low.setdefault(letter.lower(), score)
-        return list(islice(low.items(), OPTIONS))
+    def _cased(self, char: str) -> str:
+        """The single most likely letter for ``char``, in the case it shows."""
+        letter = name_letter(char)
+        if letter:
+            return letter
+        options = self.letters(char)
+        if not options:
+            return char
+        best = options[0][0]
+        return best.upper() if char.isupper() else best
 
     def read(self, word: str) -> str:
-        """``word`` with every look-alike replaced by its most similar letter (case kept where
-        the letter has it): what a reader sees, and the casing template of a restored word."""
+        """``word`` with every look-alike replaced by its most likely letter (case kept where
+        the letter has it) and invisible characters dropped: what a reader sees, and the
+        casing template of a restored word."""
         out = []
         for char in word:
-            if char in LETTERS or not char.isalpha() and not unicodedata.category(char)[0] in "LMNS":
+            if char in LETTERS:
                 out.append(char)
+            elif invisible(char):
                 continue
-            inv = sorted(self.inverse.get(char, {}).items(), key=lambda kv: (-kv[1], kv[0]))
-            found = inv[0][0] if inv else (self.letters(char)[0][0] if self.letters(char) else char)
-            out.append(found)
+            elif not char.isalpha() and unicodedata.category(char)[0] not in "LNS":
+                out.append(char)
+            else:
+                out.append(self._cased(char))
         return "".join(out)
 
     def candidates(self, word):
@@ -88,6 +192,8 @@ class VisualRestorer(Restorer):
         for char in word:
             if char in LETTERS:
                 slots.append([(char.lower(), 1.0)])
+            elif invisible(char):
+                continue
             else:
                 options = self.letters(char)
                 if not options:
