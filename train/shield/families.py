@@ -288,12 +288,17 @@ def _swap(units: list[str], i: int) -> list[str]:
     return units
 
 
+def _swaps(units: list[str], low: int, high: int) -> list[int]:
+    """The ``i`` in ``[low, high)`` where swapping ``i`` and ``i + 1`` changes the word."""
+    return [i for i in range(low, min(high, len(units) - 1)) if units[i] != units[i + 1]]
+
+
 def _edit_any(units: list[str], op: str, rng: np.random.Generator) -> list[str]:
     """One edit at any position: ``swap`` two adjacent characters, ``substitute`` a letter by
     another random letter, ``delete`` a character, ``insert`` a random letter."""
     n = len(units)
     if op == "swap":
-        return _swap(units, int(rng.integers(n - 1)))
+        return _swap(units, _pick(rng, _swaps(units, 0, n)))
     if op == "substitute":
         i = _pick(rng, _letters_at(units))
         return units[:i] + [_random_letter(rng, units[i], units[i])] + units[i + 1:]
@@ -306,7 +311,7 @@ def _edit_any(units: list[str], op: str, rng: np.random.Generator) -> list[str]:
 
 def _ops_any(units: list[str]) -> list[str]:
     ops = ["delete", "insert"]
-    if len(units) >= 2:
+    if _swaps(units, 0, len(units)):
         ops.insert(0, "swap")
     if _letters_at(units):
         ops.insert(1, "substitute")
@@ -315,7 +320,7 @@ def _ops_any(units: list[str]) -> list[str]:
 
 def _deepwordbug(stem: str, rng: np.random.Generator) -> str:
     """DeepWordBug (Gao et al. 2018): one of swap / substitute / delete / insert at any position
-    of a word of ≥ 2 characters."""
+    of a word of ≥ 2 characters (drawn among those that change it: no swap of equal letters)."""
     units = _units(stem)
     if len(units) < 2:
         return stem
@@ -323,12 +328,30 @@ def _deepwordbug(stem: str, rng: np.random.Generator) -> str:
 
 
 def _two_edits(stem: str, rng: np.random.Generator) -> str:
-    """Two random edits (swap / substitute / delete / insert, anywhere) in a word of ≥ 5."""
+    """Two random edits in a word of ≥ 5 characters, at two positions at least two apart (so
+    they cannot undo each other): each substitutes the letter there, deletes the character,
+    inserts a random letter before it or swaps it with the next one (substitute falls back to
+    delete on a non-letter, swap to insert at the last position or between equal letters)."""
     units = _units(stem)
-    if len(units) < 5:
+    n = len(units)
+    if n < 5:
         return stem
-    for _ in range(2):
-        units = _edit_any(units, _pick(rng, _ops_any(units)), rng)
+    first = int(rng.integers(n - 2))
+    second = first + 2 + int(rng.integers(n - first - 2))
+    for i in (second, first):  # the later one first: the earlier index stays valid
+        op = _pick(rng, ("substitute", "delete", "insert", "swap"))
+        if op == "substitute" and not _letter(units[i]):
+            op = "delete"
+        if op == "swap" and (i == n - 1 or units[i] == units[i + 1]):
+            op = "insert"
+        if op == "substitute":
+            units[i] = _random_letter(rng, units[i], units[i])
+        elif op == "delete":
+            del units[i]
+        elif op == "insert":
+            units.insert(i, _random_letter(rng, _insert_case(units)))
+        else:
+            units = _swap(units, i)
     return "".join(units)
 
 
@@ -351,10 +374,11 @@ def _pruthi(stem: str, rng: np.random.Generator) -> str:
     n = len(units)
     if n < 4:
         return stem
-    keys = [i for i in _letters_at(units[1:-1], qwerty())]
-    op = _pick(rng, ["swap", "drop", "add", "key"] if keys else ["swap", "drop", "add"])
+    keys, swaps = _letters_at(units[1:-1], qwerty()), _swaps(units, 1, n - 2)
+    op = _pick(rng, [op for op, ok in (("swap", swaps), ("drop", True), ("add", True),
+                                       ("key", keys)) if ok])
     if op == "swap":
-        units = _swap(units, 1 + int(rng.integers(n - 3)))
+        units = _swap(units, _pick(rng, swaps))
     elif op == "drop":
         i = 1 + int(rng.integers(n - 2))
         units = units[:i] + units[i + 1:]
@@ -379,8 +403,9 @@ def _textbugger(stem: str, rng: np.random.Generator) -> str:
     units = _units(stem)
     n = len(units)
     subs = [i for i, u in enumerate(units) if u in TEXTBUGGER_SUB]
-    ops = [op for op, ok in (("space", n >= 2), ("delete", n >= 3), ("swap", n >= 4),
-                             ("sub", bool(subs))) if ok]
+    swaps = _swaps(units, 1, n - 2)
+    ops = [op for op, ok in (("space", n >= 2), ("delete", n >= 3), ("swap", swaps),
+                             ("sub", subs)) if ok]
     if not ops:
         return stem
     op = _pick(rng, ops)
@@ -391,7 +416,7 @@ def _textbugger(stem: str, rng: np.random.Generator) -> str:
         i = 1 + int(rng.integers(n - 2))
         units = units[:i] + units[i + 1:]
     elif op == "swap":
-        units = _swap(units, 1 + int(rng.integers(n - 3)))
+        units = _swap(units, _pick(rng, swaps))
     else:
         i = _pick(rng, subs)
         units[i] = _pick(rng, TEXTBUGGER_SUB[units[i]])
