@@ -15,6 +15,7 @@ import train.shield.data as shield_data
 from tests.conftest import CONF, DATA, compose, needs_data
 from train.shield.__main__ import train
 from train.shield.data import CLEAN, plan, read_sentences
+from train.shield.families import FAMILIES
 from train.shield.module import RankerModule
 from train.shield.threshold import applied, pick_threshold
 from zeroe_assets.assets.store import read_manifest
@@ -89,7 +90,7 @@ def test_threshold_keeps_clean_tokens_and_the_export_decides_alike(trained, monk
     base, metrics = trained
     val = metrics["val"]
     assert val["clean_bound_met"] and val["clean_changed"] <= 0.005
-    assert set(val["by_attack"]) <= {*available_names(), CLEAN, "chain of two"}
+    assert set(val["by_attack"]) <= {*available_names(), *FAMILIES, CLEAN, "chain of two"}
     with monkeypatch.context() as env:  # the run's root only: the restorers read the shipped one
         env.setenv("ZEROE_ARTIFACTS", str(base / "artifacts"))
         ranker, meta = load_ranker(), read_manifest()["components"]["shield"]["meta"]

@@ -22,6 +22,7 @@ from torch.utils.data import DataLoader, Dataset
 
 import zeroe_assets.shield
 from train.checks import positive
+from train.shield import families as fam
 from zeroe_assets import registry
 from zeroe_assets.assets.store import atomic_write, sha256_file
 from zeroe_assets.formats import TsvFormat
@@ -34,6 +35,7 @@ from zeroe_assets.spec import perturbers_here, get_perturbation
 
 log = logging.getLogger(__name__)
 CLEAN = "clean"  # the spec of an unperturbed copy
+FAMILY = "family:"  # a family's spec is family:NAME:LEVEL (two colons: never a perturbation spec)
 TEXT = "# text = "  # a CoNLL-U sentence's text comment
 
 
@@ -60,8 +62,9 @@ def read_sentences(path: str | Path, fields: list[str] | None = None) -> list[st
 
 @dataclass(frozen=True)
 class Example:
-    """One clean sentence and how it is perturbed: ``spec`` (``clean``, ``visual:0.3`` or a
-    chain ``a:0.1+b:0.5``) under ``protocol`` with ``seed``; ``val`` holds it out."""
+    """One clean sentence and how it is perturbed: ``spec`` (``clean``, ``visual:0.3``, a
+    chain ``a:0.1+b:0.5`` or a generator family ``family:dces:0.3``) under ``protocol`` (which
+    families do not use) with ``seed``; ``val`` holds it out."""
 
     clean: str
     spec: str
@@ -70,36 +73,65 @@ class Example:
     val: bool
 
     @property
+    def family(self) -> str | None:
+        """The generator family's name (``dces``) of a family example, else ``None``."""
+        if not self.spec.startswith(FAMILY):
+            return None
+        return self.spec[len(FAMILY):].rpartition(":")[0]
+
+    @property
     def attack(self) -> str:
-        """The attack without its levels, to report figures by."""
+        """The attack without its levels, to report figures by (a family's name for a family
+        example: leave one family out by it)."""
+        if self.family is not None:
+            return self.family
         return "+".join(part.split(":")[0] for part in self.spec.split("+"))
 
 
 def plan(sentences: list[str], attackers: list[str], levels: list[float], protocols: list[str],
-         clean_share: float, chain_share: float, val_share: float, seed: int) -> list[Example]:
+         clean_share: float, chain_share: float, val_share: float, seed: int,
+         families: list[str] = (), family_share: float = 0.0) -> list[Example]:
     """How each sentence is perturbed, drawn from ``(seed, its index)`` alone: a clean copy
-    (``clean_share``), a chain of two different attackers (``chain_share``) or one attacker, each
-    at a level drawn from ``levels``, under a protocol drawn from ``protocols``."""
+    (``clean_share``), a chain of two different attackers (``chain_share``), one generator family
+    drawn from ``families`` (``family_share``) or one attacker, each at a level drawn from
+    ``levels``, under a protocol drawn from ``protocols`` (families do not use it).
+
+    The draws of an example that is not a family's are those of the plan without families, so
+    ``family_share=0`` gives the same plan as before families existed; with ``family_share > 0``
+    the examples whose draw falls in the family share become family examples, the others stay.
+    """
+    if family_share > 0 and not families:
+        raise ValueError("family_share > 0 needs at least one family")
     examples = []
     for i, text in enumerate(sentences):
         rng = np.random.default_rng([seed, i])
         val, kind = rng.random() < val_share, rng.random()
         count = 0 if kind < clean_share else 2 if kind < clean_share + chain_share else 1
-        names = rng.choice(len(attackers), size=count, replace=False)
-        spec = "+".join(f"{attackers[n]}:{levels[rng.integers(len(levels))]}" for n in names)
+        if count == 1 and kind < clean_share + chain_share + family_share:
+            family = families[rng.integers(len(families))]
+            spec = f"{FAMILY}{family}:{levels[rng.integers(len(levels))]}"
+        else:
+            names = rng.choice(len(attackers), size=count, replace=False)
+            spec = "+".join(f"{attackers[n]}:{levels[rng.integers(len(levels))]}" for n in names)
         examples.append(Example(text, spec or CLEAN, protocols[rng.integers(len(protocols))],
                                 int(rng.integers(1 << 62)), bool(val)))
     return examples
 
 
-def perturb(examples: list[Example]) -> list[str]:
+def perturb(examples: list[Example], typos: str | Path | None = None) -> list[str]:
     """Each example's perturbed text; one attacker per (spec, protocol), prepared for all its
-    sentences at once (phonetic respells the words outside its table in one batch)."""
+    sentences at once (phonetic respells the words outside its table in one batch); a family
+    example by its family with ``numpy.random.default_rng(seed)`` (``typos``: the ``en.natural``
+    file of ``natural-bb``, default ``$ZEROE_DATA/noise/en.natural``)."""
     groups: dict[tuple[str, str], list[int]] = {}
-    for i, example in enumerate(examples):
-        if example.spec != CLEAN:
-            groups.setdefault((example.spec, example.protocol), []).append(i)
     out = [example.clean for example in examples]
+    for i, example in enumerate(examples):
+        if example.family is not None:
+            level = float(example.spec.rpartition(":")[2])
+            out[i] = fam.get_family(example.family, typos).perturb(
+                example.clean, level, np.random.default_rng(example.seed))
+        elif example.spec != CLEAN:
+            groups.setdefault((example.spec, example.protocol), []).append(i)
     with progress_bar(len(groups), "perturbing", " attacks") as bar:
         for (spec, protocol), ids in groups.items():
             attack = get_perturbation(spec, protocol=protocol)
@@ -110,12 +142,13 @@ def perturb(examples: list[Example]) -> list[str]:
     return out
 
 
-def build_rows(examples: list[Example], shield: Shield) -> dict[str, np.ndarray]:
+def build_rows(examples: list[Example], shield: Shield,
+               typos: str | Path | None = None) -> dict[str, np.ndarray]:
     """The cache's arrays: every token's rows (``Shield.training_rows``), its gold reading, the
     mechanisms that proposed it, the attack and the example the token comes from."""
     rows, gold, mechanisms, attacks, owner = [], [], [], [], []
     with progress_bar(len(examples), "shield rows", " sentences") as bar:
-        for i, (text, example) in enumerate(zip(perturb(examples), examples)):
+        for i, (text, example) in enumerate(zip(perturb(examples, typos), examples)):
             for r, g, m in shield.training_rows(text, example.clean):
                 rows.append(r)
                 gold.append(g)
@@ -173,24 +206,30 @@ class ShieldRows(pl.LightningDataModule):
     """``sentences`` clean sentences drawn from each of ``sources`` (name → ``path`` and, for
     TSV, ``fields``), perturbed as `plan` says, turned into the rows of a hand-set shield (so the
     rows do not depend on an earlier export) and cached at ``cache``. Examples are held out whole
-    (``val_share``); training skips tokens with one reading (nothing to choose)."""
+    (``val_share``); training skips tokens with one reading (nothing to choose).
+
+    ``families`` (`train.shield.families`; ``None``: all that can run, i.e. ``natural-bb`` only
+    when ``natural_typos`` exists) attack ``family_share`` of the sentences."""
 
     def __init__(self, sources: dict, sentences: int, cache: str,
                  attackers: list[str] | None = None,
                  levels: tuple = (0.1, 0.2, 0.3, 0.5, 0.8), protocols: tuple = PROTOCOLS,
                  clean_share: float = 0.15, chain_share: float = 0.1, val_share: float = 0.1,
                  seed: int = 0, batch_size: int = 256, eval_batch_size: int = 2048,
-                 num_workers: int = 0):
+                 num_workers: int = 0, families: list[str] | None = None,
+                 family_share: float = 0.0, natural_typos: str | None = None):
         super().__init__()
         positive("data", sentences=sentences, batch_size=batch_size,
                  eval_batch_size=eval_batch_size)
         if not sources:
             raise ValueError("data.sources is empty: name at least one file of clean sentences")
-        for key, share in (("clean_share", clean_share), ("chain_share", chain_share)):
+        for key, share in (("clean_share", clean_share), ("chain_share", chain_share),
+                           ("family_share", family_share)):
             if not 0 <= share <= 1:
                 raise ValueError(f"data.{key} must be in [0, 1], got {share}")
-        if clean_share + chain_share > 1:
-            raise ValueError("data.clean_share + data.chain_share must be at most 1")
+        if clean_share + chain_share + family_share > 1:
+            raise ValueError("data.clean_share + data.chain_share + data.family_share must be at "
+                             "most 1")
         if not 0 < val_share < 1:
             raise ValueError(f"data.val_share must be between 0 and 1, got {val_share}")
         unknown = [p for p in protocols if p not in PROTOCOLS]
@@ -202,10 +241,26 @@ class ShieldRows(pl.LightningDataModule):
         self.levels = [resolve_level(level) for level in levels]
         self.attackers = ([registry.canonical(a) for a in attackers] if attackers
                           else perturbers_here("train.shield"))
+        self.natural_typos = natural_typos
+        named = None if families is None else [fam.get_family(n).name for n in families]
+        if family_share == 0:
+            self.families = []  # none drawn: the plan (and the cache key) as without families
+        elif named is None:
+            self.families = fam.available(natural_typos)
+            if fam.NATURAL not in self.families:
+                log.warning("family %s left out: no typo file at %s", fam.NATURAL,
+                            natural_typos or "$ZEROE_DATA/noise/en.natural")
+        elif not named:
+            raise ValueError("data.families is empty: name at least one, or set "
+                             "data.family_share=0")
+        else:
+            self.families = named
+            if fam.NATURAL in named:
+                fam.natural_path(natural_typos)  # a clear error now, not after the other rows
         self.sources = {name: dict(source) for name, source in sources.items()}
         self.sentences, self.cache, self.protocols = sentences, Path(cache), list(protocols)
         self.shares = {"clean_share": clean_share, "chain_share": chain_share,
-                       "val_share": val_share}
+                       "val_share": val_share, "family_share": family_share}
         self.seed, self.batch_size, self.eval_batch_size = seed, batch_size, eval_batch_size
         self.num_workers = num_workers
 
@@ -223,9 +278,9 @@ class ShieldRows(pl.LightningDataModule):
         self.arrays = self._load()
         if self.arrays is None:
             examples = plan(texts, self.attackers, self.levels, self.protocols, seed=self.seed,
-                            **self.shares)
+                            families=self.families, **self.shares)
             started, cpu_started = time.perf_counter(), time.process_time()
-            self.arrays = build_rows(examples, get_shield(learned=False))
+            self.arrays = build_rows(examples, get_shield(learned=False), self.natural_typos)
             log.info("built the rows of %d sentences in %.0f s (%.0f CPU s)", len(examples),
                      time.perf_counter() - started, time.process_time() - cpu_started)
             self._save()
@@ -243,8 +298,12 @@ class ShieldRows(pl.LightningDataModule):
         settings = {"sources": {n: [d["sha256"], self.sources[n].get("fields")]
                                 for n, d in self.drawn.items()},
                     "sentences": self.sentences, "attackers": self.attackers,
-                    "levels": self.levels, "protocols": self.protocols, **self.shares,
+                    "levels": self.levels, "protocols": self.protocols,
+                    **{k: v for k, v in self.shares.items() if k != "family_share" or v},
                     "seed": self.seed, "features": list(FEATURES), "shield": shield_code_sha256()}
+        if self.families:
+            settings["families"] = self.families
+            settings["family_resources"] = fam.fingerprint(self.families, self.natural_typos)
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
 
     def _load(self) -> dict[str, np.ndarray] | None:
@@ -273,7 +332,8 @@ class ShieldRows(pl.LightningDataModule):
     def summary(self) -> dict:
         """The sources, sizes and fingerprint of the rows, for the export's record."""
         gold = self.arrays["gold"]
-        return {"sources": self.drawn, "examples": len(self.arrays["val_examples"]),
+        return {"sources": self.drawn, "families": self.families,
+                "examples": len(self.arrays["val_examples"]),
                 "val_examples": int(self.arrays["val_examples"].sum()),
                 "tokens": len(gold), "perturbed_tokens": int((gold != 0).sum()),
                 "readings": len(self.arrays["rows"]), "train_tokens": len(self.ids["train"]),
