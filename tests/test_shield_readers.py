@@ -1,0 +1,106 @@
+"""The shield's readers that assume no table of ours: look-alikes read by Unicode's own data and
+the whole learned space, invisible characters, accented words spelled right, the typo channel,
+and words attacked twice (intruded and mistyped)."""
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from zeroe_assets import tokenize
+from zeroe_assets.shield import get_shield
+from zeroe_assets.shield.accents import is_accented_word
+from zeroe_assets.shield.channel import edits, load_channel
+from zeroe_assets.shield.core import split
+from zeroe_assets.shield.visual import invisible, name_letter, unicode_letters
+
+
+@pytest.fixture(scope="module")
+def shield():
+    return get_shield()
+
+
+@pytest.mark.parametrize("char,letter", [
+    ("à", "a"), ("а", "a"), ("ⓐ", "a"), ("ᵃ", "a"), ("ａ", "a"), ("ɐ", "a"), ("Ꭺ", None),
+    ("Ⓑ", "B"), ("і", "i"), ("ǅ", None), ("α", None), ("x", "x")])
+def test_the_letter_a_unicode_name_spells(char, letter):
+    if char == "Ꭺ":  # CHEROKEE LETTER GO: a name with no single Latin letter in it
+        assert name_letter(char) is None
+        return
+    assert name_letter(char) == letter
+
+
+def test_unicode_accounts_agree_and_score_in_range():
+    found = unicode_letters("а")  # Cyrillic a: its name, UTS #39 and anyascii all say a
+    assert set(found) == {"a"} and 0.95 < found["a"] <= 1.0
+    assert unicode_letters("ο")["o"] > 0.8  # Greek omicron: confusable, transliterated
+    assert unicode_letters("$") == {} or "s" in unicode_letters("$")
+
+
+def test_every_letter_like_character_reads_back_as_its_letter(shield):
+    """A character Unicode names after a letter (VIPER's description-based look-alikes) reads
+    as that letter, whether or not our visual table ever drew it."""
+    visual = shield.restorers["visual"]
+    missed = []
+    for cp in range(0x80, 0x2500):
+        char = chr(cp)
+        letter = name_letter(char)
+        if letter and unicodedata.category(char)[0] == "L" and not invisible(char):
+            if letter.lower() not in {l for l, _ in visual.letters(char)}:
+                missed.append(char)
+    assert not missed, "".join(missed[:40])
+
+
+def test_invisible_characters_and_marks_read_as_nothing(shield):
+    assert invisible("\u200b") and invisible("\u00ad") and invisible("\u0301")
+    assert not invisible("a") and not invisible(" ")
+    visual = shield.restorers["visual"]
+    assert visual.read("wo\u0301rld") == "world"
+    assert shield("the ca\u200bt sat on t\u00adhe mat") == "the cat sat on the mat"
+
+
+def test_symbols_that_spell_letters_stay_inside_their_word():
+    words, gaps = split("ⓐnd ⒜re here")
+    assert words == ["ⓐnd", "⒜re", "here"]
+    for text in ["ⓐnd ⒜re", "plain text.", "he\u200bllo", "", "  ⓐ  "]:
+        assert tokenize.join(*split(text)) == text
+
+
+@pytest.mark.parametrize("word", ["café", "naïve", "crème", "résumé", "José", "Málaga",
+                                  "Pokémon", "Zürich", "fiancé"])
+def test_accented_words_spelled_right_are_known(word):
+    assert is_accented_word(word)
+    assert is_accented_word(unicodedata.normalize("NFD", word))
+
+
+def test_accented_words_spelled_right_are_no_attack(shield):
+    text = "A crème brûlée at the café in Zürich with José in Málaga, how naïve"
+    assert shield(text) == text
+    assert not is_accented_word("wàter") and not is_accented_word("water")
+    assert shield("Thé wàtér is cold") == "The water is cold"
+
+
+def test_the_channel_aligns_swaps_and_ranks_slips_above_arbitrary_edits():
+    assert edits("the", "teh") == [("swap", "h", "e")]
+    assert edits("drivel", "rdivel") == [("swap", "d", "r")]
+    assert edits("advice", "adgice") == [("sub", "v", "g")]
+    assert edits("remain", "remin") == [("del", "a", "m")]
+    assert edits("abc", "abc") == []
+    channel = load_channel()
+    assert channel.score("advice", "advice") == 0.0
+    assert channel.score("adgice", "advice") > channel.score("adxice", "advice")  # g beside v
+    assert channel.score("accomodate", "accommodate") > channel.score("acxommodate",
+                                                                       "accommodate")
+    assert channel.score("xyzzyq", "advice") < channel.score("adgice", "advice")
+
+
+def test_doc_examples_restore(shield):
+    assert shield("Teh qiuck borwn fox") == "The quick brown fox"
+    assert shield("Α mаn іs plаyіng") == "A man is playing"
+    assert shield("Someone is s l e e p i n g") == "Someone is sleeping"
+
+
+def test_a_word_intruded_and_attacked_again_is_read_on(shield):
+    assert shield("A man is p(y(a(l(i(n(g a guitar") == "A man is playing a guitar"
+    keep = "I saw the U.S. team and/or the well-known band at 3.5 p.m."
+    assert shield(keep) == keep
