@@ -9,13 +9,14 @@ stand for, by every account the toolkit has, scored together rather than trustin
   tool's look-alikes are read even where our table never drew them.
 
 Invisible characters (zero-width spaces and joiners, soft hyphens, bidi controls) and combining
-marks read as nothing. The readings of the whole word that are dictionary words are its
+marks read as nothing; digits inside a word (h3ll0) read as the letters nearest to their glyphs. The readings of the whole word that are dictionary words are its
 candidates; a word whose look-alikes are undone but is still no word goes on to the other
 restorers (`shield.core`).
 """
 from __future__ import annotations
 
 import functools
+import re
 import string
 import unicodedata
 from itertools import islice
@@ -86,6 +87,17 @@ def unicode_letters(char: str) -> dict[str, float]:
     if len(ascii_) == 1:
         add(ascii_, SURE["anyascii"])
     return found
+
+
+# a number with a unit or a suffix (3rd, 90s, 5km, 10am), or a name with a number (mp3, covid19)
+_NUMBER_WORD = re.compile(r"\d+[a-z]{0,2}|[a-z]+\d+", re.IGNORECASE)
+
+
+def _leet_like(word: str) -> bool:
+    """Digits among at least as many letters, and not a number-like word."""
+    digits = sum(c.isdigit() for c in word)
+    letters = sum(c.isalpha() for c in word)
+    return 0 < digits <= letters and not _NUMBER_WORD.fullmatch(word)
 
 
 class VisualRestorer(Restorer):
@@ -185,12 +197,30 @@ class VisualRestorer(Restorer):
                 out.append(self._cased(char))
         return "".join(out)
 
+    def digit_letters(self, digit: str) -> list[tuple[str, float]]:
+        """The letters a digit inside a word may stand for (leet: h3ll0, c0st): the letters
+        nearest to its glyph in the learned space, digits left out."""
+        key = "digit:" + digit
+        found = self._letters.get(key)
+        if found is None:
+            near = self.nearest_letters(digit, len(LETTERS))
+            folded: dict[str, float] = {}
+            for letter, score in sorted(near.items(), key=lambda kv: -kv[1]):
+                if letter.isalpha():
+                    folded.setdefault(letter.lower(), score)
+            found = list(islice(folded.items(), OPTIONS))
+            self._letters[key] = found
+        return found
+
     def candidates(self, word):
-        if word.isascii():
+        mixed = word.isascii() and _leet_like(word)
+        if word.isascii() and not mixed:
             return {}
         slots = []
         for char in word:
-            if char in LETTERS:
+            if mixed and char.isdigit() and char.isascii():
+                slots.append(self.digit_letters(char) or [(char, 1.0)])
+            elif char in LETTERS:
                 slots.append([(char.lower(), 1.0)])
             elif invisible(char):
                 continue
