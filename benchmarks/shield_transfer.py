@@ -41,6 +41,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import difflib  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -229,7 +230,9 @@ def _aligned(source: list[str], target: list[str]) -> list[tuple[int, int]]:
 
 
 def token_kind(token: str) -> str:
-    """What a clean tweet token is: a hashtag, a mention (OLID's @USER), OLID's URL, or a word."""
+    """What a clean tweet token is (leading quotes and symbols aside): a hashtag, a mention
+    (OLID's @USER), OLID's URL, or a word."""
+    token = re.sub(r"^[^\w#@]+", "", token)
     if token.startswith("#"):
         return "hashtag"
     if token.startswith("@"):
@@ -253,13 +256,37 @@ def misses(clean: str, adversarial: str, restored: str) -> list[tuple[str, str, 
     return out
 
 
-def measure(rows: list[dict], cleaners: dict, predict_for: dict) -> tuple[dict, dict]:
+WHY = {"proposed, kept": "its restorers proposed the clean word, the ranker kept the token",
+       "proposed, other": "its restorers proposed the clean word, the ranker chose another",
+       "not proposed": "no restorer proposed the clean word",
+       "a word": "the attack made another dictionary word (only context can tell)",
+       "not one word": "the clean or the adversarial token is not one word to the tokenizer"}
+
+
+def why_missed(shield, clean: str, adversarial: str, restored: str) -> str:
+    """Why the shield left an attacked word (a key of ``WHY``), from its lexicon and the readings
+    its restorers propose for the adversarial token's stem (``Shield._propose``)."""
+    from zeroe_assets import tokenize
+
+    a, c = tokenize.split(adversarial)[0], tokenize.split(clean)[0]
+    if len(a) != 1 or len(c) != 1:
+        return "not one word"
+    stem, gold = tokenize.stem(a[0])[1], tokenize.stem(c[0])[1].lower()
+    if stem.lower() in shield.lexicon:
+        return "a word"
+    if gold not in shield._propose(stem):
+        return "not proposed"
+    return "proposed, kept" if restored == adversarial else "proposed, other"
+
+
+def measure(rows: list[dict], cleaners: dict, predict_for: dict,
+            shield=None) -> tuple[dict, dict]:
     """Every (task, recipe) × cleaner: ``shares`` and CPU ms per text; the shield's misses
     counted over all rows; the first examples per (task, recipe) with every cleaner's output."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for row in rows:
         groups.setdefault((row["task"], row["recipe"]), []).append(row)
-    table, shown, counted, forms = {}, {}, Counter(), {}
+    table, shown, counted, forms, why = {}, {}, Counter(), {}, Counter()
     for (task, recipe), group in groups.items():
         entry, outputs = {}, {}
         for name, fn in cleaners.items():
@@ -278,6 +305,8 @@ def measure(rows: list[dict], cleaners: dict, predict_for: dict) -> tuple[dict, 
             for kind, c, a, got in misses(r["clean"], r["adversarial"], t):
                 key = (kind, token_kind(c), _key(c) or c)
                 counted[key] += 1
+                if shield is not None and key[:2] == ("unrestored", "word"):
+                    why[why_missed(shield, c, a, got)] += 1
                 seen = forms.setdefault(key, [])
                 if [a, got] not in seen and len(seen) < 3:
                     seen.append([a, got])
@@ -300,6 +329,7 @@ def measure(rows: list[dict], cleaners: dict, predict_for: dict) -> tuple[dict, 
                                    if k == kind and tt == t)
                             for t in ("word", "hashtag", "mention", "URL")}
                      for kind in kinds}
+    top["why_unrestored_words"] = {k: why[k] for k in WHY} if shield is not None else None
     return table, {"examples": shown, "misses": top}
 
 
@@ -397,7 +427,7 @@ def main() -> None:
         for text in warm:
             fn(text)
         fn.timing = True
-    table, extra = measure(rows, cleaners, predict_for)
+    table, extra = measure(rows, cleaners, predict_for, shield)
     result = {
         "command": shlex.join(["python", "benchmarks/shield_transfer.py", *sys.argv[1:]]),
         "commit": commit(),
@@ -528,6 +558,9 @@ def markdown(result: dict) -> str:
               "most often, with up to three of their forms (adversarial → shield):", "",
               "| count | clean word | adversarial → shield |", "|---:|---|---|"]
     lines += [f"| {x['count']} | {x['word']} | {forms(x)} |" for x in m["unrestored_words"]]
+    if m.get("why_unrestored_words"):
+        lines += ["", f"Why the {m['totals']['unrestored']['word']} plain words were left:", ""]
+        lines += [f"- {n}: {WHY[k]}" for k, n in m["why_unrestored_words"].items()]
     if m["broken"]:
         lines += ["", "Broken most often:", "",
                   "| count | clean word | adversarial → shield |", "|---:|---|---|"]

@@ -81,3 +81,8 @@ def test_misses_name_the_tokens_left_and_broken(transfer):
     assert got == [("broken", "a", "a", "an"), ("unrestored", "liar", "lair", "lair")]
     # a different token count does not pair up
     assert transfer.misses("a b", "a b c", "a b") == []
+
+
+def test_token_kinds_of_tweets(transfer):
+    assert [transfer.token_kind(t) for t in ("#MAGA", '"@USER', "URL", "URL.", "idiot,")] == \
+        ["hashtag", "mention", "URL", "URL", "word"]
