@@ -146,7 +146,8 @@ class Shield:
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)
-            if seen != stem and seen.lower() not in self.lexicon:
+            if seen != stem and seen.lower() not in self.lexicon \
+                    and not any(by.get("visual", 0.0) == 1.0 for by in found.values()):
                 # look-alikes undone, the word may still be shuffled, cut, mistyped …
                 for reading, by in self._propose(seen, skip="visual").items():
                     mine = found.setdefault(reading, {})

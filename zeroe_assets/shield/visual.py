@@ -118,6 +118,7 @@ class VisualRestorer(Restorer):
         self.space, self.inverse, self.top_n = space, inverse, top_n
         self.lexicon, self.keyboard = lexicon, keyboard
         self._letters: dict[str, list[tuple[str, float]]] = {}
+        self._case: dict[str, str] = {}
 
     @functools.cached_property
     def _letter_vectors(self) -> tuple[str, np.ndarray] | None:
@@ -160,6 +161,7 @@ class VisualRestorer(Restorer):
                              if letter in LETTERS})
             accounts.append(self.nearest_letters(char))
         scores: dict[str, float] = {}
+        cased: dict[str, tuple[float, str]] = {}  # folded letter → its best-scored case
         for account in accounts:
             for letter, score in account.items():  # case folds: "T" and "t" are one reading
                 low = letter.lower()
@@ -167,19 +169,23 @@ class VisualRestorer(Restorer):
                     scores[low] = min(1.0, max(scores[low], score) + AGREE)
                 else:
                     scores[low] = score
+                if score > cased.get(low, (-1.0, ""))[0]:
+                    cased[low] = (score, letter)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        if ranked and ranked[0][1] > 0:
+            self._case[char] = cased[ranked[0][0]][1]
         return [(letter, score) for letter, score in islice(ranked, OPTIONS) if score > 0]
 
     def _cased(self, char: str) -> str:
-        """The single most likely letter for ``char``, in the case it shows."""
-        letter = name_letter(char)
-        if letter:
-            return letter
+        """The single most likely letter for ``char``, in the case it shows (or, for a
+        character without case, the case of the letter it is most like: Tifinagh ⴶ → T)."""
         options = self.letters(char)
         if not options:
             return char
-        best = options[0][0]
-        return best.upper() if char.isupper() else best
+        best = self._case.get(char, options[0][0])
+        if char.isupper():
+            return best.upper()
+        return best.lower() if char.islower() else best
 
     def read(self, word: str) -> str:
         """``word`` with every look-alike replaced by its most likely letter (case kept where
