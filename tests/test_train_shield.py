@@ -117,6 +117,32 @@ def test_rerun_reads_the_cache_and_other_settings_rebuild_it(trained, data_dir, 
         train(smoke_cfg(data_dir, base / "run", ["data.clean_share=0.5"]))
 
 
+def test_exclude_leaves_an_attack_out_of_the_fit_only(trained, data_dir, tmp_path):
+    """Leave-one-family-out on the same rows: the excluded attack's tokens (chains with it
+    included) are not fit on but still held out and reported; an unknown name is an error."""
+    out = tmp_path / "run"
+    out.mkdir()
+    shutil.copy(trained[0] / "run" / "rows.npz", out)
+    data = compose("shield", ["experiment=shield_smoke", f"paths.data_dir={data_dir}",
+                              f"out_dir={out}"]).data
+    from hydra.utils import instantiate
+
+    full = instantiate(data, seed=1234, _convert_="all")
+    full.setup()
+    names = full.arrays["attack_names"]
+    attack = next(n for n in names if n != CLEAN and "+" not in n
+                  and (np.array([names[a] for a in full.arrays["attack"][full.ids["train"]]])
+                       == n).any())
+    left = instantiate(data, seed=1234, exclude=[attack], _convert_="all")
+    left.setup()
+    trained_on = {names[a] for a in left.arrays["attack"][left.ids["train"]]}
+    assert not any(attack in n.split("+") for n in trained_on)
+    assert np.array_equal(left.ids["val"], full.ids["val"])
+    assert set(full.ids["train"]) > set(left.ids["train"])
+    with pytest.raises(ValueError, match="no rows of nope"):
+        instantiate(data, seed=1234, exclude=["nope"], _convert_="all").setup()
+
+
 def test_resume_from_last_checkpoint(trained, data_dir, tmp_path):
     out = tmp_path / "run"
     out.mkdir()

@@ -28,6 +28,7 @@ _CHUNK = re.compile(r"\S+")
 _MARKS = ("://", "www.", "@", "#")
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
+NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
 COMMON = -4.0  # log10 frequency of a common English word (the, water; not cafe -4.5, jose -4.4)
 # words common in English and rarer elsewhere: a line of four to nine words with none of them
 # (as a reader sees them), or a longer one with fewer than two, is another language: left alone
@@ -132,6 +133,9 @@ class Shield:
                                   found))
                 continue
             head, stem, tail = tokenize.stem(words[i])
+            if tail.lower().replace("’", "'") == "n't" and stem.lower() in NEGATED:
+                units.append(Unit(i, i, "", words[i], "", words[i], {}))  # can't: not ca + n't
+                continue
             if (head or tail) and any(r.keeps_whole(words[i], head, stem, tail)
                                       for r in restorers):
                 head, stem, tail = "", words[i], ""
