@@ -293,20 +293,25 @@ def _swaps(units: list[str], low: int, high: int) -> list[int]:
     return [i for i in range(low, min(high, len(units) - 1)) if units[i] != units[i + 1]]
 
 
-def _edit_any(units: list[str], op: str, rng: np.random.Generator) -> list[str]:
+def _edit_any(units: list[str], op: str, rng: np.random.Generator,
+              any_case: bool = False) -> list[str]:
     """One edit at any position: ``swap`` two adjacent characters, ``substitute`` a letter by
-    another random letter, ``delete`` a character, ``insert`` a random letter."""
+    another random letter, ``delete`` a character, ``insert`` a random letter (``any_case``:
+    a random letter of either case, as TextAttack's character swaps draw from
+    ``string.ascii_letters``; else in the case of the letter it replaces)."""
     n = len(units)
     if op == "swap":
         return _swap(units, _pick(rng, _swaps(units, 0, n)))
     if op == "substitute":
         i = _pick(rng, _letters_at(units))
-        return units[:i] + [_random_letter(rng, units[i], units[i])] + units[i + 1:]
+        like = _pick(rng, "aA") if any_case else units[i]
+        return units[:i] + [_random_letter(rng, like, units[i])] + units[i + 1:]
     if op == "delete":
         i = int(rng.integers(n))
         return units[:i] + units[i + 1:]
     i = int(rng.integers(n + 1))
-    return units[:i] + [_random_letter(rng, _insert_case(units))] + units[i:]
+    like = _pick(rng, "aA") if any_case else _insert_case(units)
+    return units[:i] + [_random_letter(rng, like)] + units[i:]
 
 
 def _ops_any(units: list[str]) -> list[str]:
@@ -320,11 +325,13 @@ def _ops_any(units: list[str]) -> list[str]:
 
 def _deepwordbug(stem: str, rng: np.random.Generator) -> str:
     """DeepWordBug (Gao et al. 2018): one of swap / substitute / delete / insert at any position
-    of a word of ≥ 2 characters (drawn among those that change it: no swap of equal letters)."""
+    of a word of ≥ 2 characters (drawn among those that change it: no swap of equal letters);
+    a substituted or inserted letter is of either case, as in TextAttack's recipe (rFaud,
+    AntQifa)."""
     units = _units(stem)
     if len(units) < 2:
         return stem
-    return "".join(_edit_any(units, _pick(rng, _ops_any(units)), rng))
+    return "".join(_edit_any(units, _pick(rng, _ops_any(units)), rng, any_case=True))
 
 
 def _two_edits(stem: str, rng: np.random.Generator) -> str:

@@ -20,7 +20,7 @@ MECHANISMS = ("visual", "intrude", "segment", "keyboard-typo", "natural-typo", "
               "full-shuffle", "truncate", "disemvowel", "phonetic")
 
 FEATURES = ("keep", "keep_known", "keep_logfreq", "keep_short", "keep_capital", "keep_nonascii",
-            "keep_digit", "keep_accented", "known", "logfreq", "edit", "keyboard", "channel",
+            "keep_digit", "keep_accented", "keep_mixed_case", "known", "logfreq", "edit", "keyboard", "channel",
             "length_change", "parts", "proposers", "left", "right", "left_seen", "right_seen",
             "keep_line_oov") \
     + tuple(f"by_{m}" for m in MECHANISMS) + tuple(f"line_{m}" for m in MECHANISMS + ("keyboard",))
@@ -44,6 +44,16 @@ def keyboard_slip(low: str, reading: str) -> bool:
 
 def _freq(lexicon: Lexicon, candidate: str) -> float:
     return (min(lexicon.logfreq(w) for w in candidate.split()) - _FLOOR) / 10.0
+
+
+def mixed_case(token: str) -> bool:
+    """Capitals inside a word that is neither all capitals nor capitalised (rFaud, AntQifa,
+    conServative: the random letters of DeepWordBug-like attacks; also iPhone, McDonald)."""
+    letters = [c for c in token if c.isalpha()]
+    if len(letters) < 2:
+        return False
+    rest = letters[1:]
+    return not (all(c.isupper() for c in letters) or all(c.islower() for c in rest))
 
 
 def _channel(seen: str, reading: str) -> float:
@@ -91,6 +101,7 @@ def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
     keep[INDEX["keep_nonascii"]] = float(not token.isascii())
     keep[INDEX["keep_digit"]] = float(any(c.isdigit() for c in token))
     keep[INDEX["keep_accented"]] = float(is_accented_word(token))
+    keep[INDEX["keep_mixed_case"]] = float(mixed_case(token))
     keep[INDEX["keep_line_oov"]] = evidence["oov"]
     for row, reading in zip(rows, readings):
         words = reading.split()
