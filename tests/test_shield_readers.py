@@ -104,3 +104,15 @@ def test_a_word_intruded_and_attacked_again_is_read_on(shield):
     assert shield("A man is p(y(a(l(i(n(g a guitar") == "A man is playing a guitar"
     keep = "I saw the U.S. team and/or the well-known band at 3.5 p.m."
     assert shield(keep) == keep
+
+
+def test_negated_contractions_stay_words(shield):
+    text = "I can't and WON'T go, you ain't and shan't"
+    assert shield(text) == text
+
+
+def test_capitals_inside_a_word_mark_it():
+    from zeroe_assets.shield.features import mixed_case
+
+    assert mixed_case("rFaud") and mixed_case("AntQifa") and mixed_case("iPhone")
+    assert not any(map(mixed_case, ["NASA", "Hello", "hello", "a", "I", "don't", "O'Neil"]))

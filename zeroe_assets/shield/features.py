@@ -7,6 +7,7 @@ candidates, so they enter crossed with ``keep`` (the candidate that leaves the t
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 from rapidfuzz.distance import DamerauLevenshtein
@@ -25,6 +26,7 @@ FEATURES = ("keep", "keep_known", "keep_logfreq", "keep_short", "keep_capital", 
             "keep_line_oov") \
     + tuple(f"by_{m}" for m in MECHANISMS) + tuple(f"line_{m}" for m in MECHANISMS + ("keyboard",))
 INDEX = {name: i for i, name in enumerate(FEATURES)}
+_PARTS = re.compile(r"['’-]")
 _FLOOR = -12.0  # log10 frequencies start about here; features are shifted to be ≥ 0 and scaled
 
 
@@ -49,11 +51,12 @@ def _freq(lexicon: Lexicon, candidate: str) -> float:
 def mixed_case(token: str) -> bool:
     """Capitals inside a word that is neither all capitals nor capitalised (rFaud, AntQifa,
     conServative: the random letters of DeepWordBug-like attacks; also iPhone, McDonald)."""
-    letters = [c for c in token if c.isalpha()]
-    if len(letters) < 2:
-        return False
-    rest = letters[1:]
-    return not (all(c.isupper() for c in letters) or all(c.islower() for c in rest))
+    for part in _PARTS.split(token):  # O'Neil, Jean-Luc: each part on its own
+        letters = [c for c in part if c.isalpha()]
+        if len(letters) > 1 and not (all(c.isupper() for c in letters)
+                                     or all(c.islower() for c in letters[1:])):
+            return True
+    return False
 
 
 def _channel(seen: str, reading: str) -> float:
