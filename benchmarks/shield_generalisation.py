@@ -96,15 +96,26 @@ def apply(name: str, kind: str, attack, clean: list[str], seed: int, rows: dict)
     return out
 
 
-def lofo_ranker(runs: Path, name: str) -> Ranker | None:
-    """The ranker fit without ``name`` (its run's metrics.json), or None."""
+def lofo_ranker(runs: Path, name: str) -> tuple[Ranker, dict] | None:
+    """The ranker fit without ``name`` (its run's metrics.json) and the held-out token figures
+    of ``name``'s examples, or None."""
     path = runs / f"lofo_{name}" / "metrics.json"
     if not path.is_file():
         return None
     metrics = json.loads(path.read_text(encoding="utf-8"))
+    if list(metrics["weights"]) != list(FEATURES):
+        raise SystemExit(f"{path}: fit on other features than this version's; rerun it")
     weights = np.array([metrics["weights"][f] for f in FEATURES], dtype=np.float32)
-    return Ranker(weights, float(metrics["val"]["threshold"]), learned=True,
-                  meta={"left_out": name})
+    return (Ranker(weights, float(metrics["val"]["threshold"]), learned=True,
+                   meta={"left_out": name}), metrics["val"]["by_attack"].get(name, {}))
+
+
+def trained_in_tokens(runs: Path, name: str) -> dict:
+    """The shipped ranker's run: the held-out token figures of ``name``'s examples."""
+    path = runs / "ranker_families" / "metrics.json"
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))["val"]["by_attack"].get(name, {})
 
 
 def main() -> None:
@@ -135,15 +146,20 @@ def main() -> None:
             entry = {"kind": kind, "none": score(clean, attacked, attacked)["accuracy"]}
             for cleaner, fn in cleaners.items():
                 entry[cleaner] = score(clean, attacked, [fn(t) for t in attacked])["accuracy"]
-            ranker = lofo_ranker(args.runs, name) if kind != "mix" else None
-            if ranker is not None:
-                left_out = Shield(ranker=ranker)
+            found = lofo_ranker(args.runs, name) if kind != "mix" else None
+            if found is not None:
+                left_out = Shield(ranker=found[0])
                 entry["left_out"] = score(clean, attacked,
                                           [left_out.restore(t) for t in attacked])["accuracy"]
+                entry["tokens"] = {  # held-out training tokens of this attack, as train.shield
+                    "trained_in": trained_in_tokens(args.runs, name).get("perturbed_accuracy"),
+                    "left_out": found[1].get("perturbed_accuracy"),
+                    "perturbed_tokens": found[1].get("perturbed_tokens")}
             entry["example"] = next(({"clean": c, "attacked": a, "shield": shield.restore(a)}
                                      for c, a in zip(clean, attacked) if a != c), None)
             result_rows[name] = entry
-            bar.write(f"{name} {json.dumps({k: entry.get(k) for k in ('none', 'baseline', 'shield', 'left_out')})}")
+            shown = {k: entry.get(k) for k in ("none", "baseline", "shield", "left_out")}
+            bar.write(f"{name} {json.dumps(shown)}")
             bar.update()
     clean_kept = score(clean, clean, [shield.restore(t) for t in clean])["accuracy"]
     result = {
@@ -197,6 +213,15 @@ def write_doc(result: dict, doc: Path) -> None:
         lines += ["", f"Left out within {100 * WITHIN:.0f} points of trained in: {within} of "
                   f"{len(gaps)} families (the largest drop: {worst[0]}, "
                   f"{100 * worst[1]:+.1f} points)."]
+    tokens = {n: e["tokens"] for n, e in rows.items() if e.get("tokens")}
+    if tokens:
+        lines += ["", "## The same split on the ranker's held-out tokens", "",
+                  "`python -m train.shield`'s own figure (`val.by_attack`): the share of the "
+                  "attacked tokens of held-out *training-split* sentences whose gold reading the "
+                  "ranker writes, among the tokens some restorer reaches.", "",
+                  "| attack | tokens | trained in | left out |", "|---|---:|---:|---:|"]
+        lines += [f"| {n} | {t['perturbed_tokens']} | {_a(t['trained_in'])} | "
+                  f"{_a(t['left_out'])} |" for n, t in tokens.items()]
     lines += ["", "## One example per row", ""]
     for name, e in rows.items():
         if e["example"]:

@@ -29,6 +29,7 @@ _MARKS = ("://", "www.", "@", "#")
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
+WORDS = 0.7  # the share of dictionary words that makes a long line English on one common word
 COMMON = -4.0  # log10 frequency of a common English word (the, water; not cafe -4.5, jose -4.4)
 # words common in English and rarer elsewhere: a line of four to nine words with none of them
 # (as a reader sees them), or a longer one with fewer than two, is another language: left alone
@@ -222,7 +223,7 @@ class Shield:
         if not words:
             return text
         units = self.units(words, gaps)
-        if not _english(units):
+        if not _english(units, self.lexicon, _protected(words, gaps)):
             return text
         out_words, out_gaps = list(words), list(gaps)
         for unit, reading in zip(units, self._decide(units, *self._context(units))):
@@ -311,14 +312,20 @@ def _protected(words: list[str], gaps: list[str]) -> set[int]:
     return found
 
 
-def _english(units: list[Unit]) -> bool:
+def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
     """Whether the line reads as English: enough of its words are, or may be restored to,
-    common English words (``Teh`` counts as *the*)."""
-    if len(units) < 4:
+    common English words (``Teh`` counts as *the*). Hashtags, mentions and URLs do not count,
+    and a long line of dictionary words with one common word is English too (a tweet of names
+    and hashtags: ``Democrats Support Antifa, … Sedition And Treason``)."""
+    plain = [u for u in units if u.start not in protected]
+    if len(plain) < 4:
         return True
-    found = sum(u.template.lower() in ENGLISH or not ENGLISH.isdisjoint(u.candidates)
-                for u in units)
-    return found >= (1 if len(units) < 10 else 2)
+    found = len({u.template.lower() for u in plain  # distinct: French "le … le" is one
+                 if u.template.lower() in ENGLISH or u.template.lower() not in lexicon
+                 and not ENGLISH.isdisjoint(u.candidates)})
+    if found >= (1 if len(plain) < 10 else 2):
+        return True
+    return found >= 1 and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain)
 
 
 def _restorers(mechanisms, lexicon, root) -> dict:

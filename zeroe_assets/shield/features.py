@@ -21,9 +21,9 @@ MECHANISMS = ("visual", "intrude", "segment", "keyboard-typo", "natural-typo", "
               "full-shuffle", "truncate", "disemvowel", "phonetic")
 
 FEATURES = ("keep", "keep_known", "keep_logfreq", "keep_short", "keep_capital", "keep_nonascii",
-            "keep_digit", "keep_accented", "keep_mixed_case", "known", "logfreq", "edit", "keyboard", "channel",
-            "length_change", "parts", "proposers", "left", "right", "left_seen", "right_seen",
-            "keep_line_oov") \
+            "keep_digit", "keep_accented", "keep_mixed_case", "known", "logfreq", "edit",
+            "keyboard", "channel", "length_change", "parts", "proposers", "left", "right",
+            "left_seen", "right_seen", "keep_line_oov") \
     + tuple(f"by_{m}" for m in MECHANISMS) + tuple(f"line_{m}" for m in MECHANISMS + ("keyboard",))
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 _PARTS = re.compile(r"['’-]")

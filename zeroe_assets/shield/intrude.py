@@ -57,10 +57,10 @@ class IntrudeRestorer(Restorer):
 
         Which pieces join is one choice for the whole line (a dynamic programme): a piece that
         is no word left alone costs 2, a join earns 2 for each such piece it absorbs, less 0.5,
-        and 0.2 for each piece (wal)ki)ng → walking, not wal king); frequent words win ties (``to g et`` → to get, not tog et). Across spaces a join
-        must also be more frequent than each word it swallows; single letters join only as a whole
-        run (``T h e`` → The, but not ``d e f`` out of ``a b c d e f``), never as initials
-        (``U.S.``)."""
+        and 0.2 for each piece (wal)ki)ng → walking, not wal king); frequent words win ties
+        (``to g et`` → to get, not tog et). Across spaces a join must also be more frequent than
+        each word it swallows; single letters join only as a whole run (``T h e`` → The, but
+        not ``d e f`` out of ``a b c d e f``), never as initials (``U.S.``)."""
         n, lexicon = len(words), self.lexicon
         read_words = [read(w) for w in words]
         odd = [not _word_like(w, lexicon) for w in read_words]

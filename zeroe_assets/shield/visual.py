@@ -9,9 +9,9 @@ stand for, by every account the toolkit has, scored together rather than trustin
   tool's look-alikes are read even where our table never drew them.
 
 Invisible characters (zero-width spaces and joiners, soft hyphens, bidi controls) and combining
-marks read as nothing; digits inside a word (h3ll0) read as the letters nearest to their glyphs. The readings of the whole word that are dictionary words are its
-candidates; a word whose look-alikes are undone but is still no word goes on to the other
-restorers (`shield.core`).
+marks read as nothing; digits inside a word (h3ll0) read as the letters nearest to their glyphs.
+The readings of the whole word that are dictionary words are its candidates; a word whose
+look-alikes are undone but is still no word goes on to the other restorers (`shield.core`).
 """
 from __future__ import annotations
 
