@@ -116,3 +116,13 @@ def test_capitals_inside_a_word_mark_it():
 
     assert mixed_case("rFaud") and mixed_case("AntQifa") and mixed_case("iPhone")
     assert not any(map(mixed_case, ["NASA", "Hello", "hello", "a", "I", "don't", "O'Neil"]))
+
+
+def test_tweets_of_names_are_english_and_other_languages_stay(shield):
+    tweet = ("#WhoIsQ #DumpNike Democrats Support Antifa, Muslim Brotherhood, ISIS, Child "
+             "Trafficking, Taxpayer Funded Abortion’s, Election rFaud, Sedition And Treason!!! "
+             "#QAnon @USER URL")
+    assert "Election fraud," in shield(tweet)
+    french = ("Le chat noir dort sur le canapé pendant que le chien mange dans la cuisine avec "
+              "une fourchette")
+    assert shield(french) == french
