@@ -122,6 +122,8 @@ class Shield:
             k = j + 1
         spans += [(w, w, None, "") for w in range(k, len(words))]
         protected = _protected(words, gaps)
+        capitals = [w.isupper() and len(w) > 1 for w in words]
+        shouting = sum(capitals) > len(words) / 2  # a line in capitals has no acronyms to keep
         units = []
         for i, j, joined, by in spans:
             if joined is not None:
@@ -146,8 +148,9 @@ class Shield:
                 # a look-alike of the words "a" and "I" (Greek Α): the only one-letter change
                 units.append(Unit(i, i, head, stem, tail, seen, {seen.lower(): {"visual": 1.0}}))
                 continue
+            acronym = not shouting and stem.isupper() and stem.isalpha() and len(stem) <= 4
             if not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH or i in protected \
-                    or self._spelled(stem):
+                    or acronym or self._spelled(stem):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)

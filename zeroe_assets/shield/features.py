@@ -3,6 +3,10 @@ training time (`train.shield`) and in the runtime, so a learned ranker sees what
 
 Token-level facts (is the token a word, is it capitalised) only matter against the other
 candidates, so they enter crossed with ``keep`` (the candidate that leaves the token as it is).
+Each restorer's confidence and the share of the line it explains enter twice: per restorer
+(``by_<name>``, ``line_<name>``) and for whichever proposed the reading (``by_any``,
+``line_any``), so that what the ranker learns from one attack carries over to a restorer whose
+attack it never saw.
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ MECHANISMS = ("visual", "intrude", "segment", "keyboard-typo", "natural-typo", "
 FEATURES = ("keep", "keep_known", "keep_logfreq", "keep_short", "keep_capital", "keep_nonascii",
             "keep_digit", "keep_accented", "keep_mixed_case", "known", "logfreq", "edit",
             "keyboard", "channel", "length_change", "parts", "proposers", "left", "right",
-            "left_seen", "right_seen", "keep_line_oov") \
+            "left_seen", "right_seen", "keep_line_oov", "by_any", "line_any") \
     + tuple(f"by_{m}" for m in MECHANISMS) + tuple(f"line_{m}" for m in MECHANISMS + ("keyboard",))
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 _PARTS = re.compile(r"['’-]")
@@ -126,6 +130,9 @@ def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,
             row[INDEX["right_seen"]] = float((words[-1], right) in lexicon.bigrams)
         proposers = candidates.get(reading, {})
         row[INDEX["proposers"]] = len(proposers)
+        if proposers:  # the same whichever restorer: what a mechanism never seen still earns
+            row[INDEX["by_any"]] = max(proposers.values())
+            row[INDEX["line_any"]] = max(evidence[m] for m in proposers)
         for mechanism, confidence in proposers.items():
             row[INDEX[f"by_{mechanism}"]] = confidence
             row[INDEX[f"line_{mechanism}"]] = evidence[mechanism]

@@ -18,6 +18,14 @@ def _word_like(piece: str, lexicon: Lexicon) -> bool:
     return low in lexicon and (len(low) > 1 or low in ("a", "i"))
 
 
+def _hyphened(k: int, pieces: list[str], gaps: list[str], lexicon: Lexicon) -> bool:
+    """A single letter hyphened to a word (e-mail, x-ray, T-shirt, U-turn) is part of it."""
+    def word(j: int) -> bool:
+        return 0 <= j < len(pieces) and len(pieces[j]) > 1 and _word_like(pieces[j], lexicon)
+    return len(pieces[k]) == 1 and (gaps[k] == "-" and word(k - 1)
+                                    or k + 1 < len(gaps) and gaps[k + 1] == "-" and word(k + 1))
+
+
 def _hit_twice(joined: str, gaps: list[str], absorbed: int) -> bool:
     """Pieces that join into no word but were surely split by an intruder (one symbol, not a
     space, hyphen, full stop, slash or apostrophe, repeated between non-word pieces): a word
@@ -63,7 +71,8 @@ class IntrudeRestorer(Restorer):
         not ``d e f`` out of ``a b c d e f``), never as initials (``U.S.``)."""
         n, lexicon = len(words), self.lexicon
         read_words = [read(w) for w in words]
-        odd = [not _word_like(w, lexicon) for w in read_words]
+        odd = [not _word_like(w, lexicon) and not _hyphened(k, read_words, gaps, lexicon)
+               for k, w in enumerate(read_words)]
         best = [0.0] * (n + 1)  # best[k]: the best score of words[k:]
         choice: list[tuple[int, str | None]] = [(0, None)] * (n + 1)
         for i in range(n - 1, -1, -1):

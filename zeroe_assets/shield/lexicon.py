@@ -1,7 +1,8 @@
 """The shield's lexicon: which strings are English words, how frequent each is and which pairs
 go together, from the frequency lists that ``symspellpy`` ships (82,765 words and 243,342 bigrams
-counted over Google's n-grams, intersected with SCOWL), and the key indexes the restorers look
-candidates up in, built once per process.
+counted over Google's n-grams, intersected with SCOWL) and, for the common words that list lacks
+(American spellings: traveling, theater, mom), ``pyspellchecker``'s English list; and the key
+indexes the restorers look candidates up in, built once per process.
 """
 from __future__ import annotations
 
@@ -28,6 +29,25 @@ def inner_key(word: str) -> tuple[str, str, str]:
     return word[0], word[-1], "".join(sorted(word[1:-1]))
 
 
+AMERICAN_MIN = 500  # pyspellchecker count a word needs to join the lexicon (OpenSubtitles)
+
+
+def _american(counts: dict[str, int]) -> dict[str, int]:
+    """The common words of ``pyspellchecker``'s English list that symspellpy's lacks, mostly
+    American spellings (traveling, theater, favorite, mom): counted on symspellpy's scale, by
+    the median ratio of the two lists' counts over the words both have."""
+    import gzip
+    import json
+    import statistics
+
+    with (resources.files("spellchecker") / "resources" / "en.json.gz").open("rb") as f:
+        other = json.loads(gzip.decompress(f.read()))
+    ratio = statistics.median(counts[w] / c for w, c in other.items() if w in counts and c)
+    return {w: max(1, int(c * ratio)) for w, c in other.items()
+            if c >= AMERICAN_MIN and len(w) >= 3 and w.isascii() and w.isalpha()
+            and w.islower() and w not in counts}
+
+
 class Lexicon:
     """Lower-case ASCII words with counts and bigram counts, and the indexes built over them."""
 
@@ -38,6 +58,8 @@ class Lexicon:
                 word, _, count = line.rstrip("\n").partition(" ")
                 if word.isalpha() and word.isascii():
                     counts[word.lower()] = counts.get(word.lower(), 0) + int(count)
+        for word, count in _american(counts).items():
+            counts.setdefault(word, count)
         self.counts = counts
         self.total = float(sum(counts.values()))
         bigrams: dict[tuple[str, str], int] = {}
