@@ -59,8 +59,15 @@ def name_letter(char: str) -> str | None:
     return single[0].lower() if "SMALL" in words else single[0]
 
 
-def unicode_letters(char: str) -> dict[str, float]:
-    """The letters Unicode's own data says ``char`` stands for, each with how surely."""
+def _foreign(word: str) -> bool:
+    """A word without one plain Latin letter: another script's, unless it only looks Latin."""
+    return not any(c in string.ascii_letters for c in word)
+
+
+def unicode_letters(char: str, strict: bool = False) -> dict[str, float]:
+    """The letters Unicode's own data says ``char`` stands for, each with how surely
+    (``strict``: only those it looks like, by NFKD and UTS #39; not its name or
+    transliteration, which read another script's letters)."""
     found: dict[str, float] = {}
 
     def add(letter: str, score: float) -> None:
@@ -68,7 +75,7 @@ def unicode_letters(char: str) -> dict[str, float]:
             found[letter] = min(1.0, max(found[letter], score) + AGREE) \
                 if letter in found else score
 
-    letter = name_letter(char)
+    letter = None if strict else name_letter(char)
     if letter:
         add(letter, SURE["name"])
     base = unicodedata.normalize("NFKD", char)
@@ -81,6 +88,8 @@ def unicode_letters(char: str) -> dict[str, float]:
             add(letter, SURE["uts39"])
     except ValueError:  # confusable-homoglyphs missing: the other accounts still read
         pass
+    if strict:
+        return found
     from anyascii import anyascii
 
     ascii_ = anyascii(char)
@@ -176,13 +185,30 @@ class VisualRestorer(Restorer):
             self._case[char] = cased[ranked[0][0]][1]
         return [(letter, score) for letter, score in islice(ranked, OPTIONS) if score > 0]
 
-    def _cased(self, char: str) -> str:
+    def looks(self, char: str) -> list[tuple[str, float]]:
+        """The letters ``char`` looks like by UTS #39, NFKD or the learned space's own table:
+        the strict reading of a word with no plain letter, where its name or a transliteration
+        would read a word of another script as English (שלום as *slim*, привет as *privet*)."""
+        key = "looks:" + char
+        found = self._letters.get(key)
+        if found is None:
+            accounts = dict(self.inverse.get(char, {}))
+            for letter, score in unicode_letters(char, strict=True).items():
+                accounts[letter] = max(accounts.get(letter, 0.0), score)
+            folded: dict[str, float] = {}
+            for letter, score in sorted(accounts.items(), key=lambda kv: (-kv[1], kv[0])):
+                folded.setdefault(letter.lower(), score)
+            found = list(islice(folded.items(), OPTIONS))
+            self._letters[key] = found
+        return found
+
+    def _cased(self, char: str, strict: bool = False) -> str:
         """The single most likely letter for ``char``, in the case it shows (or, for a
         character without case, the case of the letter it is most like: Tifinagh ⴶ → T)."""
-        options = self.letters(char)
+        options = self.looks(char) if strict else self.letters(char)
         if not options:
             return char
-        best = self._case.get(char, options[0][0])
+        best = options[0][0] if strict else self._case.get(char, options[0][0])
         if char.isupper():
             return best.upper()
         return best.lower() if char.islower() else best
@@ -191,7 +217,7 @@ class VisualRestorer(Restorer):
         """``word`` with every look-alike replaced by its most likely letter (case kept where
         the letter has it) and invisible characters dropped: what a reader sees, and the
         casing template of a restored word."""
-        out = []
+        out, strict = [], _foreign(word)
         for char in word:
             if char in LETTERS:
                 out.append(char)
@@ -200,7 +226,7 @@ class VisualRestorer(Restorer):
             elif not char.isalpha() and unicodedata.category(char)[0] not in "LNS":
                 out.append(char)
             else:
-                out.append(self._cased(char))
+                out.append(self._cased(char, strict))
         return "".join(out)
 
     def digit_letters(self, digit: str) -> list[tuple[str, float]]:
@@ -222,7 +248,7 @@ class VisualRestorer(Restorer):
         mixed = word.isascii() and _leet_like(word)
         if word.isascii() and not mixed:
             return {}
-        slots = []
+        slots, strict = [], _foreign(word)
         for char in word:
             if mixed and char.isdigit() and char.isascii():
                 slots.append(self.digit_letters(char) or [(char, 1.0)])
@@ -231,7 +257,7 @@ class VisualRestorer(Restorer):
             elif invisible(char):
                 continue
             else:
-                options = self.letters(char)
+                options = self.looks(char) if strict else self.letters(char)
                 if not options:
                     return {}
                 slots.append(options)
