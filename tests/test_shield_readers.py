@@ -126,3 +126,13 @@ def test_tweets_of_names_are_english_and_other_languages_stay(shield):
     french = ("Le chat noir dort sur le canapé pendant que le chien mange dans la cuisine avec "
               "une fourchette")
     assert shield(french) == french
+
+
+def test_words_of_another_script_stay_and_latin_look_alikes_are_read(shield):
+    for text in ["שלום עולם", "привет мир, как дела", "Der schnelle braune Fuchs springt"]:
+        assert shield(text) == text
+    assert shield("Тhе раѕѕ іѕ ореn") == "The pass is open"  # every letter Cyrillic
+    assert shield("NASA and the UN sent an e-mail about the x-ray") == \
+        "NASA and the UN sent an e-mail about the x-ray"
+    assert shield("We went to the theater with mom, traveling far") == \
+        "We went to the theater with mom, traveling far"
