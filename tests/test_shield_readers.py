@@ -136,3 +136,10 @@ def test_words_of_another_script_stay_and_latin_look_alikes_are_read(shield):
         "NASA and the UN sent an e-mail about the x-ray"
     assert shield("We went to the theater with mom, traveling far") == \
         "We went to the theater with mom, traveling far"
+
+
+def test_invisible_characters_never_split_a_word():
+    words, gaps = split("A g\u200buy i\u2060s on a skate\u200bboard")
+    assert words == ["A", "g\u200buy", "i\u2060s", "on", "a", "skate\u200bboard"]
+    for text in ["\u200b", "a\u200d", " \u200bx", "a \u00ad b"]:
+        assert tokenize.join(*split(text)) == text

@@ -280,11 +280,13 @@ class Shield:
 
 def split(text: str) -> tuple[list[str], list[str]]:
     """`tokenize.split`, with the symbols that spell a letter (ⓐ, ⒜: `visual.name_letter`)
-    taken as letters, so that a word written with them stays one word."""
+    taken as letters and the characters a reader does not see (zero-width spaces and joiners,
+    soft hyphens: `visual.invisible`) as marks on the letter before them, so that a word
+    written with them stays one word."""
     if text.isascii():
         return tokenize.split(text)
-    masked = "".join("x" if unicodedata.category(c)[0] in "SP" and name_letter(c) else c
-                     for c in text)
+    masked = "".join("x" if unicodedata.category(c)[0] in "SP" and name_letter(c)
+                     else "\u0301" if unicodedata.category(c) == "Cf" else c for c in text)
     if masked == text:
         return tokenize.split(text)
     words, gaps, position = [], [], 0
