@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from perturb_throughput import DATA, DATA_HELP, ROOT  # noqa: E402
-from shield_accuracy import LEVEL, Timed, baseline, commit, held_out, score  # noqa: E402
+from shield_accuracy import LEVEL, Timed, _a, baseline, commit, held_out, score  # noqa: E402
 
 import zeroe_assets as z  # noqa: E402
 from train.shield import families as fam  # noqa: E402
@@ -172,10 +172,6 @@ def main() -> None:
     write_doc(result, args.doc)
     json.dump(result, sys.stdout, indent=1, ensure_ascii=False)
     print()
-
-
-def _a(value) -> str:
-    return "–" if value is None else f"{value:.3f}".lstrip("0")
 
 
 def write_doc(result: dict, doc: Path) -> None:

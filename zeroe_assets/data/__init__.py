@@ -1,9 +1,11 @@
-"""The packaged data (keyboard layout, stopwords, slang; codespell's misspellings) and the
+"""The packaged data (keyboard layout, stopwords, slang; codespell's misspellings and
+pyspellchecker's word lists) and the
 readers of the substitution resources (keyboard layouts, misspelling lists), cached per process:
 one home for what perturbers, restorers and constraints all read."""
 from __future__ import annotations
 
 import functools
+import gzip
 from importlib import resources
 from pathlib import Path
 
@@ -26,6 +28,13 @@ def data_path(name: str) -> Path:
 def codespell_dictionary() -> Path:
     """codespell's misspelling dictionary (``wrong->right``), shipped with the package."""
     return Path(str(resources.files("codespell_lib") / "data" / "dictionary.txt"))
+
+
+def spellchecker_list(language: str) -> str:
+    """pyspellchecker's word frequency list of ``language`` (en, fr, de …), as its JSON text
+    (``{"word": count, …}``, OpenSubtitles counts); not cached: each reader keeps what it needs."""
+    with (resources.files("spellchecker") / "resources" / f"{language}.json.gz").open("rb") as f:
+        return gzip.decompress(f.read()).decode("utf-8")
 
 
 @functools.lru_cache(maxsize=1)

@@ -6,10 +6,10 @@ the first non-ASCII word.
 from __future__ import annotations
 
 import functools
-import gzip
 import re
 import unicodedata
-from importlib import resources
+
+from ..data import spellchecker_list
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl")
 MIN_COUNT = 50  # the lists' floor: every listed word counts
@@ -17,7 +17,8 @@ MIN_COUNT = 50  # the lists' floor: every listed word counts
 _NON_ASCII_ENTRY = re.compile(r'"([^"\\]*[^\x00-\x7f][^"\\]*)": (\d+)')
 
 
-def _plain(word: str) -> str:
+def plain(word: str) -> str:
+    """``word`` without its accents (NFKD, combining marks dropped): café → cafe."""
     return "".join(c for c in unicodedata.normalize("NFKD", word)
                    if not unicodedata.combining(c))
 
@@ -26,14 +27,12 @@ def _plain(word: str) -> str:
 def accented_words() -> frozenset[str]:
     """The lower-case (NFC) listed words that carry an accent on plain Latin letters."""
     found: set[str] = set()
-    folder = resources.files("spellchecker") / "resources"
     for language in LANGUAGES:
-        with (folder / f"{language}.json.gz").open("rb") as f:
-            text = gzip.decompress(f.read()).decode("utf-8")
+        text = spellchecker_list(language)
         for word, count in _NON_ASCII_ENTRY.findall(text):  # the JSON's few non-ASCII keys
             if int(count) >= MIN_COUNT:
-                plain = _plain(word)
-                if plain.isascii() and plain.isalpha():
+                bare = plain(word)
+                if bare.isascii() and bare.isalpha():
                     found.add(unicodedata.normalize("NFC", word.lower()))
     return frozenset(found)
 

@@ -77,8 +77,6 @@ class Channel:
                 counts.update(found)
         self.counts, self.letters = counts, letters
         self.keyboard = {k: frozenset(v) for k, v in keyboard.items()}
-        self.total = {kind: sum(c for (k, _, _), c in counts.items() if k == kind)
-                      for kind in ("sub", "ins", "del", "swap")}
 
     @functools.lru_cache(maxsize=65536)
     def logp(self, kind: str, a: str, b: str) -> float:

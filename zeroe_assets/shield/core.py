@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import tokenize
 from ..tokenize import match_case
-from .accents import is_accented_word
+from .accents import is_accented_word, plain
 from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
 from .ranker import Ranker, hand_set_ranker, load_ranker
@@ -170,9 +170,7 @@ class Shield:
         decides with ``keep_accented``."""
         if stem.isascii() or not is_accented_word(stem):
             return False
-        plain = "".join(c for c in unicodedata.normalize("NFKD", stem.lower())
-                        if not unicodedata.combining(c))
-        return self.lexicon.logfreq(plain) < COMMON
+        return self.lexicon.logfreq(plain(stem.lower())) < COMMON
 
     def _propose(self, stem: str, skip: str = "") -> dict[str, dict[str, float]]:
         """Reading → {restorer: confidence} for one stem."""

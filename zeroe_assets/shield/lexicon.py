@@ -7,9 +7,13 @@ indexes the restorers look candidates up in, built once per process.
 from __future__ import annotations
 
 import functools
+import json
 import math
+import statistics
 from collections import defaultdict
 from importlib import resources
+
+from ..data import spellchecker_list
 
 VOWELS = "aeiou"
 _DROP_VOWELS = str.maketrans("", "", VOWELS)
@@ -36,12 +40,7 @@ def _american(counts: dict[str, int]) -> dict[str, int]:
     """The common words of ``pyspellchecker``'s English list that symspellpy's lacks, mostly
     American spellings (traveling, theater, favorite, mom): counted on symspellpy's scale, by
     the median ratio of the two lists' counts over the words both have."""
-    import gzip
-    import json
-    import statistics
-
-    with (resources.files("spellchecker") / "resources" / "en.json.gz").open("rb") as f:
-        other = json.loads(gzip.decompress(f.read()))
+    other = json.loads(spellchecker_list("en"))
     ratio = statistics.median(counts[w] / c for w, c in other.items() if w in counts and c)
     return {w: max(1, int(c * ratio)) for w, c in other.items()
             if c >= AMERICAN_MIN and len(w) >= 3 and w.isascii() and w.isalpha()

@@ -23,6 +23,8 @@ from itertools import islice
 
 import numpy as np
 
+from ..assets import ArtifactError
+from ..visual.confusables import reads_as
 from .base import Restorer
 from .lexicon import Lexicon
 from .keyboard import KeyboardTypoRestorer
@@ -59,6 +61,11 @@ def name_letter(char: str) -> str | None:
     return single[0].lower() if "SMALL" in words else single[0]
 
 
+def _agree(scores: dict[str, float], letter: str, score: float) -> None:
+    """Score ``letter``: its best account's score, plus `AGREE` for each further account."""
+    scores[letter] = min(1.0, max(scores[letter], score) + AGREE) if letter in scores else score
+
+
 def _foreign(word: str) -> bool:
     """A word without one plain Latin letter: another script's, unless it only looks Latin."""
     return not any(c in string.ascii_letters for c in word)
@@ -72,8 +79,7 @@ def unicode_letters(char: str, strict: bool = False) -> dict[str, float]:
 
     def add(letter: str, score: float) -> None:
         if letter and letter in LETTERS:
-            found[letter] = min(1.0, max(found[letter], score) + AGREE) \
-                if letter in found else score
+            _agree(found, letter, score)
 
     letter = None if strict else name_letter(char)
     if letter:
@@ -82,12 +88,8 @@ def unicode_letters(char: str, strict: bool = False) -> dict[str, float]:
     base = "".join(c for c in base if not invisible(c))
     if len(base) == 1:
         add(base, SURE["nfkd"])
-    try:
-        from ..visual.confusables import reads_as
-        for letter in reads_as(char):
-            add(letter, SURE["uts39"])
-    except ValueError:  # confusable-homoglyphs missing: the other accounts still read
-        pass
+    for letter in reads_as(char):
+        add(letter, SURE["uts39"])
     if strict:
         return found
     from anyascii import anyascii
@@ -96,6 +98,14 @@ def unicode_letters(char: str, strict: bool = False) -> dict[str, float]:
     if len(ascii_) == 1:
         add(ascii_, SURE["anyascii"])
     return found
+
+
+def _best_letters(scores: dict[str, float]) -> list[tuple[str, float]]:
+    """The `OPTIONS` best letters of ``scores``, case folded ("T" and "t" are one reading)."""
+    folded: dict[str, float] = {}
+    for letter, score in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0])):
+        folded.setdefault(letter.lower(), score)
+    return list(islice(folded.items(), OPTIONS))
 
 
 # a number with a unit or a suffix (3rd, 90s, 5km, 10am), or a name with a number (mp3, covid19)
@@ -134,7 +144,7 @@ class VisualRestorer(Restorer):
         """The plain letters the space holds and their unit vectors (one matrix)."""
         try:
             index = self.space.index
-        except Exception:  # an export without its index: the table's accounts still read
+        except ArtifactError:  # an export without its index: the table's accounts still read
             return None
         have = "".join(c for c in LETTERS if ord(c) in index)
         if not have:
@@ -156,10 +166,13 @@ class VisualRestorer(Restorer):
 
     def letters(self, char: str) -> list[tuple[str, float]]:
         """The plain letters ``char`` may stand for, most surely first (empty: none known)."""
-        found = self._letters.get(char)
+        return self._cached(char, char, self._read)
+
+    def _cached(self, key: str, char: str, read) -> list[tuple[str, float]]:
+        """``read(char)``, once per ``key`` (each kind of reading has its own keys)."""
+        found = self._letters.get(key)
         if found is None:
-            found = self._read(char)
-            self._letters[char] = found
+            found = self._letters[key] = read(char)
         return found
 
     def _read(self, char: str) -> list[tuple[str, float]]:
@@ -174,10 +187,7 @@ class VisualRestorer(Restorer):
         for account in accounts:
             for letter, score in account.items():  # case folds: "T" and "t" are one reading
                 low = letter.lower()
-                if low in scores:
-                    scores[low] = min(1.0, max(scores[low], score) + AGREE)
-                else:
-                    scores[low] = score
+                _agree(scores, low, score)
                 if score > cased.get(low, (-1.0, ""))[0]:
                     cased[low] = (score, letter)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -189,18 +199,13 @@ class VisualRestorer(Restorer):
         """The letters ``char`` looks like by UTS #39, NFKD or the learned space's own table:
         the strict reading of a word with no plain letter, where its name or a transliteration
         would read a word of another script as English (שלום as *slim*, привет as *privet*)."""
-        key = "looks:" + char
-        found = self._letters.get(key)
-        if found is None:
-            accounts = dict(self.inverse.get(char, {}))
-            for letter, score in unicode_letters(char, strict=True).items():
-                accounts[letter] = max(accounts.get(letter, 0.0), score)
-            folded: dict[str, float] = {}
-            for letter, score in sorted(accounts.items(), key=lambda kv: (-kv[1], kv[0])):
-                folded.setdefault(letter.lower(), score)
-            found = list(islice(folded.items(), OPTIONS))
-            self._letters[key] = found
-        return found
+        return self._cached("looks:" + char, char, self._looks)
+
+    def _looks(self, char: str) -> list[tuple[str, float]]:
+        accounts = dict(self.inverse.get(char, {}))
+        for letter, score in unicode_letters(char, strict=True).items():
+            accounts[letter] = max(accounts.get(letter, 0.0), score)
+        return _best_letters(accounts)
 
     def _cased(self, char: str, strict: bool = False) -> str:
         """The single most likely letter for ``char``, in the case it shows (or, for a
@@ -232,17 +237,8 @@ class VisualRestorer(Restorer):
     def digit_letters(self, digit: str) -> list[tuple[str, float]]:
         """The letters a digit inside a word may stand for (leet: h3ll0, c0st): the letters
         nearest to its glyph in the learned space, digits left out."""
-        key = "digit:" + digit
-        found = self._letters.get(key)
-        if found is None:
-            near = self.nearest_letters(digit, len(LETTERS))
-            folded: dict[str, float] = {}
-            for letter, score in sorted(near.items(), key=lambda kv: -kv[1]):
-                if letter.isalpha():
-                    folded.setdefault(letter.lower(), score)
-            found = list(islice(folded.items(), OPTIONS))
-            self._letters[key] = found
-        return found
+        return self._cached("digit:" + digit, digit, lambda d: _best_letters(
+            {c: v for c, v in self.nearest_letters(d, len(LETTERS)).items() if c.isalpha()}))
 
     def candidates(self, word):
         mixed = word.isascii() and _leet_like(word)
