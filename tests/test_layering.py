@@ -4,8 +4,8 @@ Layers, lowest first; a module may import its own layer and the ones below, neve
 tokenize, rng, validate, data (packaged), progress → assets → the learned spaces (phonetic,
 visual) → perturbers → protocol, reference, mischief, parallel, spec, registry → formats, tasks,
 victims (the protocols, the wrapper base and every built-in victim), run folders (runs), reports
-(report) and constraints → bench, search, shield → cli, integrations. Two parts of one layer never
-import each other both ways.
+(report) and constraints → search, shield → bench, defend (hardened victims) → cli, integrations.
+Two parts of one layer never import each other both ways.
 ``train`` imports ``zeroe_assets``, never the reverse; torch is imported only by the modules that
 run torch models, and only lazily by everyone else; FAISS only by ``assets/index.py``, TextAttack
 only by ``integrations/textattack.py``.
@@ -29,7 +29,8 @@ LAYERS = [
     {"perturbers"},
     {"protocol", "reference", "parallel", "mischief", "spec", "registry"},
     {"formats", "tasks", "victims", "runs", "report", "constraints"},
-    {"bench", "search", "shield"},
+    {"search", "shield"},
+    {"bench", "defend"},
     {"cli", "integrations"},
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}

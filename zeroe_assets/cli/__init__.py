@@ -12,7 +12,8 @@ from ._common import check_required
 
 RENAMED = {"attack": "search"}  # commands' names before 0.2, kept for one release
 # Subcommand modules, in the order `zeroe --help` lists them.
-COMMANDS = ("demo", "perturb", "shield", "list", "neighbours", "g2p", "search", "bench")
+COMMANDS = ("demo", "perturb", "shield", "list", "neighbours", "g2p", "search", "defend",
+            "certify", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

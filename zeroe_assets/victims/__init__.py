@@ -38,6 +38,7 @@ BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
 
 
 HF_PREFIX = "hf:"
+DEFENDED_PREFIX = "defended:"  # a folder from `zeroe defend` (zeroe_assets.defend, a layer above)
 
 
 class _Answers(type(Protocol)):
@@ -83,6 +84,9 @@ def load_victim(spec: str, path: str | Path | None = None, *, task: str | None =
     "cuda", None: a GPU when there is one) are for ``hf:`` models."""
     if spec.startswith(HF_PREFIX):
         return load_hf(spec[len(HF_PREFIX):] or path, task, batch_size, device)
+    if spec.startswith(DEFENDED_PREFIX):  # by name: defend imports victims, not the reverse
+        load = getattr(importlib.import_module("zeroe_assets.defend.victim"), "load_defended")
+        return load(spec[len(DEFENDED_PREFIX):] or path, task)
     target = BUILTIN.get(spec, spec)
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:

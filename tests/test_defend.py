@@ -1,0 +1,167 @@
+"""`zeroe defend`: robust encodings, the defended victim's folder, and loading it as a victim."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from zeroe_assets import perturb
+from zeroe_assets.cli import main
+from zeroe_assets.defend import UNKNOWN, RobustEncoder, defend, load_defended, parse_parts
+from zeroe_assets.victims import load_victim
+
+OFFENSIVE = ["idiot", "stupid", "moron", "disgusting", "pathetic", "loser", "liar", "garbage"]
+FRIENDLY = ["wonderful", "lovely", "thanks", "beautiful", "great", "friend", "happy", "amazing"]
+FILLER = ["the", "people", "today", "really", "about", "this", "government", "weekend",
+          "country", "morning", "president", "everyone"]
+
+
+def _tweets(n: int, seed: int) -> list[tuple[str, str]]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        off = i % 2 == 0
+        cue = rng.choice(OFFENSIVE if off else FRIENDLY)
+        words = rng.sample(FILLER, 5) + [cue]
+        rng.shuffle(words)
+        out.append((" ".join(words).capitalize(), "OFF" if off else "NOT"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def train_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("defend") / "train.tsv"
+    path.write_text("id\ttweet\tsubtask_a\n" + "".join(
+        f"{i}\t{t}\t{y}\n" for i, (t, y) in enumerate(_tweets(120, 0))), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def defended(train_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("defended") / "tc"
+    defend("tc", "tc-tfidf", train_file, out, "encode,adversarial", rounds=1, per_round=12,
+           progress=False)
+    return out
+
+
+def test_perturbed_words_share_the_encoding_of_the_word():
+    encoder = RobustEncoder(["idiot", "government"])
+    clean = encoder.encode("You are an idiot, government")
+    assert clean == "you are an idiot government"
+    for attacked in ("You are an iidot, government", "You are an i-d-i-o-t, government",
+                     "You are an ιdіot, government", "You are an idiot, gvrnmnt"):
+        assert encoder.encode(attacked) == clean, attacked
+
+
+def test_unreadable_tokens_are_one_unknown_word_and_symbols_go():
+    encoder = RobustEncoder([])
+    assert encoder.encode("qxzvw hello !!! 2018") == f"{UNKNOWN} hello"  # words only
+    assert encoder.encode("") == "" and encoder.encode("?!") == ""
+    assert encoder.token("wrold") == "world"
+    with pytest.raises(ValueError, match="encodes text"):
+        encoder.encode(None)
+
+
+def test_defended_victim_loads_like_any_victim(defended, train_file):
+    victim = load_victim(f"defended:{defended}", task="tc")
+    assert victim.name == "defended[encode+adv] tc-tfidf"
+    texts = ["You are a pathetic moron", "What a wonderful lovely morning"]
+    p = victim.predict(texts)
+    assert p[0] > 0.5 > p[1]
+    # the victim sees encoded text: an attacked cue word changes nothing it sees
+    attacked = perturb(texts, "inner-shuffle", level="high", seed=3)
+    assert attacked != texts and victim.seen(attacked) == victim.seen(texts)
+    assert victim.predict(attacked) == p
+    meta = json.loads((defended / "defense.json").read_text())
+    assert meta["parts"] == ["encode", "adversarial"] and meta["trained_on"]["examples"] == 120
+    # each example, its attacked twin, and what the attack in the loop found on 12 of them
+    assert meta["rounds"] == 1 and 0 <= meta["adversarial_found"] <= 12
+    assert meta["trained_on"]["rows"] == 240 + meta["adversarial_found"]
+
+
+def test_a_defense_is_refused_for_another_task_and_when_broken(defended, tmp_path):
+    with pytest.raises(ValueError, match="a defense for tc, not nli"):
+        load_victim(f"defended:{defended}", task="nli")
+    with pytest.raises(ValueError, match="not a defended victim"):
+        load_defended(tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "defense.json").write_text("{not json")
+    with pytest.raises(ValueError, match="corrupt .*defense.json"):
+        load_defended(broken)
+    (broken / "defense.json").write_text((defended / "defense.json").read_text())
+    (broken / "vocabulary.txt").write_text("")
+    with pytest.raises(ValueError, match="victim.joblib"):
+        load_defended(broken)
+    (broken / "victim.joblib").write_bytes(b"\x00garbage")
+    with pytest.raises(ValueError, match="cannot load the victim of .*victim.joblib"):
+        load_defended(broken)
+
+
+def test_parts_are_checked_and_ordered():
+    assert parse_parts("adversarial,encode") == ["encode", "adversarial"]
+    with pytest.raises(ValueError, match="unknown defense part.*robust"):
+        parse_parts("robust")
+    with pytest.raises(ValueError, match="none given"):
+        parse_parts(" , ")
+
+
+def test_cli_defend_then_search_the_defended_victim(train_file, tmp_path, capsys):
+    out = tmp_path / "d"
+    assert main(["defend", "--task", "tc", "--victim", "tc-tfidf", "--train", str(train_file),
+                 "--out", str(out), "--parts", "encode", "-q"]) == 0
+    assert "defended:" in capsys.readouterr().err
+    test = tmp_path / "test.tsv"
+    test.write_text("id\ttweet\tsubtask_a\n" + "".join(
+        f"{i}\t{t}\t{y}\n" for i, (t, y) in enumerate(_tweets(6, 1))), encoding="utf-8")
+    assert main(["search", "--task", "tc", "--victim", f"defended:{out}", "--input", str(test),
+                 "--recipe", "deepwordbug", "--out", str(tmp_path / "run"), "-q"]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["examples"] == 6 and summary["clean_accuracy"] == 100.0
+    assert main(["defend", "--task", "tc", "--victim", "tc-tfidf", "--train", str(train_file),
+                 "--out", str(out), "--parts", "armour"]) == 2
+    assert "unknown defense part(s) armour" in capsys.readouterr().err
+
+
+def test_certificates_hold_for_the_perturbations_they_cover(defended):
+    from zeroe_assets.defend.certify import Surface, certify, certify_text
+
+    victim = load_defended(defended)
+    surface = Surface(["swap", "truncate", "disemvowel", "intrude"])
+    texts = ["You are a pathetic moron", "What a wonderful lovely morning today"]
+    summary = certify(victim, texts, ["1", "0"], surface, rho=0.5, max_queries=64,
+                      progress=False)
+    assert summary["examples"] == 2 and summary["clean_accuracy"] == 100.0
+    assert set(summary["unstable_words_by_family"]) <= set(surface.families)
+    rng = random.Random(0)
+    for text, cert in zip(texts, summary["certificates"]):
+        if not cert["certified"]:
+            continue
+        words = text.split()
+        before = victim.predict([text])[0] >= 0.5
+        for _ in range(30):  # any perturbation of up to half the words keeps the label
+            out = list(words)
+            for i in rng.sample(range(len(words)), len(words) // 2):
+                forms = sorted(surface.forms(words[i]))
+                if forms:
+                    out[i] = rng.choice(forms)
+            assert (victim.predict([" ".join(out)])[0] >= 0.5) == before, out
+    one = certify_text(victim, "You are a pathetic moron", "1", Surface(["keyboard"]), 0.4, 1)
+    assert one.unstable and one.certified is None  # too many combinations for one query
+    with pytest.raises(ValueError, match="unknown certificate surface.*typo"):
+        Surface(["typo"])
+
+
+def test_cli_certify_writes_the_certificates(defended, tmp_path, capsys):
+    test = tmp_path / "test.tsv"
+    test.write_text("id\ttweet\tsubtask_a\n1\tYou are a pathetic moron\tOFF\n"
+                    "2\tWhat a lovely morning\tNOT\n", encoding="utf-8")
+    assert main(["certify", "--task", "tc", "--victim", f"defended:{defended}", "--input",
+                 str(test), "--surface", "swap,truncate", "--out", str(tmp_path / "c.json"),
+                 "-q"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    saved = json.loads((tmp_path / "c.json").read_text())
+    assert printed["examples"] == saved["examples"] == 2
+    assert len(saved["certificates"]) == 2 and "certificates" not in printed
+    assert main(["certify", "--task", "tc", "--victim", "tc-tfidf", "--input", str(test)]) == 2

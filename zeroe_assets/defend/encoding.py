@@ -1,0 +1,148 @@
+"""A robust encoding (Jones et al. 2020, *Robust Encodings*): every word goes to one encoding
+shared by its perturbations, and the victim is trained on encoded text, so that an attacker who
+perturbs a word changes nothing the victim sees unless the perturbation leaves the word's
+encoding.
+
+The encoding of a word is decided from the word alone (no context), so it is a fixed map from
+tokens to encodings that a certificate can enumerate (`defend.certify`):
+
+- a word of the encoder's vocabulary (the victim's training words, the shield's lexicon) is
+  itself, lower-cased;
+- any other token is read back by the shield's restorers (one per perturbation mechanism: look-
+  alikes, intruded symbols, shuffles, truncation, vowels, typos, respellings, joined words), and
+  goes to the reading the shield's learned ranker scores highest out of context, when the ranker
+  gives it a probability of at least ``SURE``: a perturbed word lands on the word it came from
+  wherever a restorer can see it;
+- a token no restorer reads surely (a word mistyped beyond recognition) is ``UNKNOWN``: one
+  token the victim learns like any other, instead of a guessed word or character n-grams an
+  attacker can steer.
+
+The words of #tags, @mentions and URLs are kept (lower-cased) when the vocabulary has them and
+are ``UNKNOWN`` otherwise, never read as other words; the gaps between words (digits, symbols,
+the marks themselves) are dropped: the victim sees words.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from .. import tokenize
+
+UNKNOWN = "unkword"  # one word for every unreadable token: TF-IDF and subword models keep it
+CACHE = 200_000  # tokens whose encodings a process keeps
+# the ranker probability a reading needs: below it the token is UNKNOWN, which an attacker can
+# only use to hide a word, not to turn it into another one (the measured trade-off:
+# docs/defend.md)
+SURE = 0.5
+
+
+class RobustEncoder:
+    """``encode(text)``: the text as the victim is trained and queried on it.
+
+    ``vocabulary``: the words (lower case) that are kept as they are, besides the shield's
+    lexicon; ``shield``: the `Shield` whose restorers read perturbed tokens (default all)."""
+
+    def __init__(self, vocabulary: Iterable[str], shield=None):
+        from ..shield import get_shield
+
+        self.vocabulary = frozenset(w.lower() for w in vocabulary)
+        self.shield = shield if shield is not None else get_shield()
+        self._cache: dict[str, str] = {}
+
+    def known(self, word: str) -> bool:
+        return word in self.vocabulary or word in self.shield.lexicon
+
+    def encode(self, text: str) -> str:
+        """The encoded text: the encodings of its units, one space apart."""
+        if not isinstance(text, str):
+            raise ValueError(f"a robust encoding encodes text (str), got {type(text).__name__}")
+        from ..shield.core import split
+
+        words, gaps = split(text)
+        if not words:
+            return ""
+        out = []
+        for unit in self.shield.units(words, gaps):
+            raw = unit.head + unit.stem + unit.tail if unit.start == unit.end else unit.stem
+            out.append(self._token(raw, unit))
+        return " ".join(o for o in out if o)
+
+    def __call__(self, texts: str | Sequence[str]):
+        return self.encode(texts) if isinstance(texts, str) else [self.encode(t) for t in texts]
+
+    def token(self, word: str) -> str:
+        """The encoding of one token as it stands alone (what a certificate enumerates)."""
+        from ..shield.core import split
+
+        words, gaps = split(word)
+        units = self.shield.units(words, gaps) if words else []
+        if len(units) != 1:
+            return " ".join(self._token(u.head + u.stem + u.tail, u) for u in units)
+        return self._token(word, units[0])
+
+    def _token(self, raw: str, unit) -> str:
+        if not unit.candidates:  # protected, or nothing proposed: cheap, and context decides
+            return self._decide(unit)
+        found = self._cache.get(raw)
+        if found is None:
+            found = self._decide(unit)
+            if len(self._cache) < CACHE:
+                self._cache[raw] = found
+        return found
+
+    def protected(self, word: str) -> str:
+        """The encoding of a word the shield protects (in a #tag, @user or URL): kept when the
+        vocabulary has it, else ``UNKNOWN``; never read as another word."""
+        head, stem, tail = tokenize.stem(word)
+        return self._kept(head + stem + tail, stem) or self._unknown(stem)
+
+    def _kept(self, whole: str, stem: str) -> str | None:
+        whole, low = whole.lower(), stem.lower()
+        if whole in self.vocabulary:  # 2nd, o'clock: kept as the victim learnt them
+            return whole
+        return low if self.known(low) else None
+
+    @staticmethod
+    def _unknown(stem: str) -> str:
+        return UNKNOWN if any(c.isalpha() for c in stem) else ""
+
+    def _decide(self, unit) -> str:
+        kept = self._kept(unit.head + unit.stem + unit.tail, unit.stem)
+        if kept is not None:
+            return kept
+        readings = [r for r in unit.candidates if all(self.known(w) for w in r.split())]
+        if not readings:
+            return self._unknown(unit.stem)
+        # the shield's learned ranker, out of context: which reading the token most looks like
+        from ..shield.features import token_features
+
+        shield = self.shield
+        found, rows = token_features(shield.lexicon, unit.stem, unit.low, False,
+                                     {r: unit.candidates[r] for r in readings}, None, None,
+                                     shield.evidence([unit]), unit.template.lower())
+        scores = rows @ shield.ranker.weights
+        best = 1 + int(scores[1:].argmax())  # row 0 is "keep": the token is no word here
+        sure = 1.0 / float(np.exp(scores - scores[best]).sum())  # its probability
+        return found[best] if sure >= SURE else self._unknown(unit.stem)
+
+
+def vocabulary(texts: Iterable[str], min_count: int = 2) -> list[str]:
+    """The lower-cased tokens (whole, with their marks: #tags, @users) that occur at least
+    ``min_count`` times in ``texts``: the words an encoding keeps besides the lexicon's."""
+    from collections import Counter
+
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(w.lower() for w in tokenize.split(text)[0])
+    return sorted(w for w, c in counts.items() if c >= min_count)
+
+
+def encode_inputs(encoder: RobustEncoder, inputs: Sequence, kind: str) -> list:
+    """A task's victim inputs encoded: texts, or (premise, hypothesis) pairs both encoded."""
+    if kind == "pairs":
+        return [(encoder.encode(p), encoder.encode(h)) for p, h in inputs]
+    if kind == "texts":
+        return [encoder.encode(t) for t in inputs]
+    raise ValueError(f"a robust encoding takes texts or sentence pairs, not {kind}")
+

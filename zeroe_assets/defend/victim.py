@@ -1,0 +1,110 @@
+"""A defended victim: one folder that loads like any other victim (``defended:DIR``).
+
+``DIR/defense.json`` says what it is (task, the victim inside, the parts, what it was trained
+on), ``DIR/vocabulary.txt`` the words its encoding keeps, ``DIR/victim.joblib`` the victim
+trained on encoded text. Every query goes through the parts in order: the shield restores, the
+encoding encodes, the victim predicts; an attacker who queries it queries the whole pipeline.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..tasks import get_task
+from ..victims import load_victim
+from ..victims.wrapper import WrappedVictim
+from .encoding import RobustEncoder
+
+DEFENSE, VOCABULARY, MODEL = "defense.json", "vocabulary.txt", "victim.joblib"
+FORMAT = 1
+PARTS = ("encode", "shield", "adversarial")  # `zeroe defend --parts`, in the order they apply
+
+
+class DefendedVictim(WrappedVictim):
+    """``victim`` (trained on encoded text) behind ``encoder`` and, when given, ``shield``."""
+
+    rewrites = True
+
+    def __init__(self, victim, task: str, encoder: RobustEncoder | None, shield=None,
+                 name: str | None = None):
+        super().__init__(victim, name)
+        self.task = get_task(task).name
+        self.kind = {"text": "texts", "pair": "pairs"}.get(get_task(task).inputs)
+        if self.kind is None:
+            raise ValueError(f"defenses take text or sentence-pair tasks, not {task}")
+        self.encoder, self.shield = encoder, shield
+        self._seen: dict = {}
+
+    def one(self, text: str) -> str:
+        """What the victim sees of one text."""
+        if self.shield is not None:
+            text = self.shield.restore(text)
+        return self.encoder.encode(text) if self.encoder is not None else text
+
+    def seen(self, batch: Sequence) -> list:
+        if self.kind == "pairs":
+            return [(self.one(p), self.one(h)) for p, h in batch]
+        return [self.one(t) for t in batch]
+
+
+def save_defense(out: Path, meta: dict, vocabulary: Sequence[str], victim) -> None:
+    """Write a defended victim's folder (each file atomically; defense.json last, so a folder
+    without it is an interrupted build that loads as none)."""
+    import joblib
+
+    from ..assets import atomic_write
+
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write(out / VOCABULARY, "".join(w + "\n" for w in vocabulary).encode())
+    tmp = out / (MODEL + ".tmp")
+    joblib.dump(victim, tmp)
+    tmp.replace(out / MODEL)
+    atomic_write(out / DEFENSE, (json.dumps({"format": FORMAT, **meta}, indent=1,
+                                            ensure_ascii=False) + "\n").encode())
+
+
+def read_defense(folder: str | Path) -> dict:
+    """``defense.json`` of a defended victim's folder, checked; one-line errors naming it."""
+    if not folder:
+        raise ValueError("defended victims need their folder: defended:DIR (from `zeroe defend`)")
+    path = Path(folder) / DEFENSE
+    if not path.is_file():
+        raise ValueError(f"not a defended victim (no {DEFENSE}): {folder} — build one with "
+                         "`zeroe defend`")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"corrupt {path}: {e}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or not isinstance(
+            meta.get("parts"), list) or not {"task", "victim"} <= meta.keys():
+        raise ValueError(f"corrupt {path}: not a defense of format {FORMAT}")
+    return meta
+
+
+def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim:
+    """The defended victim in ``folder`` (refused for another ``task`` than its own)."""
+    meta = read_defense(folder)
+    folder = Path(folder)
+    if task is not None and get_task(task).name != meta["task"]:
+        raise ValueError(f"{folder} is a defense for {meta['task']}, not {get_task(task).name}")
+    model = folder / MODEL
+    try:
+        victim = load_victim(meta["victim"], model, task=meta["task"])
+    except (EOFError, KeyError, ValueError, OSError, ImportError, AttributeError) as e:
+        raise ValueError(f"cannot load the victim of {folder}: {model}: "
+                         f"{e or type(e).__name__}") from None
+    shield = encoder = None
+    if "shield" in meta["parts"]:
+        from ..shield import get_shield
+
+        shield = get_shield(meta.get("shield"))
+    if "encode" in meta["parts"]:
+        words = folder / VOCABULARY
+        if not words.is_file():
+            raise ValueError(f"corrupt defense {folder}: {VOCABULARY} is missing")
+        encoder = RobustEncoder(words.read_text(encoding="utf-8").split())
+    parts = "+".join(p for p in meta["parts"] if p != "adversarial")
+    trained = "+adv" if "adversarial" in meta["parts"] else ""
+    return DefendedVictim(victim, meta["task"], encoder, shield,
+                          f"defended[{parts or 'none'}{trained}] {meta['victim']}")
