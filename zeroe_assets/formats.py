@@ -293,7 +293,8 @@ def _ends_quoted(line: str, quoted: bool) -> bool:
 
 
 class JsonlFormat(Format):
-    """JSON lines; the named string fields are attacked, everything else kept."""
+    """JSON lines; the named string fields are attacked, everything else kept byte for byte (the
+    changed values are replaced where they stand: no number, escape or space is rewritten)."""
 
     name = "jsonl"
 
@@ -307,26 +308,75 @@ class JsonlFormat(Format):
         if not body.strip():
             return Record(line, [], [])
         try:
-            obj = json.loads(body)
+            members = _members(body)
         except json.JSONDecodeError as e:
-            raise ValueError(f"{where}: invalid JSON ({e.msg})") from None
-        if not isinstance(obj, dict):
+            raise ValueError(f"{where}: invalid JSON at column {e.colno} ({e.msg})") from None
+        except RecursionError:
+            raise ValueError(f"{where}: JSON nested too deeply to read") from None
+        if members is None:
             raise ValueError(f"{where}: expected a JSON object")
+        obj, spans = members
         for f in self.fields:
             if not isinstance(obj.get(f), str):
                 raise ValueError(f"{where}: no string field {f!r}")
-        return Record(line, [obj[f] for f in self.fields], [obj, ending])
+        return Record(line, [obj[f] for f in self.fields], [obj, ending, body, spans])
 
     def render(self, record, texts):
         if texts == record.texts:
             return record.raw
-        obj, ending = dict(record.parts[0]), record.parts[1]
-        obj.update(zip(self.fields, texts))
-        return json.dumps(obj, ensure_ascii=False) + ending
+        _, ending, body, spans = record.parts
+        changed = sorted((spans[f], new) for f, new, old in zip(self.fields, texts, record.texts)
+                         if new != old)
+        for (start, end), new in reversed(changed):  # from the end: earlier spans stay valid
+            body = body[:start] + json.dumps(new, ensure_ascii=False) + body[end:]
+        return body + ending
 
     @staticmethod
     def columns(record: Record) -> dict | None:
         return record.parts[0] if record.parts else None
+
+
+_JSON = json.JSONDecoder()
+_JSON_SPACE = " \t\n\r"
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _JSON_SPACE:
+        i += 1
+    return i
+
+
+def _members(body: str) -> tuple[dict, dict[str, tuple[int, int]]] | None:
+    """The JSON object ``body`` and where each member's value lies in it, (start, end), the
+    last of a repeated key as ``json.loads`` keeps it; None for JSON that is no object. Errors
+    are ``json.loads``'s (``JSONDecodeError``)."""
+    i = _skip_space(body, 0)
+    if body[i:i + 1] != "{":
+        json.loads(body)  # invalid JSON raises here; valid JSON is another kind of value
+        return None
+    obj, spans = {}, {}
+    i = _skip_space(body, i + 1)
+    while body[i:i + 1] != "}" or obj:  # "}" ends an empty object; members end with a break
+        if body[i:i + 1] != '"':
+            raise json.JSONDecodeError("Expecting property name enclosed in double quotes",
+                                       body, i)
+        key, i = json.decoder.scanstring(body, i + 1)
+        i = _skip_space(body, i)
+        if body[i:i + 1] != ":":
+            raise json.JSONDecodeError("Expecting ':' delimiter", body, i)
+        start = _skip_space(body, i + 1)
+        obj[key], i = _JSON.raw_decode(body, start)
+        spans[key] = (start, i)
+        i = _skip_space(body, i)
+        if body[i:i + 1] == "}":
+            break
+        if body[i:i + 1] != ",":
+            raise json.JSONDecodeError("Expecting ',' delimiter", body, i)
+        i = _skip_space(body, i + 1)
+    end = _skip_space(body, i + 1)
+    if end != len(body):
+        raise json.JSONDecodeError("Extra data", body, end)
+    return obj, spans
 
 
 class DatasetFormat(Format):

@@ -40,6 +40,10 @@ BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
 HF_PREFIX = "hf:"
 
 
+class VictimError(RuntimeError):
+    """The victim raised while it was queried (its own failure, not bad input; the CLI exits 3)."""
+
+
 class _Answers(type(Protocol)):
     """``isinstance`` by what the object answers (``hasattr``), as Python did before 3.12 (which
     looks the protocol's members up statically): a `WrappedVictim` answers ``scores`` from
@@ -135,7 +139,12 @@ def load_sklearn(path: str | None):
     if not Path(path).is_file():
         raise ValueError(f"victim model not found: {path}")
     with _old_pickle_paths():
-        return joblib.load(path)
+        try:
+            return joblib.load(path)
+        except Exception as e:  # noqa: BLE001 - unpickling garbage raises anything (KeyError: 233)
+            raise ValueError(f"{path} is not a victim saved by `zeroe bench train-victim` "
+                             f"(empty, truncated or another file: {type(e).__name__}: {e})") \
+                from None
 
 
 # where the scikit-learn victims lived when older files were pickled (joblib names the module)
