@@ -106,8 +106,8 @@ def test_olid_and_jigsaw_labels_are_read_as_the_datasets_write_them(tmp_path):
                       '2,"stupid",1,1\n3,"who knows",0.5,0\n', encoding="utf-8")
     with pytest.raises(ValueError) as refused:
         tc.examples(jigsaw, tc.format_for(jigsaw))
-    # line 5: the first record has two
-    assert str(refused.value) == f"{jigsaw}: line 5: toxic is '0.5', not a label: tc labels are 0 or 1"
+    assert str(refused.value) == (f"{jigsaw}: line 5: toxic is '0.5', not a label: tc labels "
+                                  "are 0 or 1")  # line 5: the first record has two
     jigsaw.write_text('id,comment_text,toxic,insult\n1,"fine",0,0.0\n2,"stupid",1,1\n')
     assert tc.examples(jigsaw, tc.format_for(jigsaw)).gold == [[0, 0], [1, 1]]
 
