@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from zeroe_assets.bench import generate  # noqa: F401  (imported here: run() binds sys.stderr)
 from zeroe_assets.cli import main
 from zeroe_assets.rng import base_seed
 from zeroe_assets.tasks import get_task

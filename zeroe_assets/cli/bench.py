@@ -122,7 +122,7 @@ def run_generate(args) -> int:
                     args.fields or (), args.protocol)
     print(f"{len(jobs)} outputs: {len(inputs)} split(s) × {len(attackers)} perturbers "
           f"({', '.join(attackers)})", file=sys.stderr)
-    gen.run(jobs, cap_processes(args.processes, "bench generate"), sys.stderr)  # today's
+    gen.run(jobs, cap_processes(args.processes, "bench generate"))
     return 0
 
 
