@@ -148,6 +148,16 @@ def test_invalid_json_names_line_and_column(monkeypatch, capsys):
                                            "quotes)")
 
 
+def test_a_jsonl_file_whose_first_line_is_no_json_is_named_with_its_line(tmp_path, capsys):
+    data = tmp_path / "bad.jsonl"
+    data.write_text('{"text": "a", "label": "x",}\n{"text": "b", "label": "y"}\n')
+    code, _, err = run(["bench", "generate", "--task", "generic", "--input", str(data),
+                        "--perturbers", "truncate", "--out", str(tmp_path / "sets")], capsys)
+    assert code == 2 and one_line(err) == (f"zeroe bench generate: error: {data}:1: invalid JSON "
+                                           "at column 28 (Expecting property name enclosed in "
+                                           "double quotes)")  # not "no text column in []"
+
+
 # -- 6. --jsonl keeps what it does not attack ------------------------------------------------
 
 LINES = ('{"id": 1e999999, "p": 1.00000000000000000000001, "text": "The quick brown fox jumps '

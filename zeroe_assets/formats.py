@@ -479,9 +479,7 @@ def header_of(path: Path, fmt: str) -> list[str]:
         return body.split("\t")
     if fmt == "csv":
         return next(csv.reader([body]), [])
-    if fmt == "jsonl":
-        try:
-            return list(json.loads(body)) if body.strip() else []
-        except json.JSONDecodeError:
-            return []
+    if fmt == "jsonl":  # a first line that is no JSON object is named, not taken for no fields
+        record = JsonlFormat().parse(first, f"{path}:1")
+        return list(record.parts[0]) if record.parts else []
     return []
