@@ -131,6 +131,29 @@ def test_a_victim_file_that_is_no_victim_is_named_in_one_line(content, tmp_path,
     assert not (tmp_path / "run").exists()
 
 
+class Raising:
+    """A tc victim whose model server has fallen over."""
+
+    task = "tc"
+
+    def predict(self, batch):
+        raise ConnectionError("model server at localhost:8080 refused the connection")
+
+
+raising = Raising()
+
+
+def test_bench_evaluate_with_a_victim_that_raises_exits_3_naming_it(tmp_path, capsys):
+    assert run(generate(tmp_path, f"test={FIX / 'olid.tsv'}"), capsys)[0] == 0
+    code, _, err = run(["bench", "evaluate", "--task", "tc", "--victim",
+                        "tests.test_cli_safety:raising", "--sets", str(tmp_path / "sets"),
+                        "--out", str(tmp_path / "results")], capsys)
+    assert code == 3 and err.splitlines()[-1] == (
+        "zeroe bench evaluate: error: victim tests.test_cli_safety:raising failed on a batch of "
+        "4: ConnectionError: model server at localhost:8080 refused the connection")
+    assert "Traceback" not in err and not (tmp_path / "results").exists()
+
+
 @pytest.mark.parametrize("command", ["perturb", "shield"])
 def test_deeply_nested_json_names_its_line(command, monkeypatch, capsys):
     deep = '{"text": "x", "n": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
