@@ -120,7 +120,8 @@ def held_by_another_process(folder):
     code = ("import sys; from pathlib import Path; from zeroe_assets.runs import locked\n"
             f"with locked(Path({str(folder)!r}), 'toy'):\n"
             "    print('held', flush=True); sys.stdin.read()")
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline() == "held\n"

@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -336,44 +337,41 @@ class JsonlFormat(Format):
         return record.parts[0] if record.parts else None
 
 
-_JSON = json.JSONDecoder()
-_JSON_SPACE = " \t\n\r"
-
-
-def _skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _JSON_SPACE:
-        i += 1
-    return i
+_VALUE = json.JSONDecoder().scan_once  # one JSON value at an index: (value, end)
+_SPACE = re.compile(r"[ \t\n\r]*").match  # JSON's whitespace, as json.decoder skips it
 
 
 def _members(body: str) -> tuple[dict, dict[str, tuple[int, int]]] | None:
     """The JSON object ``body`` and where each member's value lies in it, (start, end), the
     last of a repeated key as ``json.loads`` keeps it; None for JSON that is no object. Errors
     are ``json.loads``'s (``JSONDecodeError``)."""
-    i = _skip_space(body, 0)
+    i = _SPACE(body, 0).end()
     if body[i:i + 1] != "{":
         json.loads(body)  # invalid JSON raises here; valid JSON is another kind of value
         return None
     obj, spans = {}, {}
-    i = _skip_space(body, i + 1)
+    i = _SPACE(body, i + 1).end()
     while body[i:i + 1] != "}" or obj:  # "}" ends an empty object; members end with a break
         if body[i:i + 1] != '"':
             raise json.JSONDecodeError("Expecting property name enclosed in double quotes",
                                        body, i)
         key, i = json.decoder.scanstring(body, i + 1)
-        i = _skip_space(body, i)
+        i = _SPACE(body, i).end()
         if body[i:i + 1] != ":":
             raise json.JSONDecodeError("Expecting ':' delimiter", body, i)
-        start = _skip_space(body, i + 1)
-        obj[key], i = _JSON.raw_decode(body, start)
+        start = _SPACE(body, i + 1).end()
+        try:
+            obj[key], i = _VALUE(body, start)
+        except StopIteration as e:
+            raise json.JSONDecodeError("Expecting value", body, e.value) from None
         spans[key] = (start, i)
-        i = _skip_space(body, i)
+        i = _SPACE(body, i).end()
         if body[i:i + 1] == "}":
             break
         if body[i:i + 1] != ",":
             raise json.JSONDecodeError("Expecting ',' delimiter", body, i)
-        i = _skip_space(body, i + 1)
-    end = _skip_space(body, i + 1)
+        i = _SPACE(body, i + 1).end()
+    end = _SPACE(body, i + 1).end()
     if end != len(body):
         raise json.JSONDecodeError("Extra data", body, end)
     return obj, spans
