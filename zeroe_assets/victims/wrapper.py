@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from . import Scorer, VictimError
+from . import Scorer, VictimError, error_text
 
 
 class WrappedVictim:
@@ -38,9 +38,8 @@ class WrappedVictim:
         except VictimError:
             raise  # a wrapped wrapper's: named already
         except Exception as e:  # noqa: BLE001 - whatever the victim's own code raises
-            message = " ".join(str(e).split())  # one line
             raise VictimError(f"victim {self.name} failed on a batch of {len(batch)}: "
-                              f"{type(e).__name__}: {message}") from e
+                              f"{error_text(e)}") from e
 
     def predict(self, batch: Sequence) -> list:
         return self.ask(self.victim.predict, batch)
