@@ -111,6 +111,20 @@ def test_olid_and_jigsaw_labels_are_read_as_the_datasets_write_them(tmp_path):
                                   "are 0 or 1")  # line 5: the first record has two
     jigsaw.write_text('id,comment_text,toxic,insult\n1,"fine",0,0.0\n2,"stupid",1,1\n')
     assert tc.examples(jigsaw, tc.format_for(jigsaw)).gold == [[0, 0], [1, 1]]
+    labelled = tmp_path / "labelled.tsv"
+    labelled.write_text("text\tlabel\nfine\t0\nstupid\tyes\n")
+    with pytest.raises(ValueError, match="labelled.tsv: line 3: label is 'yes', not a label"):
+        tc.examples(labelled, tc.format_for(labelled))
+
+
+def test_an_unknown_label_in_a_dataset_names_its_row(tmp_path):
+    pa, pq = pytest.importorskip("pyarrow"), pytest.importorskip("pyarrow.parquet")
+    data = tmp_path / "olid.parquet"
+    pq.write_table(pa.table({"tweet": ["fine", "rude", "hm"], "subtask_a": ["NOT", "OFF", "Off"]}),
+                   data)
+    tc = get_task("tc")
+    with pytest.raises(ValueError, match=r"olid.parquet: row 2: subtask_a is 'Off', not an OLID"):
+        tc.examples(data, tc.format_for(data))
 
 
 # -- 5. one line, never a traceback ----------------------------------------------------------
@@ -185,7 +199,8 @@ def test_a_jsonl_file_whose_first_line_is_no_json_is_named_with_its_line(tmp_pat
 
 LINES = ('{"id": 1e999999, "p": 1.00000000000000000000001, "text": "The quick brown fox jumps '
          'over the lazy dog", "n": -0.0, "caf\\u00e9": "caf\\u00e9",  "deep": {"a": [1,2]}}\r\n'
-         '  {"text":"T h e dog jmups oevr it" ,"x":NaN, "big": 123456789012345678901234567890}\n')
+         '  {"text":"T h e dog jmups oevr it" ,"x":NaN, "big": 123456789012345678901234567890, '
+         '"x": 2}\n')  # a repeated key: JSON readers keep the last, the line keeps both
 
 
 @pytest.mark.parametrize("args", [["perturb", "-p", "intrude", "-l", "high"],
