@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from zeroe_assets.bench import generate  # noqa: F401  (imported here: run() binds sys.stderr)
+import zeroe_assets.bench.generate  # noqa: F401  (before any capsys: its run binds sys.stderr)
 from zeroe_assets.cli import main
 from zeroe_assets.rng import base_seed
 from zeroe_assets.tasks import get_task
@@ -41,9 +41,10 @@ def one_line(err: str) -> str:
     return err.strip()
 
 
-def generate(tmp_path, *inputs, out=None):
+def generate(folder, *inputs):
+    """``zeroe bench generate`` of ``inputs`` into ``folder``/sets (truncate, high)."""
     return ["bench", "generate", "--task", "tc", "--input", *inputs, "--perturbers", "truncate",
-            "--levels", "high", "--out", str(out or tmp_path / "sets")]
+            "--levels", "high", "--out", str(folder / "sets")]
 
 
 # -- 1. run folders are locked ---------------------------------------------------------------
