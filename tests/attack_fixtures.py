@@ -1,7 +1,7 @@
 """Fixtures for the search attack runner's tests: OLID test tweets joined with their labels and a
 ``tc-tfidf`` victim trained on OLID training tweets (real data, ``ZEROE_DATA``), and victims that
-go wrong after a few calls (a model server starting to return garbage) to check that the
-results written before stay intact."""
+go wrong after a few calls (a model server starting to return garbage, or to fail) to check
+that the results written before stay intact."""
 from __future__ import annotations
 
 import csv
@@ -77,3 +77,12 @@ def short_victim(path):
 
 def improbable_victim(path):
     return BrokenAfter(path, lambda out: [p + 1.5 for p in out])
+
+
+def _fall_over(out):
+    raise RuntimeError("CUDA out of memory.\nTried to allocate 2.00 GiB")
+
+
+def raising_victim(path):
+    """Raises (a message of two lines) after ``GOOD_CALLS`` good calls."""
+    return BrokenAfter(path, _fall_over)

@@ -62,7 +62,7 @@ def test_a_damaged_results_file_is_refused(olid, tmp_path):
     with pytest.raises(ValueError, match="result of example 1, expected 0"):
         run(settings, tmp_path, progress=False)
     (tmp_path / "run.json").unlink()
-    with pytest.raises(ValueError, match="not a run of `zeroe attack`"):
+    with pytest.raises(ValueError, match="not a run of `zeroe search`"):
         run(settings, tmp_path, progress=False)
     summary = run(settings, tmp_path, restart=True, progress=False)
     assert summary["examples"] == 4 and len(load_results(tmp_path / RESULTS)) == 4

@@ -162,3 +162,39 @@ def test_interrupt_keeps_results_and_resumes(reference, olid, tmp_path, capsys):
     assert kept.endswith(b"\n") and full.startswith(kept) and kept != full
     assert attack(capsys, data, model, tmp_path)[0] == 0
     assert results.read_bytes() == full
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_victim_that_raises_exits_3_naming_it_results_intact(processes, reference, olid,
+                                                                tmp_path, capsys):
+    """issue 37: one line naming the victim (no traceback), exit 3, the results before it kept."""
+    victim = "tests.attack_fixtures:raising_victim"
+    code, _, err = attack(capsys, *olid, tmp_path, "-j", processes, victim=victim)
+    assert code == 3 and "Traceback" not in err
+    line = err.splitlines()[-1]
+    assert line.startswith(f"zeroe search: error: victim {victim} failed on a batch of ")
+    assert line.endswith(": RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    written = (tmp_path / "results.jsonl").read_bytes()
+    assert written.endswith(b"\n")
+    assert (reference / "results.jsonl").read_bytes().startswith(written)
+
+
+def test_two_runs_started_together_on_one_folder_never_interleave(reference, olid, tmp_path):
+    """issue 37: the second to reach the folder is refused (exit 75) while the first writes, or
+    finds the run complete; either way every example is there once."""
+    data, model = olid
+    command = [sys.executable, "-m", "zeroe_assets.cli", "search", "--task", "tc", "--victim",
+               "tc-tfidf", "--victim-path", str(model), "--input", str(data), "--recipe",
+               "textfooler-zeroe", "--out", str(tmp_path), "--limit", str(LIMIT),
+               "--perturbers", CHEAP, "-q"]
+    procs = [subprocess.Popen(command, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outcomes = [(proc.wait(120), proc.stderr.read()) for proc in procs]
+    for code, err in outcomes:
+        assert code in (0, 75) and "Traceback" not in err
+        if code == 75:
+            assert f"{tmp_path} is in use by process " in err and "(zeroe search)" in err
+    assert 0 in [code for code, _ in outcomes]
+    assert (tmp_path / "results.jsonl").read_bytes() == \
+        (reference / "results.jsonl").read_bytes()

@@ -96,3 +96,15 @@ def test_bad_input_exits_2_and_writes_nothing(extra, message, olid, tmp_path, ca
     code, _, err = bench(capsys, olid, out, **extra)
     assert code == 2 and message in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_a_victim_that_raises_exits_3_naming_it_lines_intact(reference, olid, tmp_path, capsys):
+    """issue 37: one line naming the victim, exit 3, the lines before it kept."""
+    victim = "tests.attack_fixtures:raising_victim"
+    code, _, err = bench(capsys, olid, tmp_path, victim=victim)
+    assert code == 3 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith(f"zeroe bench constraints: error: victim {victim} "
+                                           "failed on a batch of ")
+    written = (tmp_path / "results.jsonl").read_bytes()
+    assert written.endswith(b"\n")
+    assert (reference / "results.jsonl").read_bytes().startswith(written)

@@ -1,14 +1,22 @@
 """Run folders (``zeroe_assets.runs``) on their own, with a toy job: a rerun resumes only its own
-run, ``restart`` clears it, a kill's partial line is dropped, and records round-trip."""
+run, ``restart`` clears it, a kill's partial line is dropped, records round-trip, and a folder
+another process holds is refused (issue 37)."""
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import pytest
 
-from zeroe_assets.runs import (RESULTS, RUN, Record, append_line, complete_lines, dict_of,
-                               list_of, open_run, read_lines)
+from zeroe_assets.runs import (LOCK, RESULTS, RUN, FolderBusy, Record, append_line,
+                               complete_lines, dict_of, list_of, locked, open_run, read_lines)
+
+from .conftest import ROOT
+from .test_assets_store import dead_pid
 
 
 @dataclass(frozen=True)
@@ -103,3 +111,41 @@ def test_records_round_trip_and_name_what_is_missing_or_unknown():
         Box.from_json({"items": [], "named": []})
     with pytest.raises(ValueError, match="Toy: expected a JSON object, got list"):
         Toy.from_json([1])
+
+
+@contextlib.contextmanager
+def held_by_another_process(folder):
+    """A second Python process holding ``folder``'s lock (as `zeroe search` would) until the
+    block ends; its pid."""
+    code = ("import sys; from pathlib import Path; from zeroe_assets.runs import locked\n"
+            f"with locked(Path({str(folder)!r}), 'toy'):\n"
+            "    print('held', flush=True); sys.stdin.read()")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "held\n"
+        yield proc.pid
+    finally:
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+
+
+def test_a_folder_another_process_writes_is_refused_naming_it(tmp_path):
+    with held_by_another_process(tmp_path) as pid:
+        with pytest.raises(FolderBusy) as refused:
+            _open(tmp_path, Toy(1))
+        assert str(refused.value) == (f"{tmp_path} is in use by process {pid} (zeroe toy): wait "
+                                      "for it to end, or choose another --out")
+        assert not (tmp_path / RUN).exists()  # refused before anything was written
+    assert _open(tmp_path, Toy(1)) == tmp_path / RESULTS  # free once the other one ended
+    assert not (tmp_path / LOCK).exists()  # released: the lock file goes with the lock
+
+
+def test_the_lock_of_a_dead_process_is_taken_over(tmp_path):
+    (tmp_path / LOCK).write_text(f"{dead_pid()} zeroe toy\n")  # what a kill -9 leaves
+    with locked(tmp_path, "toy"):
+        assert (tmp_path / LOCK).read_text() == f"{os.getpid()} zeroe toy\n"
+        with pytest.raises(FolderBusy, match=r"in use by process \d+ \(zeroe toy\)"):
+            _open(tmp_path, Toy(1))  # held, by this process's other open: still refused
+    assert not (tmp_path / LOCK).exists()

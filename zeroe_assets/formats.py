@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -293,7 +294,8 @@ def _ends_quoted(line: str, quoted: bool) -> bool:
 
 
 class JsonlFormat(Format):
-    """JSON lines; the named string fields are attacked, everything else kept."""
+    """JSON lines; the named string fields are attacked, everything else kept byte for byte (the
+    changed values are replaced where they stand: no number, escape or space is rewritten)."""
 
     name = "jsonl"
 
@@ -307,26 +309,72 @@ class JsonlFormat(Format):
         if not body.strip():
             return Record(line, [], [])
         try:
-            obj = json.loads(body)
+            members = _members(body)
         except json.JSONDecodeError as e:
-            raise ValueError(f"{where}: invalid JSON ({e.msg})") from None
-        if not isinstance(obj, dict):
+            raise ValueError(f"{where}: invalid JSON at column {e.colno} ({e.msg})") from None
+        except RecursionError:
+            raise ValueError(f"{where}: JSON nested too deeply to read") from None
+        if members is None:
             raise ValueError(f"{where}: expected a JSON object")
+        obj, spans = members
         for f in self.fields:
             if not isinstance(obj.get(f), str):
                 raise ValueError(f"{where}: no string field {f!r}")
-        return Record(line, [obj[f] for f in self.fields], [obj, ending])
+        return Record(line, [obj[f] for f in self.fields], [obj, ending, body, spans])
 
     def render(self, record, texts):
         if texts == record.texts:
             return record.raw
-        obj, ending = dict(record.parts[0]), record.parts[1]
-        obj.update(zip(self.fields, texts))
-        return json.dumps(obj, ensure_ascii=False) + ending
+        _, ending, body, spans = record.parts
+        changed = sorted((spans[f], new) for f, new, old in zip(self.fields, texts, record.texts)
+                         if new != old)
+        for (start, end), new in reversed(changed):  # from the end: earlier spans stay valid
+            body = body[:start] + json.dumps(new, ensure_ascii=False) + body[end:]
+        return body + ending
 
     @staticmethod
     def columns(record: Record) -> dict | None:
         return record.parts[0] if record.parts else None
+
+
+_VALUE = json.JSONDecoder().scan_once  # one JSON value at an index: (value, end)
+_SPACE = re.compile(r"[ \t\n\r]*").match  # JSON's whitespace, as json.decoder skips it
+
+
+def _members(body: str) -> tuple[dict, dict[str, tuple[int, int]]] | None:
+    """The JSON object ``body`` and where each member's value lies in it, (start, end), the
+    last of a repeated key as ``json.loads`` keeps it; None for JSON that is no object. Errors
+    are ``json.loads``'s (``JSONDecodeError``)."""
+    i = _SPACE(body, 0).end()
+    if body[i:i + 1] != "{":
+        json.loads(body)  # invalid JSON raises here; valid JSON is another kind of value
+        return None
+    obj, spans = {}, {}
+    i = _SPACE(body, i + 1).end()
+    while body[i:i + 1] != "}" or obj:  # "}" ends an empty object; members end with a break
+        if body[i:i + 1] != '"':
+            raise json.JSONDecodeError("Expecting property name enclosed in double quotes",
+                                       body, i)
+        key, i = json.decoder.scanstring(body, i + 1)
+        i = _SPACE(body, i).end()
+        if body[i:i + 1] != ":":
+            raise json.JSONDecodeError("Expecting ':' delimiter", body, i)
+        start = _SPACE(body, i + 1).end()
+        try:
+            obj[key], i = _VALUE(body, start)
+        except StopIteration as e:
+            raise json.JSONDecodeError("Expecting value", body, e.value) from None
+        spans[key] = (start, i)
+        i = _SPACE(body, i).end()
+        if body[i:i + 1] == "}":
+            break
+        if body[i:i + 1] != ",":
+            raise json.JSONDecodeError("Expecting ',' delimiter", body, i)
+        i = _SPACE(body, i + 1).end()
+    end = _SPACE(body, i + 1).end()
+    if end != len(body):
+        raise json.JSONDecodeError("Extra data", body, end)
+    return obj, spans
 
 
 class DatasetFormat(Format):
@@ -429,9 +477,7 @@ def header_of(path: Path, fmt: str) -> list[str]:
         return body.split("\t")
     if fmt == "csv":
         return next(csv.reader([body]), [])
-    if fmt == "jsonl":
-        try:
-            return list(json.loads(body)) if body.strip() else []
-        except json.JSONDecodeError:
-            return []
+    if fmt == "jsonl":  # a first line that is no JSON object is named, not taken for no fields
+        record = JsonlFormat().parse(first, f"{path}:1")
+        return list(record.parts[0]) if record.parts else []
     return []

@@ -35,9 +35,30 @@ def share_cores(processes: int) -> None:
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
 
 
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
+
+
+def exit_with_parent() -> None:
+    """Pool initializer part: a worker whose parent is killed (``kill -9``) ends quietly instead
+    of printing a BrokenPipeError traceback when it sends a result to no one: writing to a pipe
+    nobody reads ends it (SIGPIPE's default), and on Linux the parent's death itself does
+    (the parent-death signal, SIGTERM), so it does not finish its chunk first."""
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(0)
+
+
 def start_worker(processes: int) -> None:
-    """What every pool worker of the toolkit does first (`perturb -j`, `bench generate -j`)."""
+    """What every pool worker of the toolkit does first (`perturb -j`, `bench generate -j`,
+    `search -j`)."""
     ignore_interrupts()
+    exit_with_parent()
     share_cores(processes)
 
 

@@ -31,6 +31,7 @@ class Perturbation:
     """Something that perturbs one text with a given generator; callable on a str or a list."""
 
     name = "perturbation"
+    token_aligned = True  # False where a sample's token count may change (segment joins words)
 
     def perturb(self, text: str, rng: random.Random) -> str:
         raise NotImplementedError
@@ -73,6 +74,7 @@ class ZeroePerturbation(Perturbation):
             raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
         self.perturber = perturber
         self.name = perturber.name
+        self.token_aligned = perturber.token_aligned
         self.p = resolve_level(level)
         self.phi = self.p if phi is None else resolve_level(phi, "phi")
         self.protocol = protocol
@@ -166,6 +168,10 @@ class _Composite(Perturbation):
     """Perturbations that hand each sample to their members (chains and mixes)."""
 
     attacks: list[Perturbation]
+
+    @property
+    def token_aligned(self) -> bool:
+        return all(a.token_aligned for a in self.attacks)
 
     @property
     def prepares(self) -> bool:

@@ -15,20 +15,23 @@ from typing import Union
 
 import numpy as np
 
+from .validate import check_seed
+
 Seed = Union[int, np.random.Generator, None]
 BLOCK = 64
 _MASK64 = (1 << 64) - 1
 
 
 def base_seed(seed: Seed) -> int:
-    """One 64-bit integer from an int seed, a Generator, or fresh OS entropy (None)."""
+    """One 64-bit integer from an int seed (0 to 2^64 − 1), a Generator, or fresh OS entropy
+    (None)."""
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 1 << 63))
     if seed is None:
         return int(np.random.SeedSequence().entropy) & _MASK64
     if isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"seed must be an int or a numpy.random.Generator, got {seed!r}")
-    return int(seed) & _MASK64
+    return check_seed(seed)
 
 
 def block_rng(base: int, index: int) -> random.Random:

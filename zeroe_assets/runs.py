@@ -5,9 +5,12 @@ A run folder holds ``run.json`` (the settings and a fingerprint of what decides 
 ``results.jsonl`` (one line per unit of work, appended and fsynced line by line), besides the
 job's own outputs. A rerun with the same fingerprint resumes after the last complete line (a
 partial last line, left by a kill, is dropped); other settings are refused unless ``restart``.
+While a job writes a folder it holds the folder's lock (`locked`), so a second job started on
+the same folder is refused instead of interleaving its lines with the first one's.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -19,8 +22,47 @@ from typing import IO, Any, TypeVar
 from .assets import atomic_write, remove_stale_temporaries
 
 RUN, RESULTS = "run.json", "results.jsonl"
+LOCK = ".zeroe.lock"  # in a folder a job writes: the pid of the process writing it
 
 T = TypeVar("T")
+
+
+class FolderBusy(RuntimeError):
+    """Another live process holds the folder's lock (the CLI exits 75, "try again later")."""
+
+
+@contextmanager
+def locked(folder: Path, command: str) -> Iterator[None]:
+    """Hold ``folder``'s lock while the block runs: an advisory ``flock`` on its ``LOCK`` file,
+    which says who holds it (``<pid> zeroe <command>``). A folder another process holds is
+    refused (`FolderBusy` naming it and the folder); the lock of a process that died is released
+    with it, so a lock file left by a kill is simply taken over."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode("utf-8", "replace").strip()
+            os.close(fd)
+            pid, _, what = holder.partition(" ")
+            who = f"process {pid} ({what})" if pid.isdigit() else "another process"
+            raise FolderBusy(f"{folder} is in use by {who}: wait for it to end, or choose "
+                             "another --out") from None
+        try:
+            if os.path.samestat(os.fstat(fd), os.stat(path)):
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # the holder removed the file as we opened it: lock the one there now
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()} zeroe {command}\n".encode())
+        yield
+    finally:
+        path.unlink(missing_ok=True)  # still locked: no one can lock the file being removed
+        os.close(fd)
 
 
 @contextmanager
@@ -29,10 +71,15 @@ def open_run(out: Path, settings, restart: bool, outputs: tuple[str, ...],
     """Check (or, with ``restart``, clear of ``outputs``) a run folder and record the run in
     ``run.json``: a folder holding a run with other settings (``settings.fingerprint()``) is
     refused, so a rerun only ever resumes its own run. ``command`` names the job in errors.
-    Used as ``with open_run(...) as results:`` around everything the run writes, so that what
-    guards the folder while it runs (a lock) is added here alone; ``results``: its
-    ``results.jsonl``."""
-    out.mkdir(parents=True, exist_ok=True)
+    Used as ``with open_run(...) as results:`` around everything the run writes, which it does
+    holding the folder's lock (`locked`); ``results``: its ``results.jsonl``."""
+    with locked(out, command):
+        yield _check_run(out, settings, restart, outputs, command)
+
+
+def _check_run(out: Path, settings, restart: bool, outputs: tuple[str, ...],
+               command: str) -> Path:
+    """`open_run`'s checks and ``run.json``, done holding the lock; the results file."""
     remove_stale_temporaries(out)  # of summary/report writes a kill interrupted
     results, run_file = out / RESULTS, out / RUN
     fingerprint = json.loads(json.dumps(settings.fingerprint()))  # as run.json reads back
@@ -54,7 +101,7 @@ def open_run(out: Path, settings, restart: bool, outputs: tuple[str, ...],
                          f"{command}`; pass --restart to overwrite it, or choose another --out")
     atomic_write(run_file, json.dumps({"settings": settings.to_json(),
                                        "fingerprint": fingerprint}, indent=1).encode() + b"\n")
-    yield results
+    return results
 
 
 def complete_lines(path: Path) -> list[bytes]:

@@ -4,7 +4,8 @@ reads, what its victims get and return, its gold labels, its score and its chanc
 - ``pos``: CoNLL-U or token/tag files; victims tag token lists; token accuracy.
 - ``nli``: SNLI-style TSV/JSONL, premise and hypothesis attacked; accuracy (gold ``-`` skipped).
 - ``tc``: toxicity, Jigsaw CSV (``comment_text`` + 0/1 label columns, macro ROC-AUC over labels) or
-  OLID TSV (``tweet``, ``subtask_a`` with OFF as positive, ROC-AUC); victims return scores.
+  OLID TSV (``tweet``, ``subtask_a``: OFF positive, NOT negative, ROC-AUC); victims return scores.
+  Any other label is an error naming its file and line, never a silent negative.
 - ``generic``: TSV/JSONL with ``text`` and ``label``; accuracy.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .formats import FORMATS, SUFFIXES, Format, Record, header_of, is_dataset
 JIGSAW_LABELS = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate")
 NLI_FIELDS = (("sentence1", "sentence2"), ("premise", "hypothesis"))
 TEXT_FIELDS = (("comment_text",), ("tweet",), ("text",))
-OLID_POSITIVE = "OFF"
+OLID_LABELS = {"OFF": 1, "NOT": 0}  # subtask_a, upper case as the OLID release writes it
 
 
 @dataclass
@@ -67,10 +68,18 @@ class Task:
         return f"{path}: no text column ({names}) in {header}; pass --fields"
 
     def examples(self, path: Path, fmt: Format) -> Examples:
-        """Every labelled record of ``path``; a file with none is an error."""
+        """Every labelled record of ``path``; a file with none is an error, as is a label the
+        task cannot read (named by file and line, or row of a dataset)."""
         inputs, gold, texts = [], [], []
-        for record in fmt.read(path):
-            item = self.example(record, fmt) if record.texts else None
+        line = 1  # of the record: the lines of those before it (their ``raw`` text) counted
+        for row, record in enumerate(fmt.read(path)):
+            try:
+                item = self.example(record, fmt) if record.texts else None
+            except ValueError as e:
+                where = f"line {line}" if isinstance(record.raw, str) else f"row {row}"
+                raise ValueError(f"{path}: {where}: {e}") from None
+            if isinstance(record.raw, str):
+                line += record.raw.count("\n")
             if item is not None:
                 inputs.append(item[0])
                 gold.append(item[1])
@@ -165,12 +174,16 @@ class ToxicityTask(Task):
     def example(self, record, fmt):
         cols, text = fmt.columns(record), record.texts[0]
         if "subtask_a" in cols:
-            return text, int(cols["subtask_a"] == OLID_POSITIVE)
+            label = cols["subtask_a"]
+            if label not in OLID_LABELS:
+                raise ValueError(f"subtask_a is {label!r}, not an OLID label: OFF or NOT (upper "
+                                 "case, as OLID writes them)")
+            return text, OLID_LABELS[label]
         labels = [c for c in JIGSAW_LABELS if c in cols]
         if labels:
-            return text, [int(float(cols[c])) for c in labels]
+            return text, [_binary(c, cols[c]) for c in labels]
         if "label" in cols:
-            return text, int(float(cols["label"]))
+            return text, _binary("label", cols["label"])
         raise ValueError(f"no toxicity labels (subtask_a, {', '.join(JIGSAW_LABELS)}, label) "
                          f"in columns {sorted(cols)}")
 
@@ -181,6 +194,17 @@ class ToxicityTask(Task):
 
     def chance(self, gold):
         return 0.5
+
+
+def _binary(column: str, value) -> int:
+    """A Jigsaw-style 0/1 label (``1``, ``0.0``...); anything else is an error naming it."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = None
+    if number not in (0.0, 1.0):
+        raise ValueError(f"{column} is {value!r}, not a label: tc labels are 0 or 1")
+    return int(number)
 
 
 class GenericTask(Task):

@@ -22,6 +22,14 @@ def check_int(name: str, value, low: int = 1, high: int | None = None) -> int:
     return number
 
 
+SEED_MAX = (1 << 64) - 1  # seeds are 64-bit: a larger or negative one would wrap onto another
+
+
+def check_seed(value) -> int:
+    """An int seed in [0, 2^64 − 1] (``--seed -1`` is refused, not read as 2^64 − 1)."""
+    return check_int("seed", value, 0, SEED_MAX)
+
+
 def resolve_level(level: float | str, what: str = "level") -> float:
     """``low``/``mid``/``high`` or a number in [0, 1]."""
     if isinstance(level, str):

@@ -34,6 +34,7 @@ from ..spec import perturbers_here, get_perturbation
 from ..validate import LEVELS, resolve_level
 from ..rng import sample_rngs
 from ..registry import canonical, needs_assets, perturber_class
+from ..runs import locked
 from ..tasks import Task, get_task
 
 SIDECAR = ".zeroe.json"
@@ -78,6 +79,7 @@ def parse_inputs(inputs: Sequence[str]) -> dict[str, Path]:
         if not sep or name.startswith(HF):
             name, path = None, item
         for split, file in _input(path, name):
+            check_split_name(split, item)
             if split in out:
                 raise ValueError(f"two inputs for split {split!r}; name them NAME=PATH")
             out[split] = file
@@ -86,12 +88,23 @@ def parse_inputs(inputs: Sequence[str]) -> dict[str, Path]:
     return out
 
 
+def check_split_name(split: str, given: str) -> None:
+    """A split names the sets written for it (``{split}_{attacker}_{level}``), so it is a plain
+    file name: nothing that could point outside ``--out`` (a separator, ``..``, an absolute
+    path) nor characters a listing would hide (control characters). ``given``: the --input."""
+    if not split or split in (".", "..") or "/" in split or "\\" in split \
+            or not split.isprintable():
+        raise ValueError(f"split name {split!r} (from --input {given!r}) is not a plain name: "
+                         "it must be non-empty, without path separators, '.', '..' or control "
+                         "characters")
+
+
 def _input(path: str, name: str | None) -> list[tuple[str, Path]]:
     """(split, path) of one ``--input``."""
     if not path.startswith(HF):
         if not Path(path).is_file():
             raise ValueError(f"input file not found: {path}")
-        return [(name or Path(path).stem, Path(path))]
+        return [(Path(path).stem if name is None else name, Path(path))]
     path = Path(path[len(HF):])
     if path.is_dir() and (path / "dataset_dict.json").is_file():
         if name:
@@ -102,7 +115,7 @@ def _input(path: str, name: str | None) -> list[tuple[str, Path]]:
             not (path.is_file() and path.suffix.lower() == ".parquet"):
         raise ValueError(f"hf:{path}: neither a folder written by save_to_disk nor a .parquet "
                          "file")
-    return [(name or path.stem, path)]
+    return [(path.stem if name is None else name, path)]
 
 
 def resolve_perturbers(task: str | Task, attackers: str | Sequence[str],
@@ -298,16 +311,18 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
     """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job (and a
     bar of them on a terminal).
 
+    The output folders are locked while it runs (`runs.locked`: a second run there is refused).
     Temporaries of killed runs are removed first; those of workers stopped by an interrupt
     (the pool terminates them) are removed when the run ends."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
-    folders = {Path(job.output).parent for job in jobs}
-    for folder in folders:
-        remove_stale_temporaries(folder)
-    _prepare_inputs(jobs, progress)
+    folders = sorted({Path(job.output).parent for job in jobs})
     outcomes = []
     with contextlib.ExitStack() as stack:
+        for folder in folders:
+            stack.enter_context(locked(folder, "bench generate"))
+            remove_stale_temporaries(folder)
+        _prepare_inputs(jobs, progress)
         stack.callback(lambda: [remove_stale_temporaries(f) for f in folders])
         if processes == 1 or len(jobs) <= 1:
             results = map(run_job, jobs)

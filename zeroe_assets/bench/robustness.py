@@ -32,6 +32,7 @@ from ..search.run import RunSettings, read_examples, segments
 from ..search.text import AttackedText
 from ..tasks import get_task
 from ..victims import load_victim
+from ..victims.wrapper import WrappedVictim
 from .accs import accs, curve
 from .second_order import DELTA, WIDTH, SecondOrderAttack
 
@@ -124,7 +125,9 @@ class Bench:
             raise ValueError(f"{settings.data} has {len(ex.inputs)} examples, fewer than "
                              f"--examples {settings.examples}")
         self.inputs, self.gold = ex.inputs[:settings.examples], ex.gold[:settings.examples]
-        self.victim = load_victim(settings.victim, settings.victim_path, task=self.task.name)
+        # wrapped: a victim that raises is named (`VictimError`), the lines before it kept
+        self.victim = WrappedVictim(load_victim(settings.victim, settings.victim_path,
+                                                task=self.task.name), settings.victim)
         self.segments = segments(self.task, settings.fields)
         self.first, self.second, self._warmed = {}, {}, set()
         for name in settings.constraints:

@@ -8,12 +8,19 @@ import warnings
 
 from .. import __version__
 from ..assets import ArtifactError
+from ..runs import FolderBusy
+from ..validate import check_seed
+from ..victims import VictimError
 from ._common import check_required
 
 RENAMED = {"attack": "search"}  # commands' names before 0.2, kept for one release
 # Subcommand modules, in the order `zeroe --help` lists them.
 COMMANDS = ("demo", "perturb", "shield", "list", "neighbours", "g2p", "search", "defend",
             "certify", "bench")
+# The exit status of each failure (docs/reliability.md), the first that matches; 75 is sysexits'
+# EX_TEMPFAIL, "try again later".
+EXIT_STATUS = ((ArtifactError, 1), (VictimError, 3), (FolderBusy, 75), (ValueError, 2),
+               (OSError, 2))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,8 +40,9 @@ def _one_line(message, category, filename, lineno, file=None, line=None):
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: usage errors exit 2 with a message on stderr (argparse's convention), missing
-    or corrupt assets exit 1 with the command that rebuilds them, Ctrl-C exits 130; each is one
-    line, never a traceback."""
+    or corrupt assets exit 1 with the command that rebuilds them, a victim that fails exits 3, a
+    run folder another process writes exits 75 (sysexits' "try again later"), Ctrl-C exits 130;
+    each is one line, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in RENAMED:
@@ -47,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         check_required(args)
+        if hasattr(args, "seed"):  # every --seed: refused before anything runs
+            check_seed(args.seed)
         with warnings.catch_warnings():
             warnings.showwarning = _one_line
             return int(args.run(args) or 0)
@@ -55,12 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `zeroe ... | head`
         return 0
-    except (ValueError, OSError) as e:
+    except tuple(kind for kind, _ in EXIT_STATUS) as e:
         print(f"zeroe {command}: error: {e}", file=sys.stderr)
-        return 2
-    except ArtifactError as e:
-        print(f"zeroe {command}: error: {e}", file=sys.stderr)
-        return 1
+        return next(status for kind, status in EXIT_STATUS if isinstance(e, kind))
 
 
 if __name__ == "__main__":

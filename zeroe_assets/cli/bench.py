@@ -143,10 +143,12 @@ def run_evaluate(args) -> int:
     from ..bench.evaluate import evaluate, write
     from ..bench.results import Results
     from ..victims import load_victim
+    from ..victims.wrapper import WrappedVictim
 
     baseline = Results.load(args.baseline) if args.baseline else None
-    victim = load_victim(args.victim, args.victim_path, task=args.task)
     name = args.victim if not args.victim_path else f"{args.victim} ({args.victim_path})"
+    # wrapped: a victim that raises is one line naming it (`VictimError`, exit 3)
+    victim = WrappedVictim(load_victim(args.victim, args.victim_path, task=args.task), name)
     mechanisms = shield_of(args)
     if mechanisms is not None:
         from ..shield import ShieldedVictim, get_shield

@@ -48,6 +48,10 @@ def _perturb(ds, attack, columns, base, num_proc, batch_size):
     if not columns:
         raise ValueError("no columns to perturb")
     tokens = [_is_tokens(ds.features, c) for c in columns]
+    if any(tokens) and not attack.token_aligned:  # it would find no word boundary to change
+        raise ValueError(f"{attack.name} changes the number of tokens, so it cannot perturb the "
+                         f"list column(s) {', '.join(c for c, t in zip(columns, tokens) if t)}: "
+                         "use token-preserving perturbers")
     fn = _Columns(ds.select_columns(columns), attack, columns, tokens, base)
     return ds.map(fn, batched=True, batch_size=batch_size, with_indices=True,
                   input_columns=columns, num_proc=num_proc, features=ds.features,

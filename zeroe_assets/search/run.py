@@ -201,7 +201,7 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
     attack, victim = build(settings)
     check_target(settings, victim, examples.gold)
     out = Path(out_dir)
-    with open_run(out, settings, restart, (SUMMARY, REPORT, PAGE), "attack") as path:
+    with open_run(out, settings, restart, (SUMMARY, REPORT, PAGE), "search") as path:
         done = _finished(path, len(examples.inputs))
         jobs = [(i, (examples.inputs[i], examples.gold[i]))
                 for i in range(done, len(examples.inputs))]

@@ -243,6 +243,9 @@ class Shield:
     def __call__(self, texts: str | Sequence[str]):
         if isinstance(texts, str):
             return self.restore(texts)
+        if not isinstance(texts, Iterable):  # None, a number: say what the shield takes
+            raise ValueError(f"the shield restores a str or a sequence of str, got "
+                             f"{type(texts).__name__}")
         return list(self.restore_many(texts))
 
     # -- training ----------------------------------------------------------------------------

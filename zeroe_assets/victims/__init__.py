@@ -41,6 +41,18 @@ HF_PREFIX = "hf:"
 DEFENDED_PREFIX = "defended:"  # a folder from `zeroe defend` (zeroe_assets.defend, a layer above)
 
 
+class VictimError(RuntimeError):
+    """The victim raised while it was queried (its own failure, not bad input; the CLI exits 3)."""
+
+
+def error_text(e: BaseException, limit: int = 200) -> str:
+    """``Type: message`` of an exception a victim (or its file) raised, on one line and at most
+    ``limit`` characters of message: unpickling random bytes quotes them all."""
+    message = " ".join(str(e).split())
+    return f"{type(e).__name__}: " + (message if len(message) <= limit
+                                      else message[:limit - 1] + "…")
+
+
 class _Answers(type(Protocol)):
     """``isinstance`` by what the object answers (``hasattr``), as Python did before 3.12 (which
     looks the protocol's members up statically): a `WrappedVictim` answers ``scores`` from
@@ -139,7 +151,11 @@ def load_sklearn(path: str | None):
     if not Path(path).is_file():
         raise ValueError(f"victim model not found: {path}")
     with _old_pickle_paths():
-        return joblib.load(path)
+        try:
+            return joblib.load(path)
+        except Exception as e:  # noqa: BLE001 - unpickling garbage raises anything (KeyError: 233)
+            raise ValueError(f"{path} is not a victim saved by `zeroe bench train-victim` "
+                             f"(empty, truncated or another file: {error_text(e)})") from None
 
 
 # where the scikit-learn victims lived when older files were pickled (joblib names the module)

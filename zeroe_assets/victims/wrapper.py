@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from . import Scorer
+from . import Scorer, VictimError, error_text
 
 
 class WrappedVictim:
@@ -16,7 +16,8 @@ class WrappedVictim:
 
     A wrapper overrides what is its own: ``seen`` (a shield restores the texts) or ``ask`` (a
     timer counts the queries); ``rewrites`` says that ``seen`` changes the batch, so reports
-    show what the victim saw.
+    show what the victim saw. An exception the victim raises comes out as a `VictimError`
+    naming it, so that a run can tell the victim's failure from its own.
     """
 
     rewrites = False
@@ -31,7 +32,14 @@ class WrappedVictim:
 
     def ask(self, method: Callable[[Sequence], list], batch: Sequence) -> list:
         """One query of the wrapped victim: ``method`` (its ``predict`` or ``scores``)."""
-        return method(self.seen(batch))
+        batch = self.seen(batch)
+        try:
+            return method(batch)
+        except VictimError:
+            raise  # a wrapped wrapper's: named already
+        except Exception as e:  # noqa: BLE001 - whatever the victim's own code raises
+            raise VictimError(f"victim {self.name} failed on a batch of {len(batch)}: "
+                              f"{error_text(e)}") from e
 
     def predict(self, batch: Sequence) -> list:
         return self.ask(self.victim.predict, batch)
