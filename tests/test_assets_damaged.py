@@ -27,7 +27,8 @@ pytestmark = pytest.mark.skipif(not (SHIPPED / "manifest.json").is_file(),
 
 
 def damage(path, how: str) -> None:
-    """``missing``: gone; ``truncated``: its first half; ``altered``: one byte changed (same size)."""
+    """``missing``: gone; ``truncated``: its first half; ``altered``: one byte changed (same
+    size)."""
     data = path.read_bytes()
     path.unlink()  # a link to the shipped file: the damage stays in the copy
     if how == "truncated":

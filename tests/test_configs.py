@@ -132,7 +132,7 @@ def test_export_picks_its_pipeline_from_the_defaults_list(pipeline, lexicon_name
     # pipeline reads Hydra's choice of the export group, which compose() leaves unset
     cfg = compose("export", [f"export={pipeline}", f"lexicon={lexicon_name}", "ckpt=x.ckpt",
                              f"pipeline={pipeline}"])
-    assert cfg.pipeline in PIPELINES and cfg.export.root is None
+    assert cfg.pipeline in PIPELINES and cfg.export_to == "run" and not cfg.export_force
     check_export(pipeline, cfg.export)
     assert OmegaConf.is_missing(compose("export", ["pipeline=visual"]), "ckpt")
 

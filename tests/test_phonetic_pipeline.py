@@ -30,7 +30,8 @@ from zeroe_assets.validate import NeedsTorch
 def phonetic_cfg(lexicon, out, root, extra=()):
     return compose("phonetic", ["experiment=phonetic_smoke", "lexicon=phones_tsv",
                                 f"lexicon.reader.path={lexicon}", f"out_dir={out}",
-                                "export_after=true", f"export.root={root}", *extra])
+                                "export_after=true", "export_to=artifacts",
+                                f"paths.artifacts_dir={root}", *extra])
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,8 @@ def built(tmp_path_factory):
         train_seq2seq(compose("seq2seq", [
             "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={lexicon}",
             f"direction={direction}", f"out_dir={base / direction}", "export_after=true",
-            f"paths.artifacts_dir={root}", "trainer.max_epochs=4", "trainer.check_val_every_n_epoch=4"]))
+            "export_to=artifacts", f"paths.artifacts_dir={root}", "trainer.max_epochs=4",
+            "trainer.check_val_every_n_epoch=4"]))
     metrics = train(phonetic_cfg(lexicon, base / "run", root))
     return base, root, metrics
 

@@ -39,7 +39,7 @@ def tiny_path(tmp_path_factory):
 def smoke_cfg(tiny_path, out, direction="g2p", extra=()):
     return compose("seq2seq", [
         "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}",
-        f"direction={direction}", f"out_dir={out}", "export_after=true",
+        f"direction={direction}", f"out_dir={out}", "export_after=true", "export_to=artifacts",
         f"paths.artifacts_dir={out.parent / 'artifacts'}", *extra])
 
 
@@ -357,7 +357,8 @@ def test_ddp_on_two_cpu_processes_trains_tests_and_exports_once(tiny_path, tmp_p
     run = subprocess.run([sys.executable, "-m", "train.seq2seq", "experiment=seq2seq_smoke",
                           "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}", "trainer=ddp",
                           "trainer.accelerator=cpu", "trainer.devices=2", "export_after=true",
-                          f"paths.artifacts_dir={tmp_path / 'artifacts'}", f"hydra.run.dir={tmp_path}"],
+                          "export_to=artifacts", f"paths.artifacts_dir={tmp_path / 'artifacts'}",
+                          f"hydra.run.dir={tmp_path}"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert json.loads(run.stdout.strip().splitlines()[-1]).keys() >= {"wer", "per"}
