@@ -126,3 +126,15 @@ def test_bench_generate_all_writes_the_others_and_that_perturber_alone_writes_no
     assert err.startswith(f"zeroe bench generate: error: --perturbers needs {name}, which is "
                           "not available: ") and str(path) in err and len(err.splitlines()) == 1
     assert not (tmp_path / "one").exists() or not any((tmp_path / "one").iterdir())
+
+
+def test_the_zeroe_recipes_leave_the_perturber_out_naming_the_file(damaged):
+    from zeroe_assets.search import get_recipe
+
+    name, path = damaged
+    with pytest.warns(UserWarning) as caught:
+        attack = get_recipe("textfooler-zeroe", "tc")
+    assert [str(w.message).split(":")[0] for w in caught] == [f"a Zéroe recipe leaves out {name}"]
+    assert str(path) in str(caught[0].message)
+    used = attack.transformation.name.split("|")
+    assert name not in used and len(used) == 9
