@@ -138,3 +138,10 @@ def test_the_zeroe_recipes_leave_the_perturber_out_naming_the_file(damaged):
     assert str(path) in str(caught[0].message)
     used = attack.transformation.name.split("|")
     assert name not in used and len(used) == 9
+
+
+def test_list_perturbers_says_unavailable(damaged):
+    from zeroe_assets.spec import list_perturbers
+
+    name, _ = damaged
+    assert [r["name"] for r in list_perturbers() if not r["available"]] == [name]

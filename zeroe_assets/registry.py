@@ -59,8 +59,8 @@ def needs_assets(name: str) -> str | None:
 
 
 def is_available(name: str) -> bool:
-    """True when the perturber can be built here (its assets, if any, are in the manifest)."""
-    return not unavailable_reason(name)
+    """True when the perturber can be built here: its assets, if any, are present and intact."""
+    return not unavailable_reason(name, verify=True)
 
 
 def unavailable_reason(name: str, verify: bool = False) -> str:

@@ -104,7 +104,7 @@ def get_perturbation(spec: str | Sequence, level: float | str = "mid", phi: floa
 
 def available_names() -> list[str]:
     """The perturbers that can be built here: their assets are present and intact."""
-    return [n for n in registry.NAMES if not registry.unavailable_reason(n, verify=True)]
+    return [n for n in registry.NAMES if registry.is_available(n)]
 
 
 def perturbers_here(what: str, strict: bool = False) -> list[str]:
