@@ -90,6 +90,19 @@ def test_export_only_reexports_a_checkpoint(trained, tiny_path):
                                                                f"ckpt_path={other}"]))
 
 
+def test_export_goes_into_the_run_folder_by_default(trained, tiny_path, tmp_path):
+    base, root, _ = trained
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    train(compose("seq2seq", [
+        "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}",
+        f"out_dir={tmp_path}", f"paths.artifacts_dir={root}", "export_only=true",
+        "export_after=true",
+        f"ckpt_path={base / 'g2p' / 'checkpoints' / 'last.ckpt'}"]))
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    assert load_transliterator("g2p", tmp_path / "artifacts").direction == "g2p"
+    assert set(read_manifest(tmp_path / "artifacts")["components"]) == {"phonetic/seq2seq"}
+
+
 def test_beam_search_distinct_nbest_in_score_order(trained):
     g2p = load_transliterator("g2p", trained[1])
     for hyps in g2p.translate([tuple("white"), tuple("tomato"), tuple("bog")], n=5, beam=5):
