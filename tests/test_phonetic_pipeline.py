@@ -104,6 +104,22 @@ def test_export_writes_index_table_and_embedder(built):
     assert vectors.shape == (2, 16)
 
 
+def test_reexport_goes_into_the_run_folder_reading_the_shipped_models(built, tmp_path):
+    from train.export import export
+
+    base, root, metrics = built
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    common = ["export=phonetic", "pipeline=phonetic", "lexicon=phones_tsv",
+              f"lexicon.reader.path={base / 'tiny.tsv'}", f"paths.artifacts_dir={root}"]
+    export(compose("export", [*common, f"ckpt={metrics['checkpoint']}", f"out_dir={tmp_path / 'a'}"]))
+    export(compose("export", [*common, "ckpt=unused", "export.sound_only=true",
+                              f"out_dir={tmp_path / 'b'}"]))
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    for run in ("a", "b"):  # the G2P/P2G models were read from the shipped root, not copied
+        assert set(read_manifest(tmp_path / run / "artifacts")["components"]) == {"phonetic"}
+        assert load_phonetic(tmp_path / run / "artifacts").table.words == list(TINY)
+
+
 def test_perturb_keeps_case_and_draws_from_the_table(built):
     _, root, _ = built
     perturber = get_perturber("phonetic", root=root, oov="off")
