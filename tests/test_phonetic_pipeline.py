@@ -111,7 +111,8 @@ def test_reexport_goes_into_the_run_folder_reading_the_shipped_models(built, tmp
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     common = ["export=phonetic", "pipeline=phonetic", "lexicon=phones_tsv",
               f"lexicon.reader.path={base / 'tiny.tsv'}", f"paths.artifacts_dir={root}"]
-    export(compose("export", [*common, f"ckpt={metrics['checkpoint']}", f"out_dir={tmp_path / 'a'}"]))
+    export(compose("export", [*common, f"ckpt={metrics['checkpoint']}",
+                              f"out_dir={tmp_path / 'a'}"]))
     export(compose("export", [*common, "ckpt=unused", "export.sound_only=true",
                               f"out_dir={tmp_path / 'b'}"]))
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
