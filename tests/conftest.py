@@ -5,15 +5,27 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf"
-# The datasets: $ZEROE_DATA (CI sets it), else data/ in the checkout, as conf/paths/default.yaml.
-DATA = Path(os.environ.get("ZEROE_DATA") or ROOT / "data")
+NO_DATA = "not found: set ZEROE_DATA to the data folder"  # the reason of every data skip
+
+
+def find_data(env: str | None, root: Path) -> Path:
+    """The datasets: ``$ZEROE_DATA``, else ``data/`` in the checkout (conf/paths/default.yaml's
+    default), else ``../shared/data`` beside the checkout, where CI puts them."""
+    if env:
+        return Path(env)
+    found = [path for path in (root / "data", root.parent / "shared" / "data") if path.is_dir()]
+    return (found or [root / "data"])[0]
+
+
+DATA = find_data(os.environ.get("ZEROE_DATA"), ROOT)
+if DATA.is_dir():  # the jobs' configs (paths.data_dir), the shield's natural-bb family and
+    os.environ.setdefault("ZEROE_DATA", str(DATA))  # subprocesses read the variable
 
 
 def needs_data(relative: str) -> pytest.MarkDecorator:
     """Skip the test unless ``relative`` exists in the data folder, saying how to provide it."""
     path = DATA / relative
-    return pytest.mark.skipif(not path.exists(),
-                              reason=f"{path} not found: set ZEROE_DATA to the data folder")
+    return pytest.mark.skipif(not path.exists(), reason=f"{path} {NO_DATA}")
 
 
 def compose(name: str, overrides=()):
@@ -39,3 +51,12 @@ def pytest_collection_modifyitems(items):
     and a worker forked after them (``-j 2`` of perturb, shield, attack) can hang on a lock one of
     them held at the fork (seen once in CI, in test_shield_cli)."""
     items.sort(key=lambda item: item.nodeid.startswith("tests/test_integrations_ray.py"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Close with how many tests skipped for want of the datasets (``needs_data``), so that a run
+    without them does not pass for a full one."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if isinstance(r.longrepr, tuple) and NO_DATA in str(r.longrepr[2])]
+    terminalreporter.write_line(f"{len(skipped)} skipped for missing datasets (data folder: "
+                                f"{DATA}; set ZEROE_DATA, docs/data.md)")

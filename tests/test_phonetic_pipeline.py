@@ -30,7 +30,8 @@ from zeroe_assets.validate import NeedsTorch
 def phonetic_cfg(lexicon, out, root, extra=()):
     return compose("phonetic", ["experiment=phonetic_smoke", "lexicon=phones_tsv",
                                 f"lexicon.reader.path={lexicon}", f"out_dir={out}",
-                                "export_after=true", f"export.root={root}", *extra])
+                                "export_after=true", "export_to=artifacts",
+                                f"paths.artifacts_dir={root}", *extra])
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,8 @@ def built(tmp_path_factory):
         train_seq2seq(compose("seq2seq", [
             "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={lexicon}",
             f"direction={direction}", f"out_dir={base / direction}", "export_after=true",
-            f"paths.artifacts_dir={root}", "trainer.max_epochs=4", "trainer.check_val_every_n_epoch=4"]))
+            "export_to=artifacts", f"paths.artifacts_dir={root}", "trainer.max_epochs=4",
+            "trainer.check_val_every_n_epoch=4"]))
     metrics = train(phonetic_cfg(lexicon, base / "run", root))
     return base, root, metrics
 
@@ -100,6 +102,23 @@ def test_export_writes_index_table_and_embedder(built):
     assert meta["embedder"]["heldout"]["acc"] >= 0
     vectors = load_embedder(root).embed(["night", "knight"])
     assert vectors.shape == (2, 16)
+
+
+def test_reexport_goes_into_the_run_folder_reading_the_shipped_models(built, tmp_path):
+    from train.export import export
+
+    base, root, metrics = built
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    common = ["export=phonetic", "pipeline=phonetic", "lexicon=phones_tsv",
+              f"lexicon.reader.path={base / 'tiny.tsv'}", f"paths.artifacts_dir={root}"]
+    export(compose("export", [*common, f"ckpt={metrics['checkpoint']}",
+                              f"out_dir={tmp_path / 'a'}"]))
+    export(compose("export", [*common, "ckpt=unused", "export.sound_only=true",
+                              f"out_dir={tmp_path / 'b'}"]))
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    for run in ("a", "b"):  # the G2P/P2G models were read from the shipped root, not copied
+        assert set(read_manifest(tmp_path / run / "artifacts")["components"]) == {"phonetic"}
+        assert load_phonetic(tmp_path / run / "artifacts").table.words == list(TINY)
 
 
 def test_perturb_keeps_case_and_draws_from_the_table(built):

@@ -39,7 +39,7 @@ def tiny_path(tmp_path_factory):
 def smoke_cfg(tiny_path, out, direction="g2p", extra=()):
     return compose("seq2seq", [
         "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}",
-        f"direction={direction}", f"out_dir={out}", "export_after=true",
+        f"direction={direction}", f"out_dir={out}", "export_after=true", "export_to=artifacts",
         f"paths.artifacts_dir={out.parent / 'artifacts'}", *extra])
 
 
@@ -88,6 +88,19 @@ def test_export_only_reexports_a_checkpoint(trained, tiny_path):
     with pytest.raises(ValueError, match="not a G2P/P2G checkpoint"):
         train(smoke_cfg(tiny_path, base / "g2p_other", extra=["export_only=true",
                                                                f"ckpt_path={other}"]))
+
+
+def test_export_goes_into_the_run_folder_by_default(trained, tiny_path, tmp_path):
+    base, root, _ = trained
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    train(compose("seq2seq", [
+        "experiment=seq2seq_smoke", "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}",
+        f"out_dir={tmp_path}", f"paths.artifacts_dir={root}", "export_only=true",
+        "export_after=true",
+        f"ckpt_path={base / 'g2p' / 'checkpoints' / 'last.ckpt'}"]))
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+    assert load_transliterator("g2p", tmp_path / "artifacts").direction == "g2p"
+    assert set(read_manifest(tmp_path / "artifacts")["components"]) == {"phonetic/seq2seq"}
 
 
 def test_beam_search_distinct_nbest_in_score_order(trained):
@@ -357,7 +370,8 @@ def test_ddp_on_two_cpu_processes_trains_tests_and_exports_once(tiny_path, tmp_p
     run = subprocess.run([sys.executable, "-m", "train.seq2seq", "experiment=seq2seq_smoke",
                           "lexicon=phones_tsv", f"lexicon.reader.path={tiny_path}", "trainer=ddp",
                           "trainer.accelerator=cpu", "trainer.devices=2", "export_after=true",
-                          f"paths.artifacts_dir={tmp_path / 'artifacts'}", f"hydra.run.dir={tmp_path}"],
+                          "export_to=artifacts", f"paths.artifacts_dir={tmp_path / 'artifacts'}",
+                          f"hydra.run.dir={tmp_path}"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert json.loads(run.stdout.strip().splitlines()[-1]).keys() >= {"wer", "per"}

@@ -2,7 +2,6 @@
 (`train.shield.families`), and how the training plan draws them."""
 from __future__ import annotations
 
-import os
 import re
 import string
 import unicodedata
@@ -15,6 +14,8 @@ from train.shield import families as fam
 from train.shield.data import CLEAN, FAMILY, Example, ShieldRows, perturb, plan
 from zeroe_assets import tokenize
 from zeroe_assets.visual.confusables import reads_as
+
+from .conftest import needs_data
 
 SENTENCE = "The quick brown fox jumps over the lazy dog"
 TRICKY = "Well, (it's) 12 o'clock — don't panic!  Déjà vu;\tNAÏVE café-owners\nwrite: \"hello\"..."
@@ -214,12 +215,8 @@ def test_natural_bb_reads_a_typo_file(typos, tmp_path, monkeypatch):
     assert fam.NATURAL not in fam.available() and fam.NATURAL in fam.available(typos)
 
 
-@pytest.mark.skipif(not os.environ.get("ZEROE_DATA"), reason="ZEROE_DATA is not set "
-                    "(natural-bb reads $ZEROE_DATA/noise/en.natural)")
+@needs_data("noise/en.natural")  # natural-bb reads $ZEROE_DATA/noise/en.natural
 def test_natural_bb_with_belinkov_and_bisks_file():
-    path = Path(os.environ["ZEROE_DATA"]) / "noise" / "en.natural"
-    if not path.is_file():
-        pytest.skip(f"{path} not found")
     out = fam.FAMILIES[fam.NATURAL].perturb(SENTENCE, 1.0, np.random.default_rng(0))
     assert out != SENTENCE and keeps_gaps(SENTENCE, out)
 

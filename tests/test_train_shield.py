@@ -66,7 +66,7 @@ def smoke_cfg(data_dir, out, extra=()):
 def trained(data_dir, tmp_path_factory):
     """One smoke run, exported into its own artifact root."""
     base = tmp_path_factory.mktemp("shield")
-    cfg = smoke_cfg(data_dir, base / "run", ["export_after=true",
+    cfg = smoke_cfg(data_dir, base / "run", ["export_after=true", "export_to=artifacts",
                                             f"paths.artifacts_dir={base / 'artifacts'}"])
     return base, train(cfg)
 
@@ -168,7 +168,9 @@ def test_command_line_export_only(trained, data_dir, tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     printed = json.loads(run.stdout.strip().splitlines()[-1])
     assert printed["val"]["threshold"] == metrics["val"]["threshold"]
-    assert load_ranker(tmp_path).threshold == metrics["val"]["threshold"]
+    # into the run folder; the shipped assets (paths.artifacts_dir) are left alone
+    assert load_ranker(base / "run" / "artifacts").threshold == metrics["val"]["threshold"]
+    assert not any(tmp_path.iterdir())
     assert (base / "run" / "shield.log").is_file()
 
 

@@ -66,7 +66,8 @@ def test_export_entry_point_rebuilds_from_a_checkpoint(smoke_run, tmp_path):
     """``python -m train.export export=visual ckpt=...``: the Hydra entry point users run."""
     _, _, result = smoke_run
     cmd = [sys.executable, "-m", "train.export", "export=visual", f"ckpt={result['last']}",
-           f"export.root={tmp_path}", "export.top_k=2", f"hydra.run.dir={tmp_path / 'run'}"]
+           "export_to=artifacts", f"paths.artifacts_dir={tmp_path}", "export.top_k=2",
+           f"hydra.run.dir={tmp_path / 'run'}"]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(CONF).parent)
     assert out.returncode == 0, out.stderr[-2000:]
     meta = load_component("visual", tmp_path).meta
@@ -455,19 +456,22 @@ def test_export_checks_top_k_and_the_kind_of_checkpoint(smoke_run, tmp_path):
     from omegaconf import OmegaConf
 
     from train.phonetic.embed import load_embedder_checkpoint
+    from train.publish import Destination
     from train.visual.export import export_visual
 
     _, cfg, result = smoke_run
-    bad = OmegaConf.merge(cfg.export, {"top_k": -5, "root": str(tmp_path)})
+    bad = OmegaConf.merge(cfg.export, {"top_k": -5})
+    dest = Destination.of(OmegaConf.merge(cfg, {"out_dir": str(tmp_path), "export_to": "run"}))
     with pytest.raises(ValueError, match="export.top_k must be an integer at least 1, got -5"):
-        export_visual(result["last"], bad)
+        export_visual(result["last"], bad, dest)
     with pytest.raises(ValueError, match=f"{result['last']} is not a phonetic embedder checkpoint"):
         load_embedder_checkpoint(result["last"])
     phonetic = tmp_path / "phonetic.ckpt"  # what a phonetic embedder checkpoint holds
     torch.save({"hyper_parameters": {"vocab": ["a"], "net": {"dim": 4}}, "state_dict": {}},
                phonetic)
     with pytest.raises(ValueError, match=f"{phonetic} is not a VAE-GAN checkpoint"):
-        export_visual(phonetic, cfg.export)
+        export_visual(phonetic, cfg.export, dest)
+    assert not (tmp_path / "artifacts").exists()
 
 
 @pytest.mark.slow
@@ -475,7 +479,8 @@ def test_ddp_on_two_cpu_processes_draws_and_exports_once(tiny_font, tmp_path):
     # ``python -m``: Lightning starts rank 1 by running the command line again
     cmd = [sys.executable, "-m", "train.vaegan", "experiment=visual_smoke",
            f"data.glyphs.fonts=[{tiny_font}]", f"data.glyphs.cache_dir={tmp_path / 'cache'}",
-           f"export.root={tmp_path / 'artifacts'}", "trainer=ddp", "trainer.accelerator=cpu",
+           "export_to=artifacts", f"paths.artifacts_dir={tmp_path / 'artifacts'}", "trainer=ddp",
+           "trainer.accelerator=cpu",
            "trainer.devices=2", f"hydra.run.dir={tmp_path / 'run'}"]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(CONF).parent, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]

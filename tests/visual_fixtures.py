@@ -69,7 +69,7 @@ def compose_vaegan(tmp: Path, font: Path, *overrides: str):
     return compose("vaegan", [
         "experiment=visual_smoke", f"data.glyphs.fonts=[{font}]",
         f"data.glyphs.cache_dir={tmp / 'cache'}", f"out_dir={tmp / 'run'}",
-        f"export.root={tmp / 'artifacts'}", *overrides])
+        "export_to=artifacts", f"paths.artifacts_dir={tmp / 'artifacts'}", *overrides])
 
 
 @pytest.fixture(scope="session")

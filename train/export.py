@@ -13,12 +13,13 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from train import CONF
+from train.publish import Destination
 
 
 def visual(cfg: DictConfig) -> dict:
     from train.visual.export import export_visual
 
-    return export_visual(cfg.ckpt, cfg.export)
+    return export_visual(cfg.ckpt, cfg.export, Destination.of(cfg))
 
 
 def phonetic(cfg: DictConfig) -> dict:
@@ -27,10 +28,10 @@ def phonetic(cfg: DictConfig) -> dict:
 
     lexicon = filter_lexicon(instantiate(cfg.lexicon.reader), **cfg.lexicon.filter)
     if cfg.export.sound_only:
-        meta = export_sound(cfg.export, lexicon)
+        meta = export_sound(cfg.export, lexicon, Destination.of(cfg))
         print(json.dumps({k: meta[k] for k in ("words", "sound", "sound_seconds")}))
         return meta
-    meta = export_phonetic(cfg.ckpt, cfg.export, lexicon)
+    meta = export_phonetic(cfg.ckpt, cfg.export, lexicon, Destination.of(cfg))
     print(json.dumps({k: meta[k] for k in ("words", "table", "sound", "export_seconds",
                                             "seconds")}))
     return meta
@@ -43,6 +44,7 @@ def export(cfg: DictConfig) -> dict:
     """Run the pipeline ``cfg.pipeline`` names; returns the exported component's metadata."""
     if cfg.pipeline not in PIPELINES:
         raise ValueError(f"export={cfg.pipeline}: the pipelines are {', '.join(PIPELINES)}")
+    Destination.of(cfg)  # a bad export_to fails before the export's minutes
     torch.set_num_threads(cfg.threads)
     return PIPELINES[cfg.pipeline](cfg)
 

@@ -1,7 +1,8 @@
 """``python -m train.seq2seq direction=g2p|p2g lexicon=cmudict|combilex [key=value ...]``
 
 Trains one direction, tests the best checkpoint (by ``val/wer``) on the held-out split, writes
-``metrics.json`` next to the checkpoints and exports the model to ``artifacts/phonetic/seq2seq``.
+``metrics.json`` next to the checkpoints and exports the model as ``phonetic/seq2seq`` (into the
+run folder; ``export_to=artifacts``: over the shipped one, ``train.publish``).
 ``ckpt_path=.../last.ckpt`` resumes; ``export_only=true ckpt_path=...`` re-tests and re-exports.
 
 ``members=N`` trains N models at once and tests and exports them as one ensemble
@@ -26,6 +27,7 @@ from train.distributed import bucket_trainer, one_device_trainer
 from train.members import checkpoints, fit_members
 from train.phonetic.lexicon import filter_lexicon
 from train.phonetic.seq2seq import export_model
+from train.publish import Destination
 from zeroe_assets.phonetic.seq2seq import Ensemble, Seq2SeqNet
 
 
@@ -89,13 +91,15 @@ def evaluate(cfg: DictConfig, checkpoints: list[str], fit_seconds: float | None,
     if cfg.export_after:
         info = {**metrics, "config": OmegaConf.to_container(cfg, resolve=True)}
         path = export_model(module.transliterator({"lexicon": cfg.lexicon.name}), info,
-                            cfg.paths.artifacts_dir)
+                            Destination.of(cfg))
         print(f"exported {cfg.direction} to {path}")
     return metrics
 
 
 def train(cfg: DictConfig) -> dict:
     """Fit (unless ``export_only``), test the best checkpoint(s), export; returns the metrics."""
+    if cfg.export_after:
+        Destination.of(cfg)  # a bad export_to fails before the fit
     torch.set_num_threads(cfg.threads)
     resume = checkpoints(cfg)
     if cfg.export_only:

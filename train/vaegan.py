@@ -13,6 +13,7 @@ from omegaconf import DictConfig
 
 from train import CONF
 from train.distributed import fit_trainer
+from train.publish import Destination
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,7 @@ def train(cfg: DictConfig) -> dict:
 
     if cfg.export_after:
         check_export(cfg.export)
+        dest = Destination.of(cfg)
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     datamodule = instantiate(cfg.data)
@@ -55,7 +57,7 @@ def train(cfg: DictConfig) -> dict:
                tsne_plot(encode(best_model, glyphs.images), glyphs, out / "tsne.png", extra=extra)]
     result["figures"] = [f for f in figures if f is not None]
     if cfg.export_after:
-        result["export"] = export_visual(best, cfg.export, glyphs=glyphs)
+        result["export"] = export_visual(best, cfg.export, dest, glyphs=glyphs)
     log.info("best checkpoint %s; figures in %s", best, out)
     return result
 

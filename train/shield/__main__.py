@@ -1,5 +1,5 @@
 """``python -m train.shield [experiment=NAME] [key=value ...]``: learn how the shield ranks its
-candidates, pick its threshold and export it (``artifacts/shield/ranker.json``).
+candidates, pick its threshold and export it (``shield/ranker.json``; ``train.publish`` says where).
 
 Builds (or reads from the run folder's ``rows.npz``) the candidate rows of perturbed training
 sentences, fits the ranker (best checkpoint by ``val/loss`` plus ``last.ckpt``; resume with
@@ -21,9 +21,11 @@ from omegaconf import DictConfig, OmegaConf
 from train import CONF
 from train.checks import load_module
 from train.distributed import best_checkpoint, fit_trainer
-from zeroe_assets.assets.store import default_root, library_versions
+from train.publish import Destination
+from zeroe_assets.assets.store import library_versions
 from zeroe_assets.shield.features import FEATURES
-from zeroe_assets.shield.ranker import Ranker, hand_set_ranker, load_ranker, write_ranker
+from zeroe_assets.shield.ranker import (COMPONENT, Ranker, hand_set_ranker, load_ranker,
+                                        write_ranker)
 
 from .module import RankerModule
 from .threshold import decide, figures, pick_threshold
@@ -46,6 +48,7 @@ def train(cfg: DictConfig) -> dict:
     ``metrics.json``; empty on DDP ranks other than 0)."""
     if cfg.export_only and not cfg.ckpt_path:
         raise ValueError("export_only=true needs ckpt_path=PATH to a checkpoint")
+    dest = Destination.of(cfg) if cfg.export_after else None
     torch.set_num_threads(cfg.threads)
     pl.seed_everything(cfg.seed, workers=True)
     data = instantiate(cfg.data, seed=cfg.seed, _convert_="all")
@@ -75,13 +78,13 @@ def train(cfg: DictConfig) -> dict:
         meta = {**{k: v for k, v in metrics.items() if k != "weights"},
                 "config": OmegaConf.to_container(cfg, resolve=True),
                 "libraries": library_versions("torch", "pytorch-lightning")}
-        write_ranker(module.weights(), val["threshold"], meta, cfg.paths.artifacts_dir)
-        exported = load_ranker(cfg.paths.artifacts_dir)
+        root = dest.admit(COMPONENT, meta)
+        write_ranker(module.weights(), val["threshold"], meta, root)
+        exported = load_ranker(root)
         again = evaluate(exported, data, None)
         if again != {k: v for k, v in val.items() if k != "clean_bound_met"}:
             raise RuntimeError("the exported ranker does not decide as the trained one did")
-        metrics["exported"] = {"root": str(cfg.paths.artifacts_dir or default_root()),
-                               "threshold": exported.threshold}
+        metrics["exported"] = {"root": str(root), "threshold": exported.threshold}
     with open(f"{cfg.out_dir}/metrics.json", "w") as f:
         json.dump(metrics, f, indent=1)
     return metrics

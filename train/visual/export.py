@@ -21,6 +21,8 @@ from zeroe_assets.visual.space import COMPONENT, is_candidate
 from .datamodule import split
 from .embed import embed_glyphs, load_checkpoint, over_fonts, reconstruct
 from .glyphs import GlyphSet, build_glyphs
+from train.publish import Destination
+
 from .quality import YARDSTICKS, raw_pixels, recall
 
 log = logging.getLogger(__name__)
@@ -53,8 +55,9 @@ def check_export(cfg: DictConfig) -> None:
     positive("export", top_k=cfg.top_k, batch_size=cfg.batch_size)
 
 
-def export_visual(ckpt: str | Path, cfg: DictConfig, glyphs: GlyphSet | None = None) -> dict:
-    """Write ``artifacts/visual`` (or ``cfg.root``) from checkpoint ``ckpt``; returns the metadata."""
+def export_visual(ckpt: str | Path, cfg: DictConfig, dest: Destination,
+                  glyphs: GlyphSet | None = None) -> dict:
+    """Write ``visual`` to ``dest`` from checkpoint ``ckpt``; returns the metadata."""
     check_export(cfg)
     start = time.perf_counter()
     model, spec, data = load_checkpoint(ckpt)
@@ -88,7 +91,7 @@ def export_visual(ckpt: str | Path, cfg: DictConfig, glyphs: GlyphSet | None = N
             "export_seconds": round(built, 1),
             "versions": library_versions("torch", "pytorch-lightning", "pillow", "fonttools")}
     path = write_component(COMPONENT, {**index.files("index"), **table.files("table")}, meta,
-                           root=cfg.root)
+                           root=dest.admit(COMPONENT, meta))
     log.info("exported %d glyphs to %s in %.1f s (index %s, agreement %s)", len(keys), path, built,
              meta["index_factory"], agreement)
     for name in YARDSTICKS:

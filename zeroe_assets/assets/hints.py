@@ -1,14 +1,16 @@
 """How to rebuild each asset component: the one place error messages take the command from."""
 from __future__ import annotations
 
+# export_to=artifacts: the jobs export into their run folder unless told to replace these
 REBUILD = {
-    "visual": "rebuild with `python -m train.vaegan` (trains and exports) or "
-    "`python -m train.export export=visual ckpt=PATH`",
+    "visual": "rebuild with `python -m train.vaegan export_to=artifacts` (trains and exports) or "
+    "`python -m train.export export=visual ckpt=PATH export_to=artifacts`",
     "phonetic": "rebuild with `python -m train.seq2seq`, `python -m train.phonetic` and "
-    "`python -m train.export export=phonetic ckpt=PATH`",
-    "phonetic/seq2seq": "rebuild with `python -m train.seq2seq direction=g2p` and "
-    "`python -m train.seq2seq direction=p2g`",
-    "shield": "rebuild with `python -m train.shield` (trains the ranker and exports it)",
+    "`python -m train.export export=phonetic ckpt=PATH`, each with export_to=artifacts",
+    "phonetic/seq2seq": "rebuild with `python -m train.seq2seq direction=g2p export_to=artifacts` "
+    "and the same with direction=p2g",
+    "shield": "rebuild with `python -m train.shield export_to=artifacts` (trains the ranker and "
+    "exports it)",
     "victim/pos-bilstm": "train one with `python -m train.victim` (the bundle is its run's "
     "model/ folder)",
 }

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..assets import atomic_write, read_manifest, remove_stale_temporaries, sha256_path
+from ..assets import (ArtifactError, atomic_write, read_manifest, remove_stale_temporaries,
+                      sha256_path)
 from ..parallel import pool_context, start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
@@ -33,7 +34,7 @@ from ..progress import progress_bar
 from ..spec import perturbers_here, get_perturbation
 from ..validate import LEVELS, resolve_level
 from ..rng import sample_rngs
-from ..registry import canonical, needs_assets, perturber_class
+from ..registry import canonical, needs_assets, perturber_class, unavailable_reason
 from ..runs import locked
 from ..tasks import Task, get_task
 
@@ -121,7 +122,9 @@ def _input(path: str, name: str | None) -> list[tuple[str, Path]]:
 def resolve_perturbers(task: str | Task, attackers: str | Sequence[str],
                       strict: bool = False) -> list[str]:
     """``all`` = every available perturber (segment left out for token-aligned tasks); those
-    whose assets are missing are left out with a warning, or an ``ArtifactError`` if ``strict``."""
+    whose assets are missing or corrupt are left out with a warning, or an ``ArtifactError`` if
+    ``strict``. A perturber named explicitly must be available: checked here, before any set is
+    written."""
     task = get_task(task)
     aligned = task.token_aligned
     if isinstance(attackers, str):
@@ -134,6 +137,9 @@ def resolve_perturbers(task: str | Task, attackers: str | Sequence[str],
         if aligned and not perturber_class(name).token_aligned:
             raise ValueError(f"{name} changes the number of tokens, so it cannot attack the "
                              f"token-aligned {task.name} task (paper §3.2)")
+        reason = unavailable_reason(name, verify=True)
+        if reason:
+            raise ArtifactError(f"--perturbers needs {name}, which is not available: {reason}")
     if not names:
         raise ValueError("no attackers given")
     return names

@@ -4,7 +4,8 @@ from __future__ import annotations
 import shutil
 import textwrap
 
-from ..spec import accepted_options, available_names, get_perturbation, list_perturbers
+from ..registry import NAMES
+from ..spec import accepted_options, get_perturbation, perturbers_here
 from ._common import add_perturb_options, parse_options
 
 SAMPLE = ("The quick brown fox jumps over the lazy dog, but the dog doesn't care. "
@@ -19,7 +20,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    names = available_names() + ["mischief"]
+    names = perturbers_here("zeroe demo") + ["mischief"]  # a warning for each left out
     options = parse_options(args.option)  # each attacker gets those it takes
     accepted = {n: accepted_options(n) for n in names}
     unused = set(options).difference(*accepted.values())
@@ -38,7 +39,8 @@ def run(args) -> int:
         print(f"{name:>15}  {lines[0]}")
         for line in lines[1:]:
             print(f"{'':>15}  {line}")
-    missing = [r["name"] for r in list_perturbers() if not r["available"]]
+    missing = [n for n in NAMES if n not in names]
     if missing:
-        print(f"\nnot available here (assets not found; see `zeroe list`): {', '.join(missing)}")
+        print(f"\nnot available here (assets missing or corrupt; see `zeroe list`): "
+              f"{', '.join(missing)}")
     return 0

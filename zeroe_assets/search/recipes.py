@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from ..constraints import EditDistance, MaxPerturbed, MinWordLength, NoRepeat, Protected, \
     Stopwords
-from ..spec import available_names
+from ..spec import perturbers_here
 from ..tasks import get_task
 from .attack import SearchAttack
 from .goals import goal_for
@@ -50,7 +50,7 @@ def _limit(max_perturbed, default) -> list:
 
 
 def _zeroe_names(task) -> list[str]:
-    names = available_names()
+    names = perturbers_here("a Zéroe recipe")  # those left out are named in a warning
     return [n for n in names if n != "segment"] if task.token_aligned else names
 
 
