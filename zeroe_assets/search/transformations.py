@@ -205,6 +205,57 @@ class CharEdit(Transformation):
         return list(found)[:k]
 
 
+class AnyCharacter(Transformation):
+    """Charmer's edits (Abad Rocamora et al. 2024, §3): one character of ``alphabet`` inserted
+    at any place of a word, or put in place of any of its characters, or a character deleted.
+    The places of a word of n characters are its 2n + 1 slots: slot 2i is before character i,
+    slot 2i + 1 is character i. ``alphabet`` None: the characters of the text edited, plus a–z
+    (Charmer's alphabet is its dataset's characters)."""
+
+    name = "any-char"
+    DELETE = ""  # the alphabet's stand-in for a deletion
+
+    def __init__(self, alphabet: str | None = None):
+        self.alphabet = None if alphabet is None else "".join(dict.fromkeys(alphabet))
+
+    def characters(self, text: AttackedText) -> list[str]:
+        """The alphabet for ``text``, in a fixed order, with the deletion first."""
+        chars = self.alphabet if self.alphabet is not None else \
+            "".join(sorted(set("".join(text.strings()) + LETTERS)))
+        return [self.DELETE, *chars]
+
+    def can_change_word(self, word):
+        return bool(word)
+
+    @staticmethod
+    def put(word: str, slot: int, char: str) -> str:
+        """``word`` with ``char`` inserted at an even slot or replacing the character at an odd
+        one ("" deletes it; a deletion at an insertion slot changes nothing)."""
+        i = slot // 2
+        return word[:i] + char + word[i + slot % 2:]
+
+    @staticmethod
+    def at_slot(text: AttackedText, position: int, slot: int,
+                chars: list[str]) -> list[AttackedText]:
+        """``text`` with each of ``chars`` at ``slot`` of the word at ``position`` (the word
+        itself, not its stem: Charmer edits any character), changes only."""
+        word = text.word(position)
+        s, i = text.locate(position)
+        forms = dict.fromkeys(AnyCharacter.put(word, slot, c) for c in chars)
+        forms.pop(word, None)
+        return [text.apply(Edit(s, ((i, form),), (), (position,))) for form in forms if form]
+
+    def edits(self, text, position, k, rng):
+        """The first ``k`` edits of the word at ``position``, slot by slot (no draws)."""
+        word, chars = text.word(position), self.characters(text)
+        s, i = text.locate(position)
+        forms = dict.fromkeys(self.put(word, slot, c) for slot in range(2 * len(word) + 1)
+                              for c in chars)
+        forms.pop(word, None)
+        forms.pop("", None)
+        return [Edit(s, ((i, form),), (), (position,)) for form in list(forms)[:k]]
+
+
 class Union(Transformation):
     """Several transformations: each member's edits, interleaved fairly (first of each, then
     second of each …) up to k, duplicates dropped."""
@@ -260,10 +311,14 @@ CHAR_TRANSFORMATIONS = {
 }
 
 
+# Boucher et al. 2022's imperceptible perturbations (search/imperceptible.py)
+IMPERCEPTIBLE = ("bad-invisible", "bad-homoglyph", "bad-reorder", "bad-deletion")
+
+
 def transformation_names() -> tuple[str, ...]:
-    """Every name ``get_transformation`` takes: the ten Zéroe perturbers and the character
-    operations."""
-    return registry.NAMES + tuple(CHAR_TRANSFORMATIONS)
+    """Every name ``get_transformation`` takes: the ten Zéroe perturbers, the character
+    operations, Charmer's any character and the imperceptible perturbations."""
+    return registry.NAMES + tuple(CHAR_TRANSFORMATIONS) + (AnyCharacter.name,) + IMPERCEPTIBLE
 
 
 def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Transformation:
@@ -272,6 +327,12 @@ def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Tran
     only unless ``oov="auto"`` is given: respelling words outside the table runs the seq2seq
     models, seconds per text, far more than the victim's time."""
     key = name.strip().lower()
+    if key == AnyCharacter.name:
+        return AnyCharacter(**options)
+    if key in IMPERCEPTIBLE:
+        from .imperceptible import Imperceptible  # it imports this module
+
+        return Imperceptible(key.removeprefix("bad-"))
     if key in CHAR_TRANSFORMATIONS:
         return CharEdit(name=key, **CHAR_TRANSFORMATIONS[key])
     try:
