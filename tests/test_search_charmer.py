@@ -1,0 +1,100 @@
+"""Charmer (Abad Rocamora et al. 2024) against the real victims of test_search: the goal met in
+at most k character edits (Levenshtein), its slots, one victim call per probe step and per
+candidate step, the budget exact, determinism, and another transformation as its alphabet."""
+from __future__ import annotations
+
+import pytest
+from rapidfuzz.distance import Levenshtein
+
+from zeroe_assets.constraints import EditDistance, Protected
+from zeroe_assets.search import (AnyCharacter, AttackedText, Charmer, Classification,
+                                 SearchAttack, get_recipe, get_transformation)
+from zeroe_assets.search.results import EXHAUSTED, SKIPPED, SUCCESSFUL
+
+from .test_search import Counting, _label, examples, tc  # noqa: F401  (fixtures)
+
+
+def _charmer(k=3, positions=5, constraints=(), **options):
+    return SearchAttack(AnyCharacter(), [EditDistance(absolute=k), *constraints],
+                        Classification("tc"), Charmer(positions, k), **options)
+
+
+def test_slots_insert_replace_and_delete():
+    put = AnyCharacter.put
+    assert [put("cat", s, "x") for s in range(7)] == \
+        ["xcat", "xat", "cxat", "cxt", "caxt", "cax", "catx"]
+    assert put("cat", 3, "") == "ct" and put("cat", 2, "") == "cat"
+    text = AttackedText.from_input("text", "the cat sat")
+    assert [t.key for t in AnyCharacter.at_slot(text, 1, 1, ["", "b", "c"])] == \
+        ["the at sat", "the bat sat"]  # the same character again is no change
+    alphabet = AnyCharacter().characters(text)
+    assert alphabet[0] == "" and set("abcxyz ") <= set(alphabet)  # the text's and a–z
+    assert AnyCharacter("xy").characters(text) == ["", "x", "y"]
+
+
+def test_goal_met_within_k_character_edits(tc, examples):
+    for k in (1, 3):
+        results = [_charmer(k).run(e, tc, i) for i, e in enumerate(examples[:12])]
+        won = [r for r in results if r.status == SUCCESSFUL]
+        assert len(won) >= (3 if k == 1 else 8), results
+        for r in won:
+            assert _label(tc, r.adversarial) != _label(tc, r.original)
+            assert 1 <= Levenshtein.distance(r.original, r.adversarial) <= k
+        for r in results:
+            assert Levenshtein.distance(r.original, r.adversarial) <= k
+
+
+def test_a_step_is_one_probe_call_and_one_candidate_call(tc, examples):
+    victim = Counting(tc)
+    text, gold = examples[0]
+    attack = _charmer(k=1, positions=4)
+    attack.run((text, gold), victim)
+    original, probes, candidates = victim.batches
+    assert original == [text]
+    slots = sum(2 * len(w) + 1 for w in AttackedText.from_input("text", text).segments[0][0])
+    assert len(probes) == len(set(probes)) <= slots
+    assert all(len(p) in (len(text), len(text) + 1) and " " in p for p in probes)
+    alphabet = len(AnyCharacter().characters(AttackedText.from_input("text", text)))
+    assert 0 < len(candidates) <= 4 * alphabet  # the whole alphabet at the 4 best slots only
+
+
+def test_few_slots_are_tried_without_probing(tc):
+    victim = Counting(tc)
+    _charmer(k=1, positions=50).run(("pathetic", 1), victim)
+    assert len(victim.batches) == 2  # 17 slots ≤ 50: no probe call
+
+
+@pytest.mark.parametrize("budget", [1, 2, 40, 333])
+def test_never_over_budget(tc, examples, budget):
+    for i, example in enumerate(examples[:6]):
+        victim = Counting(tc)
+        r = _charmer(k=4, max_queries=budget).run(example, victim, i)
+        assert r.queries == len(victim.sent) <= budget
+        if budget == 1 and r.status != SKIPPED:
+            assert r.status == EXHAUSTED
+
+
+def test_constraints_choose_the_words(tc):
+    text = "@USER the coach is pathetic today URL"
+    r = _charmer(k=3, constraints=[Protected()]).run((text, 1), tc)
+    assert r.adversarial.startswith("@USER ") and r.adversarial.endswith(" URL")
+
+
+def test_deterministic_and_recipe(tc, examples):
+    attack = get_recipe("charmer", "tc", max_queries=2000)
+    assert isinstance(attack.method, Charmer) and attack.method.max_edits == 10
+    first = [attack.run(e, tc, i) for i, e in enumerate(examples[:5])]
+    again = [attack.run(e, tc, i) for i, e in reversed(list(enumerate(examples[:5])))]
+    assert first == again[::-1]
+    assert sum(r.status == SUCCESSFUL for r in first) >= 3
+
+
+def test_another_transformation_as_its_alphabet(tc, examples):
+    attack = get_recipe("charmer", "tc", transformations="keyboard-typo,truncate",
+                        max_queries=3000)
+    assert attack.transformation.name == "keyboard-typo|truncate"
+    results = [attack.run(e, tc, i) for i, e in enumerate(examples[:8])]
+    assert any(r.status == SUCCESSFUL for r in results)
+    for r in results:
+        assert Levenshtein.distance(r.original, r.adversarial) <= 10
+    assert get_transformation("any-char").name == "any-char"
