@@ -1,6 +1,6 @@
 """The four imperceptible perturbations of Boucher et al. 2022, "Bad Characters: Imperceptible
-NLP Attacks" (§3), as transformations: each candidate is one injection into one word, and the
-text displays as before (``display.renders_identically`` checks it).
+NLP Attacks" (§3): the injections into one word that ``transformations.Imperceptible`` offers
+as candidates; the text displays as before (``display.renders_identically`` checks it).
 
 - ``bad-invisible``: a zero-width space, joiner or non-joiner (U+200B, U+200D, U+200C) inserted.
 - ``bad-homoglyph``: a letter replaced by a UTS #39 confusable whose glyph in the reference
@@ -14,15 +14,13 @@ text displays as before (``display.renders_identically`` checks it).
 from __future__ import annotations
 
 import functools
-import random
 import string
 
 from .display import BACKSPACE, LRI, LRO, PDF, PDI, RLO, same_glyph
-from .transformations import IMPERCEPTIBLE, Transformation
 
 INVISIBLE = ("\u200b", "\u200d", "\u200c")  # ZWSP, ZWJ, ZWNJ
 PRINTABLE = tuple(chr(c) for c in range(ord("!"), ord("~") + 1))
-KINDS = tuple(name.removeprefix("bad-") for name in IMPERCEPTIBLE)
+KINDS = ("invisible", "homoglyph", "reorder", "deletion")
 
 
 def swapped(a: str, b: str) -> str:
@@ -46,37 +44,24 @@ def homoglyphs() -> dict[str, tuple[str, ...]]:
     return out
 
 
-class Imperceptible(Transformation):
-    """One of the four kinds; ``forms`` lists every injection into a word (every place, every
-    character), then draws ``k`` of them with the example's generator."""
+def can_change(kind: str, word: str) -> bool:
+    """Whether ``word`` has a place for an injection of ``kind``."""
+    if kind == "homoglyph":
+        return any(c in homoglyphs() for c in word)
+    return len(word) >= (2 if kind == "reorder" else 1)
 
-    def __init__(self, kind: str):
-        if kind not in KINDS:
-            raise ValueError(f"unknown imperceptible perturbation {kind!r}; choose from "
-                             f"{', '.join(KINDS)}")
-        self.kind, self.name = kind, f"bad-{kind}"
 
-    def can_change_word(self, word):
-        if self.kind == "homoglyph":
-            return any(c in homoglyphs() for c in word)
-        return len(word) >= (2 if self.kind == "reorder" else 1)
-
-    def all_forms(self, word: str) -> list[str]:
-        n, kind = len(word), self.kind
-        if kind == "invisible":
-            return [word[:i] + c + word[i:] for i in range(1, n) for c in INVISIBLE] or \
-                [word + c for c in INVISIBLE]
-        if kind == "homoglyph":
-            table = homoglyphs()
-            return [word[:i] + h + word[i + 1:] for i, c in enumerate(word)
-                    for h in table.get(c, ())]
-        if kind == "reorder":
-            return [word[:i] + swapped(word[i], word[i + 1]) + word[i + 2:]
-                    for i in range(n - 1) if word[i] != word[i + 1]]
-        return [word[:i] + c + BACKSPACE + word[i:] for i in range(n) for c in PRINTABLE]
-
-    def forms(self, word, k, rng: random.Random):
-        found = self.all_forms(word)
-        if len(found) <= k:
-            return found
-        return [found[i] for i in sorted(rng.sample(range(len(found)), k))]
+def injections(kind: str, word: str) -> list[str]:
+    """Every injection of ``kind`` into ``word``: every place, every character."""
+    n = len(word)
+    if kind == "invisible":
+        return [word[:i] + c + word[i:] for i in range(1, n) for c in INVISIBLE] or \
+            [word + c for c in INVISIBLE]
+    if kind == "homoglyph":
+        table = homoglyphs()
+        return [word[:i] + h + word[i + 1:] for i, c in enumerate(word)
+                for h in table.get(c, ())]
+    if kind == "reorder":
+        return [word[:i] + swapped(word[i], word[i + 1]) + word[i + 2:]
+                for i in range(n - 1) if word[i] != word[i + 1]]
+    return [word[:i] + c + BACKSPACE + word[i:] for i in range(n) for c in PRINTABLE]

@@ -19,6 +19,7 @@ import string
 from .. import registry, tokenize
 from ..perturbers.base import CANDIDATE_PHI, Perturber
 from ..validate import check_int
+from . import imperceptible
 from .text import AttackedText, Edit
 
 LETTERS = string.ascii_lowercase
@@ -256,6 +257,26 @@ class AnyCharacter(Transformation):
         return [Edit(s, ((i, form),), (), (position,)) for form in list(forms)[:k]]
 
 
+class Imperceptible(Transformation):
+    """One of Boucher et al. 2022's imperceptible perturbations (``imperceptible.KINDS``):
+    each candidate is one injection into the word, ``k`` of them drawn from all of them."""
+
+    def __init__(self, kind: str):
+        if kind not in imperceptible.KINDS:
+            raise ValueError(f"unknown imperceptible perturbation {kind!r}; choose from "
+                             f"{', '.join(imperceptible.KINDS)}")
+        self.kind, self.name = kind, f"bad-{kind}"
+
+    def can_change_word(self, word):
+        return imperceptible.can_change(self.kind, word)
+
+    def forms(self, word, k, rng):
+        found = imperceptible.injections(self.kind, word)
+        if len(found) <= k:
+            return found
+        return [found[i] for i in sorted(rng.sample(range(len(found)), k))]
+
+
 class Union(Transformation):
     """Several transformations: each member's edits, interleaved fairly (first of each, then
     second of each …) up to k, duplicates dropped."""
@@ -311,8 +332,7 @@ CHAR_TRANSFORMATIONS = {
 }
 
 
-# Boucher et al. 2022's imperceptible perturbations (search/imperceptible.py)
-IMPERCEPTIBLE = ("bad-invisible", "bad-homoglyph", "bad-reorder", "bad-deletion")
+IMPERCEPTIBLE = tuple(f"bad-{kind}" for kind in imperceptible.KINDS)
 
 
 def transformation_names() -> tuple[str, ...]:
@@ -330,8 +350,6 @@ def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Tran
     if key == AnyCharacter.name:
         return AnyCharacter(**options)
     if key in IMPERCEPTIBLE:
-        from .imperceptible import Imperceptible  # it imports this module
-
         return Imperceptible(key.removeprefix("bad-"))
     if key in CHAR_TRANSFORMATIONS:
         return CharEdit(name=key, **CHAR_TRANSFORMATIONS[key])
