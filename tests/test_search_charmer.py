@@ -1,16 +1,21 @@
 """Charmer (Abad Rocamora et al. 2024) against the real victims of test_search: the goal met in
 at most k character edits (Levenshtein), its slots, one victim call per probe step and per
-candidate step, the budget exact, determinism, and another transformation as its alphabet."""
+candidate step, the budget exact, determinism, another transformation as its alphabet, and
+both new recipes through `zeroe search` with identical results for any -j."""
 from __future__ import annotations
+
+import json
 
 import pytest
 from rapidfuzz.distance import Levenshtein
 
+from zeroe_assets.cli import main
 from zeroe_assets.constraints import EditDistance, Protected
 from zeroe_assets.search import (AnyCharacter, AttackedText, Charmer, Classification,
                                  SearchAttack, get_recipe, get_transformation)
 from zeroe_assets.search.results import EXHAUSTED, SKIPPED, SUCCESSFUL
 
+from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
 from .test_search import Counting, _label, examples, tc  # noqa: F401  (fixtures)
 
 
@@ -98,3 +103,19 @@ def test_another_transformation_as_its_alphabet(tc, examples):
     for r in results:
         assert Levenshtein.distance(r.original, r.adversarial) <= 10
     assert get_transformation("any-char").name == "any-char"
+
+
+@needs_olid
+@pytest.mark.parametrize("recipe", ["charmer", "bad-characters"])
+def test_cli_results_identical_for_any_j(recipe, olid, tmp_path):  # noqa: F811
+    data, model = olid
+    outs = []
+    for j in ("1", "2"):
+        out = tmp_path / f"j{j}"
+        assert main(["search", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
+                     str(model), "--input", str(data), "--recipe", recipe, "--max-queries",
+                     "300", "--limit", "6", "--out", str(out), "-q", "-j", j]) == 0
+        outs.append((out / "results.jsonl").read_bytes())
+    assert outs[0] == outs[1]
+    results = [json.loads(line) for line in outs[0].decode().splitlines()]
+    assert len(results) == 6 and all(r["queries"] <= 300 for r in results)
