@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from zeroe_assets.search import get_recipe, get_transformation
-from zeroe_assets.search.display import (BACKSPACE, PDF, RLO, codepoints, displayed,
-                                         renders_identically, same_glyph)
+from zeroe_assets.search import AttackedText, Edit, get_recipe, get_transformation
+from zeroe_assets.search.display import (BACKSPACE, PDF, RLO, RendersIdentically, codepoints,
+                                         displayed, renders_identically, same_glyph)
 from zeroe_assets.search.imperceptible import homoglyphs, swapped
 from zeroe_assets.search.results import SUCCESSFUL
 
@@ -37,6 +37,16 @@ def test_pixel_check_tells_visible_changes():
     assert not renders_identically("cat", "cat" + BACKSPACE + "x")  # erases the t
     assert not renders_identically("shalom", "shalom \u05e9")
     assert codepoints("a\u200bb" + BACKSPACE) == "a<U+200B>b<U+0008>"
+
+
+def test_kerning_tells_a_homoglyph_and_the_constraint_refuses_it():
+    # Cyrillic і draws as i on its own, but DejaVu Sans kerns F + і unlike F + i
+    assert same_glyph("i", "\u0456") and renders_identically("fiona", "f\u0456ona")
+    assert not renders_identically("this is Fiona", "this is F\u0456ona")
+    text = AttackedText.from_input("text", "this is Fiona and fiona")
+    fiona = [text.apply(Edit(0, ((i, word.replace("i", "\u0456")),), (), (i,)))
+             for i, word in ((2, "Fiona"), (4, "fiona"))]
+    assert RendersIdentically().filter(text, fiona) == fiona[1:]
 
 
 def test_homoglyphs_draw_the_same_pixels():

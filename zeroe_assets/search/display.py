@@ -1,6 +1,6 @@
 """What a text looks like on screen, to check that an imperceptible attack (Boucher et al. 2022)
 is imperceptible: ``displayed`` is the line a reader sees, ``render`` its pixels, and
-``renders_identically`` compares two texts by them.
+``renders_identically`` compares two texts by them (``RendersIdentically`` is the constraint).
 
 The display model, in this order:
 
@@ -25,6 +25,8 @@ import unicodedata
 from pathlib import Path
 
 import numpy as np
+
+from ..constraints.base import Constraint
 
 BACKSPACE, DELETE = "\x08", "\x7f"
 LRE, RLE, PDF, LRO, RLO = "\u202a", "\u202b", "\u202c", "\u202d", "\u202e"
@@ -133,6 +135,27 @@ def renders_identically(original: str, attacked: str, font: Path | None = None) 
         return True
     x, y = render(a, font), render(b, font)
     return x.shape == y.shape and bool(np.array_equal(x, y))
+
+
+@functools.lru_cache(maxsize=65536)
+def _same_window(a: str, b: str) -> bool:
+    return renders_identically(a, b)
+
+
+class RendersIdentically(Constraint):
+    """Every changed word displays as the original word between the characters next to it
+    (where kerning acts), pixel for pixel: the check behind Boucher et al.'s "imperceptible".
+    Windows are compared once and remembered."""
+
+    name = "renders-identically"
+
+    def check(self, original, candidate):
+        for p in candidate.modified:
+            before, after = original.gap_before(p)[-1:], original.gap_after(p)[:1]
+            if not _same_window(before + original.word(p) + after,
+                                before + candidate.word(p) + after):
+                return False
+        return True
 
 
 def same_glyph(a: str, b: str, font: Path | None = None) -> bool:

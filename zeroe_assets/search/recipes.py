@@ -25,7 +25,9 @@
   four imperceptible perturbations (invisible characters, homoglyphs that draw the same pixels,
   bidi reorderings, deletions by BACKSPACE), one injection per word, at most 10 (their budget),
   found by our greedy search (TextFooler's Algorithm 1, ranking by deletion) instead of their
-  differential evolution; every word may change (stopwords too), no query budget.
+  differential evolution; every word may change (stopwords too), no query budget; a candidate
+  is kept only where the changed word draws the same pixels between its neighbours (kerning
+  can tell a homoglyph: F + Cyrillic і is set closer than F + i in DejaVu Sans).
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from ..spec import available_names
 from ..tasks import get_task
 from .attack import SearchAttack
 from .charmer import Charmer
+from .display import RendersIdentically
 from .goals import goal_for
 from .methods import Beam, Greedy, RandomProtocol
 from .transformations import AnyCharacter, get_transformations
@@ -113,7 +116,8 @@ def _charmer(task, transformations, options):
 def _bad_characters(task, transformations, options):
     return dict(transformation=get_transformations(transformations or BAD_CHARACTERS,
                                                    token_aligned=task.token_aligned),
-                constraints=[NoRepeat(), *_limit(options["max_perturbed"], BAD_BUDGET)],
+                constraints=[NoRepeat(), *_limit(options["max_perturbed"], BAD_BUDGET),
+                             RendersIdentically()],
                 method=_textfooler(task), candidates=K)
 
 
