@@ -32,6 +32,11 @@ def test_slots_insert_replace_and_delete():
     text = AttackedText.from_input("text", "the cat sat")
     assert [t.key for t in AnyCharacter.at_slot(text, 1, 1, ["", "b", "c"])] == \
         ["the at sat", "the bat sat"]  # the same character again is no change
+    assert AnyCharacter.slots(text, 1) == 9  # "cat" and the gap " " after it
+    assert [t.key for t in AnyCharacter.at_slot(text, 1, 7, ["", "x"])] == \
+        ["the catsat", "the catxsat"]  # the gap's space deleted, or replaced
+    assert [t.key for t in AnyCharacter.at_slot(text, 1, 8, ["", "x"])] == ["the cat xsat"]
+    assert AnyCharacter.at_slot(text, 1, 8, ["x"])[0].modified == {1}  # counts as the word's
     alphabet = AnyCharacter().characters(text)
     assert alphabet[0] == "" and set("abcxyz ") <= set(alphabet)  # the text's and a–z
     assert AnyCharacter("xy").characters(text) == ["", "x", "y"]
@@ -56,7 +61,8 @@ def test_a_step_is_one_probe_call_and_one_candidate_call(tc, examples):
     attack.run((text, gold), victim)
     original, probes, candidates = victim.batches
     assert original == [text]
-    slots = sum(2 * len(w) + 1 for w in AttackedText.from_input("text", text).segments[0][0])
+    attacked = AttackedText.from_input("text", text)
+    slots = sum(AnyCharacter.slots(attacked, p) for p in range(len(attacked)))
     assert len(probes) == len(set(probes)) <= slots
     assert all(len(p) in (len(text), len(text) + 1) and " " in p for p in probes)
     alphabet = len(AnyCharacter().characters(AttackedText.from_input("text", text)))

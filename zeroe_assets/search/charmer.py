@@ -1,15 +1,15 @@
 """Charmer (Abad Rocamora et al., ICML 2024, "Revisiting Character-level Adversarial Attacks for
 Language Models", §3): a greedy search one character at a time. Each step scores every slot
-of the attackable words (before each character, and each character) by the goal score of the
-text with a space put there, the cheap proxy of their position selection; then tries the
-whole alphabet only at the ``positions`` best slots (insertions, replacements, deletions, as
-``AnyCharacter`` makes them), and keeps the best text, for at most ``max_edits`` steps: the
-Levenshtein distance to the original stays ≤ k. Every step's probes are one victim call and
-its candidates another.
+of the attackable words and of the gaps after them (before each character, and each
+character) by the goal score of the text with a space put there, the cheap proxy of their
+position selection; then tries the whole alphabet only at the ``positions`` best slots
+(insertions, replacements, deletions, as ``AnyCharacter`` makes them), and keeps the best
+text, for at most ``max_edits`` steps: the Levenshtein distance to the original stays ≤ k.
+Every step's probes are one victim call and its candidates another.
 
-Charmer's own code edits any character of the sentence, spaces included; here the slots are
-those of the attackable words (the constraints choose them), so the gaps between words stay.
-With another transformation as its alphabet, the best slots choose the words and the
+Charmer's own code edits any character of the sentence; here the constraints choose the words
+(and so the gaps after them) that may change, and the text before the first word stays. With
+another transformation as its alphabet, the best slots choose the words and the
 transformation's candidates of those words are tried instead.
 """
 from __future__ import annotations
@@ -37,9 +37,10 @@ class Charmer(SearchMethod):
         self.pruned = pruned
 
     def slots(self, problem: Problem, text: AttackedText) -> list[tuple[int, int]]:
-        """(position, slot) of every word the constraints still let change in ``text``."""
+        """(position, slot) of every word the constraints still let change in ``text``, and of
+        the gap after it."""
         return [(p, slot) for p in problem.positions if problem.allowed(text, p)
-                for slot in range(2 * len(text.word(p)) + 1)]
+                for slot in range(AnyCharacter.slots(text, p))]
 
     def top(self, problem: Problem, text: AttackedText, slots: list) -> list[tuple[int, int]]:
         """The ``positions`` slots whose space probe brings the goal closest (all of them,

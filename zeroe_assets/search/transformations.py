@@ -211,7 +211,8 @@ class AnyCharacter(Transformation):
     at any place of a word, or put in place of any of its characters, or a character deleted.
     The places of a word of n characters are its 2n + 1 slots: slot 2i is before character i,
     slot 2i + 1 is character i. ``alphabet`` None: the characters of the text edited, plus a–z
-    (Charmer's alphabet is its dataset's characters)."""
+    (Charmer's alphabet is its dataset's characters). As candidates of a word (``edits``) only
+    the word's slots; Charmer's search (``search.charmer``) also edits the gap after it."""
 
     name = "any-char"
     DELETE = ""  # the alphabet's stand-in for a deletion
@@ -236,14 +237,26 @@ class AnyCharacter(Transformation):
         return word[:i] + char + word[i + slot % 2:]
 
     @staticmethod
+    def slots(text: AttackedText, position: int) -> int:
+        """How many slots the word at ``position`` and the gap after it have: the word's 2n + 1,
+        then the gap's but its first (the word's last insertion again)."""
+        return 2 * len(text.word(position)) + 1 + 2 * len(text.gap_after(position))
+
+    @staticmethod
     def at_slot(text: AttackedText, position: int, slot: int,
                 chars: list[str]) -> list[AttackedText]:
         """``text`` with each of ``chars`` at ``slot`` of the word at ``position`` (the word
-        itself, not its stem: Charmer edits any character), changes only."""
+        itself, not its stem: Charmer edits any character) or of the gap after it, changes
+        only; the change counts as the word's."""
         word = text.word(position)
         s, i = text.locate(position)
-        forms = dict.fromkeys(AnyCharacter.put(word, slot, c) for c in chars)
-        forms.pop(word, None)
+        at_gap = slot > 2 * len(word)
+        old = text.gap_after(position) if at_gap else word
+        where = slot - 2 * len(word) if at_gap else slot
+        forms = dict.fromkeys(AnyCharacter.put(old, where, c) for c in chars)
+        forms.pop(old, None)
+        if at_gap:
+            return [text.apply(Edit(s, (), ((i + 1, form),), (position,))) for form in forms]
         return [text.apply(Edit(s, ((i, form),), (), (position,))) for form in forms if form]
 
     def edits(self, text, position, k, rng):
