@@ -125,3 +125,5 @@ def test_cli_results_identical_for_any_j(recipe, olid, tmp_path):  # noqa: F811
     assert outs[0] == outs[1]
     results = [json.loads(line) for line in outs[0].decode().splitlines()]
     assert len(results) == 6 and all(r["queries"] <= 300 for r in results)
+    if recipe == "bad-characters":  # the report spells out what cannot be seen
+        assert "code points: " in (tmp_path / "j1" / "report.md").read_text(encoding="utf-8")
