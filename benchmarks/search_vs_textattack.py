@@ -4,9 +4,9 @@ One run, one victim (``tc-tfidf`` trained on OLID train, seed 0), the same first
 tweets and the same query budget per example: TextAttack's ``DeepWordBugGao2018`` and
 ``Pruthi2019`` through its ``Attacker``, and our ``deepwordbug``, ``pruthi``,
 ``textfooler-zeroe`` (all ten Zéroe transformations) and ``zeroe-random`` (no search); on
-request (``--recipes``) ``charmer`` and ``bad-characters``, whose rows add the characters changed
-and, for bad-characters, how many adversarial texts render as the original (code points shown). Every
-attack's results become ``AttackResult`` records and go through the same ``summarize``; the
+request (``--recipes``) ``charmer`` and ``bad-characters``. Rows give the characters changed
+and, for bad-characters, how many adversarial texts render as the original (code points shown).
+Every attack's results become ``AttackResult`` records and go through the same ``summarize``; the
 perturbed-word share is given as each tool counts it and recounted with our tokenizer's words.
 
 TextAttack runs offline with the workarounds of ``zeroe_assets.integrations.textattack_offline``

@@ -15,7 +15,7 @@ from .transformations import (AnyCharacter, CharEdit, PerturberSwap, Transformat
                               get_transformation, get_transformations, transformation_names)
 
 __all__ = ["AnyCharacter", "AttackResult", "AttackedText", "Beam", "CharEdit", "Charmer",
-           "Classification", "Edit", "Goal", "Greedy", "Outcome", "PerturberSwap", "Problem", "RandomProtocol", "SearchAttack",
-           "SearchMethod", "Session", "Tagging", "Transformation", "Union", "get_recipe",
-           "get_transformation", "get_transformations", "goal_for", "recipe_names", "summarize",
-           "transformation_names"]
+           "Classification", "Edit", "Goal", "Greedy", "Outcome", "PerturberSwap", "Problem",
+           "RandomProtocol", "SearchAttack", "SearchMethod", "Session", "Tagging",
+           "Transformation", "Union", "get_recipe", "get_transformation", "get_transformations",
+           "goal_for", "recipe_names", "summarize", "transformation_names"]
