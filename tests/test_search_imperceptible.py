@@ -47,6 +47,8 @@ def test_kerning_tells_a_homoglyph_and_the_constraint_refuses_it():
     fiona = [text.apply(Edit(0, ((i, word.replace("i", "\u0456")),), (), (i,)))
              for i, word in ((2, "Fiona"), (4, "fiona"))]
     assert RendersIdentically().filter(text, fiona) == fiona[1:]
+    joined = text.apply(Edit(0, (), ((3, ""),), (2,)))  # "Fionaand": a gap changed, no word
+    assert not RendersIdentically().check(text, joined)
 
 
 def test_homoglyphs_draw_the_same_pixels():

@@ -143,19 +143,22 @@ def _same_window(a: str, b: str) -> bool:
 
 
 class RendersIdentically(Constraint):
-    """Every changed word displays as the original word between the characters next to it
-    (where kerning acts), pixel for pixel: the check behind Boucher et al.'s "imperceptible".
-    Windows are compared once and remembered."""
+    """Every changed word, with the gaps around it and the characters beyond them (where
+    kerning acts), displays as in the original, pixel for pixel: the check behind Boucher et
+    al.'s "imperceptible". Windows are compared once and remembered."""
 
     name = "renders-identically"
 
+    @staticmethod
+    def window(text, position: int) -> str:
+        last = len(text) - 1
+        return (text.word(position - 1)[-1:] if position else "") + text.gap_before(position) \
+            + text.word(position) + text.gap_after(position) + \
+            (text.word(position + 1)[:1] if position < last else "")
+
     def check(self, original, candidate):
-        for p in candidate.modified:
-            before, after = original.gap_before(p)[-1:], original.gap_after(p)[:1]
-            if not _same_window(before + original.word(p) + after,
-                                before + candidate.word(p) + after):
-                return False
-        return True
+        return all(_same_window(self.window(original, p), self.window(candidate, p))
+                   for p in candidate.modified)
 
 
 def same_glyph(a: str, b: str, font: Path | None = None) -> bool:
