@@ -57,6 +57,7 @@ def _erased(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=65536)
 def displayed(text: str) -> str | None:
     """The line a reader sees, in visual order (None: a right-to-left letter, not modelled)."""
     chars = _erased(text)
@@ -115,8 +116,10 @@ def _font(path: Path | None, size: int):
                               layout_engine=ImageFont.Layout.BASIC)
 
 
+@functools.lru_cache(maxsize=4096)
 def render(line: str, font: Path | None = None, size: int = 18) -> np.ndarray:
-    """``line`` (already displayed) drawn in one row of ``size``-pixel type, as a uint8 image."""
+    """``line`` (already displayed) drawn in one row of ``size``-pixel type, as a uint8 image
+    (remembered: an original word's window is compared with many candidates')."""
     from PIL import Image, ImageDraw
 
     face = _font(font, size)
