@@ -127,3 +127,23 @@ def test_cli_results_identical_for_any_j(recipe, olid, tmp_path):  # noqa: F811
     assert len(results) == 6 and all(r["queries"] <= 300 for r in results)
     if recipe == "bad-characters":  # the report spells out what cannot be seen
         assert "code points: " in (tmp_path / "j1" / "report.md").read_text(encoding="utf-8")
+
+
+def test_tokens_and_pairs():
+    """A pos token list stays aligned (edits stay inside their token); an NLI pair's premise
+    stays unless asked."""
+    from zeroe_assets.victims.sklearn import train_victim
+
+    from .test_search import _pairs, _tagged
+
+    tagger = train_victim("pos-features", *_tagged(150))
+    sentence, tags = _tagged(1, seed=3)[0][0], _tagged(1, seed=3)[1][0]
+    r = get_recipe("charmer", "pos", max_queries=200).run((sentence, tags), tagger)
+    assert r.queries <= 200 and len(r.adversarial) == len(sentence)
+    nli = train_victim("nli-tfidf", *_pairs(300))
+    pairs, labels = _pairs(6, seed=2)
+    attack = get_recipe("charmer", "nli", max_queries=300)
+    for i, (pair, label) in enumerate(zip(pairs[:3], labels)):
+        r = attack.run((pair, label), nli, i)
+        assert r.queries <= 300 and r.adversarial[0] == pair[0]
+        assert r.adversarial[1] != pair[1]  # the hypothesis was edited

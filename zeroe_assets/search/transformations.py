@@ -222,8 +222,9 @@ class AnyCharacter(Transformation):
 
     def characters(self, text: AttackedText) -> list[str]:
         """The alphabet for ``text``, in a fixed order, with the deletion first."""
-        chars = self.alphabet if self.alphabet is not None else \
-            "".join(sorted(set("".join(text.strings()) + LETTERS)))
+        chars = self.alphabet if self.alphabet is not None else "".join(sorted(
+            set(LETTERS).union(*(part for words, gaps in text.segments
+                                 for part in (*words, *gaps)))))
         return [self.DELETE, *chars]
 
     def can_change_word(self, word):
