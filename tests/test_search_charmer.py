@@ -147,3 +147,25 @@ def test_tokens_and_pairs():
         r = attack.run((pair, label), nli, i)
         assert r.queries <= 300 and r.adversarial[0] == pair[0]
         assert r.adversarial[1] != pair[1]  # the hypothesis was edited
+
+
+def test_pruning_undoes_unneeded_words_with_their_gaps(tc, examples):  # noqa: F811
+    text = AttackedText.from_input("text", "@USER the coach is pathetic today URL")
+    edited = AnyCharacter.at_slot(text, 2, 12, ["x"])[0]  # the gap after "coach": " x"
+    edited = AnyCharacter.at_slot(edited, 3, 1, ["x"])[0]  # "is" → "xs"
+    assert edited.key == "@USER the coach xxs pathetic today URL" and edited.modified == {2, 3}
+    back = edited.restored(text, 2)
+    assert back.word(2) == "coach" and back.gap_after(2) == " " and back.modified == {3}
+    assert back.restored(text, 3).key == text.key
+    plain, pruned = (SearchAttack(AnyCharacter(), [EditDistance(absolute=6)],
+                                  Classification("tc"), Charmer(5, 6, pruned=p),
+                                  max_queries=20000) for p in (False, True))
+    fewer = 0
+    for i, example in enumerate(examples[:8]):
+        a, b = plain.run(example, tc, i), pruned.run(example, tc, i)
+        assert a.status == b.status
+        if b.status == SUCCESSFUL:
+            assert _label(tc, b.adversarial) != _label(tc, b.original)
+            assert b.perturbed <= a.perturbed and b.queries >= a.queries
+            fewer += b.perturbed < a.perturbed
+    assert fewer >= 1  # here example 4: two words changed, one needed

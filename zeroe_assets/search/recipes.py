@@ -26,8 +26,8 @@
   bidi reorderings, deletions by BACKSPACE), one injection per word, at most 10 (their budget),
   found by our greedy search (TextFooler's Algorithm 1, ranking by deletion) instead of their
   differential evolution; every word may change (stopwords too), no query budget; a candidate
-  is kept only where the changed word draws the same pixels between its neighbours (kerning
-  can tell a homoglyph: F + Cyrillic і is set closer than F + i in DejaVu Sans).
+  is kept only where the changed word, with the gaps around it, draws the same pixels
+  (kerning can tell a homoglyph: F + Cyrillic і is set closer than F + i in DejaVu Sans).
 """
 from __future__ import annotations
 
@@ -42,13 +42,12 @@ from .charmer import Charmer
 from .display import RendersIdentically
 from .goals import goal_for
 from .methods import Beam, Greedy, RandomProtocol
-from .transformations import AnyCharacter, get_transformations
+from .transformations import IMPERCEPTIBLE, AnyCharacter, get_transformations
 
 DEEPWORDBUG_OPS = ("dwb-swap", "dwb-substitute", "dwb-delete", "dwb-insert")
 PRUTHI_OPS = ("pruthi-swap", "pruthi-drop", "pruthi-add", "pruthi-keyboard")
 RHO_MAX, K = 0.3, 50  # the defender benchmark's ρ_max and candidates per word
 CHARMER_K, CHARMER_N = 10, 20  # Charmer's Levenshtein budget and slots per step (its scripts)
-BAD_CHARACTERS = ("bad-invisible", "bad-homoglyph", "bad-reorder", "bad-deletion")
 BAD_BUDGET = 10  # Boucher et al.'s largest perturbation budget
 
 
@@ -114,7 +113,7 @@ def _charmer(task, transformations, options):
 
 
 def _bad_characters(task, transformations, options):
-    return dict(transformation=get_transformations(transformations or BAD_CHARACTERS,
+    return dict(transformation=get_transformations(transformations or IMPERCEPTIBLE,
                                                    token_aligned=task.token_aligned),
                 constraints=[NoRepeat(), *_limit(options["max_perturbed"], BAD_BUDGET),
                              RendersIdentically()],

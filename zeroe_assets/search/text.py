@@ -124,10 +124,11 @@ class AttackedText:
                             len(edit.positions), self._starts, self._index)
 
     def restored(self, original: "AttackedText", position: int) -> "AttackedText":
-        """The text with the word at ``position`` as in ``original`` again, and no longer
-        counted as modified (the gaps stay: only the word's own edits are undone)."""
+        """The text with the word at ``position`` and the gap after it as in ``original``
+        again, and the word no longer counted as modified."""
         s, i = self._index[position]
-        edit = Edit(s, ((i, original.word(position)),), (), ())
+        edit = Edit(s, ((i, original.word(position)),), ((i + 1, original.gap_after(position)),),
+                    ())
         text = self.apply(edit)
         return AttackedText(text.kind, text.segments, text.attacked,
                             self.modified - {position}, self.repeated, self._starts,
