@@ -6,6 +6,10 @@
 - ``CharEdit``: the character operations of DeepWordBug (Gao et al. 2018: neighbour swap,
   substitution, deletion, insertion) and of Pruthi et al. 2019 (the same on inner letters, and
   keyboard neighbours from the keyboard perturber's table).
+- ``AnyCharacter``: Charmer's edits (Abad Rocamora et al. 2024): any character of an alphabet
+  inserted, replaced or deleted at any slot of a word.
+- ``Imperceptible``: Boucher et al. 2022's invisible characters, homoglyphs, bidi reorderings
+  and backspace deletions (``imperceptible.py``).
 - ``Union``: several of them, their candidates interleaved fairly up to k.
 
 Candidates are always changes of the *original* word at a position (no stacking), so a search
