@@ -3,8 +3,10 @@
 One run, one victim (``tc-tfidf`` trained on OLID train, seed 0), the same first N OLID test
 tweets and the same query budget per example: TextAttack's ``DeepWordBugGao2018`` and
 ``Pruthi2019`` through its ``Attacker``, and our ``deepwordbug``, ``pruthi``,
-``textfooler-zeroe`` (all ten Zéroe transformations) and ``zeroe-random`` (no search). Every
-attack's results become ``AttackResult`` records and go through the same ``summarize``; the
+``textfooler-zeroe`` (all ten Zéroe transformations) and ``zeroe-random`` (no search); on
+request (``--recipes``) ``charmer`` and ``bad-characters``. Rows give the characters changed
+and, for bad-characters, how many adversarial texts render as the original (code points shown).
+Every attack's results become ``AttackResult`` records and go through the same ``summarize``; the
 perturbed-word share is given as each tool counts it and recounted with our tokenizer's words.
 
 TextAttack runs offline with the workarounds of ``zeroe_assets.integrations.textattack_offline``
@@ -56,6 +58,23 @@ def edit_distance(a: str, b: str) -> float:
     from rapidfuzz.distance import Levenshtein
 
     return float(Levenshtein.normalized_distance(a, b))
+
+
+def characters_changed(a: str, b: str) -> int:
+    """Levenshtein distance in characters (Charmer's k)."""
+    from rapidfuzz.distance import Levenshtein
+
+    return int(Levenshtein.distance(a, b))
+
+
+def imperceptibility(won: list) -> dict:
+    """How many successful adversarial texts display as the original, pixel for pixel
+    (``search.display``), and the first three with their code points."""
+    from zeroe_assets.search.display import codepoints, renders_identically
+
+    same = [renders_identically(r.original, r.adversarial) for r in won]
+    return {"renders_identically": sum(same), "successful": len(won),
+            "examples": [codepoints(r.adversarial) for r in won[:3]]}
 
 
 def textattack_recipe(name: str, model, seed: int):
@@ -139,8 +158,10 @@ def row(tool: str, name: str, records: list, wall: float, victim: TimedVictim,
     """The metrics of one attack: ``summarize`` over its records, both perturbed-word figures,
     and where the time went."""
     s = summarize(records)
+    won = [r for r in records if r.status == SUCCESSFUL]
     recount = [100.0 * words_perturbed(r.original, r.adversarial)[1] / r.words
-               for r in records if r.status == SUCCESSFUL and r.words]
+               for r in won if r.words]
+    characters = [characters_changed(r.original, r.adversarial) for r in won]
     return {
         "tool": tool, "recipe": name, "examples": s["examples"], "counts": s["counts"],
         "clean_accuracy": s["clean_accuracy"], "accuracy_under_attack": s["accuracy_under_attack"],
@@ -148,6 +169,8 @@ def row(tool: str, name: str, records: list, wall: float, victim: TimedVictim,
         "perturbed_words": own_perturbed if own_perturbed is not None else s["perturbed_words"],
         "perturbed_words_recount": sum(recount) / len(recount) if recount else None,
         "edit_distance": s["edit_distance"],
+        "characters_changed": sum(characters) / len(characters) if characters else None,
+        **(imperceptibility(won) if name.startswith("bad-characters") else {}),
         "setup_s": setup, "wall_s": wall,
         "examples_per_s": s["examples"] / wall if wall else None,
         "victim_s": victim.seconds, "victim_texts": victim.texts, "victim_calls": victim.calls,
@@ -198,6 +221,14 @@ def targets(rows: dict, spread: dict) -> dict:
         out["deepwordbug_success_within_3_points_seed_mean"] = \
             abs(a["mean_success_rate"] - b["mean_success_rate"]) <= 3
         out["deepwordbug_no_more_queries_seed_mean"] = a["mean_queries"] <= b["mean_queries"]
+    charmer, bad = get("ours:charmer"), get("ours:bad-characters")
+    if charmer:
+        out["charmer_success_ge_95"] = charmer["success_rate"] >= 95
+        out["charmer_characters_le_2"] = charmer["characters_changed"] <= 2
+    if bad:
+        out["bad_characters_success_ge_90"] = bad["success_rate"] >= 90
+        out["bad_characters_all_render_identically"] = \
+            bad["renders_identically"] == bad["successful"]
     if tf:
         out["textfooler_zeroe_success_ge_95"] = tf["success_rate"] >= 95
         out["textfooler_zeroe_queries_le_45"] = tf["queries"] <= 45

@@ -24,7 +24,8 @@ def register(sub) -> None:
     add_fields_option(p, "comma-separated text fields to attack (default: the task's; for NLI "
                          "the hypothesis only, --fields sentence1,sentence2 both)")
     p.add_argument("--recipe", required=True,
-                   help="deepwordbug, pruthi, textfooler-zeroe, zeroe-beam or zeroe-random")
+                   help="deepwordbug, pruthi, textfooler-zeroe, zeroe-beam, zeroe-random, "
+                        "charmer or bad-characters")
     p.add_argument("--perturbers", type=names, default=None, metavar="P,P,...",
                    help="comma-separated perturbers and character operations the search may "
                         "use (default: the recipe's; see docs/search.md)")

@@ -206,7 +206,8 @@ class RawPixelScore(CharacterScore):
         self._pixels: dict[str, np.ndarray | None] = {}
         self._cmap: set[int] | None = None
 
-    def _font(self) -> Path:
+    def font_path(self) -> Path:
+        """The font file the glyphs are drawn with."""
         if self.font is None:
             try:
                 import matplotlib
@@ -224,7 +225,7 @@ class RawPixelScore(CharacterScore):
         if todo:
             from ..visual.glyphs import GLYPH, render_font
 
-            font = self._font()
+            font = self.font_path()
             if self._cmap is None:
                 from fontTools.ttLib import TTFont
 

@@ -5,16 +5,17 @@ every victim query is batched and counted. Records and the defender benchmark's 
 :mod:`.results`.
 """
 from .attack import SearchAttack
+from .charmer import Charmer
 from .goals import Classification, Goal, Outcome, Session, Tagging, goal_for
 from .methods import Beam, Greedy, Problem, RandomProtocol, SearchMethod
 from .recipes import get_recipe, recipe_names
 from .results import AttackResult, summarize
 from .text import AttackedText, Edit
-from .transformations import (CharEdit, PerturberSwap, Transformation, Union, get_transformation,
-                              get_transformations, transformation_names)
+from .transformations import (AnyCharacter, CharEdit, PerturberSwap, Transformation, Union,
+                              get_transformation, get_transformations, transformation_names)
 
-__all__ = ["AttackResult", "AttackedText", "Beam", "CharEdit", "Classification", "Edit", "Goal",
-           "Greedy", "Outcome", "PerturberSwap", "Problem", "RandomProtocol", "SearchAttack",
-           "SearchMethod", "Session", "Tagging", "Transformation", "Union", "get_recipe",
-           "get_transformation", "get_transformations", "goal_for", "recipe_names", "summarize",
-           "transformation_names"]
+__all__ = ["AnyCharacter", "AttackResult", "AttackedText", "Beam", "CharEdit", "Charmer",
+           "Classification", "Edit", "Goal", "Greedy", "Outcome", "PerturberSwap", "Problem",
+           "RandomProtocol", "SearchAttack", "SearchMethod", "Session", "Tagging",
+           "Transformation", "Union", "get_recipe", "get_transformation", "get_transformations",
+           "goal_for", "recipe_names", "summarize", "transformation_names"]

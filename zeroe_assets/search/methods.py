@@ -74,7 +74,7 @@ class Problem:
         return self.session.exhausted
 
 
-def _best(scored: list[Scored]) -> Scored:
+def best_of(scored: list[Scored]) -> Scored:
     return max(scored, key=lambda s: s[1].score)
 
 
@@ -152,8 +152,8 @@ class Greedy(SearchMethod):
                 scored += now
                 won = [s for s in now if s[1].met]
                 if won:
-                    return _best(won)
-                if problem.exhausted or (now and _best(now)[1].score > beam[-1][1].score):
+                    return best_of(won)
+                if problem.exhausted or (now and best_of(now)[1].score > beam[-1][1].score):
                     break  # out of budget, or this word already helps: on to the next
                 drawn = len(problem.edits(position, stop))
                 if stop is None or drawn < stop:
@@ -276,8 +276,8 @@ class RandomProtocol(SearchMethod):
             won = [s for s in scored if s[1].met]
             if won:
                 return won[0]
-            if scored and _best(scored)[1].score > best[1].score:
-                best = _best(scored)
+            if scored and best_of(scored)[1].score > best[1].score:
+                best = best_of(scored)
         return best
 
     def __repr__(self):

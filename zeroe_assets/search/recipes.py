@@ -17,6 +17,17 @@
 - ``zeroe-beam``: the same parts with TextAttack's beam search (width 4).
 - ``zeroe-random``: the no-search baseline: the random Zéroe protocol (Eger & Benz 2020) at
   p = ρ_max, in batches until success or the same budget.
+- ``charmer``: Abad Rocamora et al. 2024, "Revisiting Character-level Adversarial Attacks for
+  Language Models": any character of the alphabet (the text's characters and a–z) inserted,
+  replaced or deleted anywhere in a word, the 20 best slots by a space probe per step,
+  Levenshtein distance ≤ k = 10; no other constraint, no query budget (their scripts').
+- ``bad-characters``: Boucher et al. 2022, "Bad Characters: Imperceptible NLP Attacks": their
+  four imperceptible perturbations (invisible characters, homoglyphs that draw the same pixels,
+  bidi reorderings, deletions by BACKSPACE), one injection per word, at most 10 (their budget),
+  found by our greedy search (TextFooler's Algorithm 1, ranking by deletion) instead of their
+  differential evolution; every word may change (stopwords too), no query budget; a candidate
+  is kept only where the changed word, with the gaps around it, draws the same pixels
+  (kerning can tell a homoglyph: F + Cyrillic і is set closer than F + i in DejaVu Sans).
 """
 from __future__ import annotations
 
@@ -27,13 +38,17 @@ from ..constraints import EditDistance, MaxPerturbed, MinWordLength, NoRepeat, P
 from ..spec import perturbers_here
 from ..tasks import get_task
 from .attack import SearchAttack
+from .charmer import Charmer
+from .display import RendersIdentically
 from .goals import goal_for
 from .methods import Beam, Greedy, RandomProtocol
-from .transformations import get_transformations
+from .transformations import IMPERCEPTIBLE, AnyCharacter, get_transformations
 
 DEEPWORDBUG_OPS = ("dwb-swap", "dwb-substitute", "dwb-delete", "dwb-insert")
 PRUTHI_OPS = ("pruthi-swap", "pruthi-drop", "pruthi-add", "pruthi-keyboard")
 RHO_MAX, K = 0.3, 50  # the defender benchmark's ρ_max and candidates per word
+CHARMER_K, CHARMER_N = 10, 20  # Charmer's Levenshtein budget and slots per step (its scripts)
+BAD_BUDGET = 10  # Boucher et al.'s largest perturbation budget
 
 
 def _limit(max_perturbed, default) -> list:
@@ -88,12 +103,31 @@ def _textfooler(task):
     return Greedy("mask" if task.inputs == "tokens" else "delete")
 
 
+def _charmer(task, transformations, options):
+    transformation = get_transformations(transformations, token_aligned=task.token_aligned) \
+        if transformations else AnyCharacter()
+    return dict(transformation=transformation,
+                constraints=[EditDistance(absolute=CHARMER_K),
+                             *_limit(options["max_perturbed"], None)],
+                method=Charmer(CHARMER_N, CHARMER_K), candidates=K)
+
+
+def _bad_characters(task, transformations, options):
+    return dict(transformation=get_transformations(transformations or IMPERCEPTIBLE,
+                                                   token_aligned=task.token_aligned),
+                constraints=[NoRepeat(), *_limit(options["max_perturbed"], BAD_BUDGET),
+                             RendersIdentically()],
+                method=_textfooler(task), candidates=K)
+
+
 RECIPES = {
     "deepwordbug": _deepwordbug,
     "pruthi": _pruthi,
     "textfooler-zeroe": _zeroe(_textfooler),
     "zeroe-beam": _zeroe(lambda task: Beam(4)),
     "zeroe-random": _zeroe(lambda task: RandomProtocol(RHO_MAX)),
+    "charmer": _charmer,
+    "bad-characters": _bad_characters,
 }
 
 

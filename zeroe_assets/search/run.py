@@ -27,6 +27,7 @@ from ..runs import Record, append_line, open_run, read_lines
 from ..tasks import NLI_FIELDS, Examples, get_task
 from ..victims import Scorer, load_victim
 from ..victims.wrapper import TimedVictim
+from .display import codepoints
 from .results import SKIPPED, SUCCESSFUL, STATUSES, AttackResult, summarize
 
 SUMMARY, REPORT, PAGE = "summary.json", "report.md", "report.html"  # besides runs.RUN, RESULTS
@@ -302,11 +303,15 @@ def report(results: list[AttackResult], summary: dict) -> str:
     if won:
         lines += ["## Successful attacks (the first %d)" % len(won), ""]
         for r in won:
+            original, adversarial = _show(r.original, sep), _show(r.adversarial, sep)
             lines += [f"**Example {r.index}**: {_outcome(r)}; {r.perturbed} of {r.words} words "
                       f"perturbed, {r.queries} queries", "",
-                      f"- original: {_show(r.original, sep)}",
-                      f"- adversarial: {_show(r.adversarial, sep)}",
-                      ""]
+                      f"- original: {original}",
+                      f"- adversarial: {adversarial}"]
+            if any(not " " <= c <= "~" for c in set(adversarial) - set(original)):
+                # new characters outside printable ASCII (invisible ones, homoglyphs, controls)
+                lines += [f"- adversarial, code points: {codepoints(adversarial)}"]
+            lines += [""]
     return "\n".join(lines)
 
 

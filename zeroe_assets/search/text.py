@@ -123,6 +123,17 @@ class AttackedText:
                             self.repeated or len(modified) < len(self.modified) +
                             len(edit.positions), self._starts, self._index)
 
+    def restored(self, original: "AttackedText", position: int) -> "AttackedText":
+        """The text with the word at ``position`` and the gap after it as in ``original``
+        again, and the word no longer counted as modified."""
+        s, i = self._index[position]
+        edit = Edit(s, ((i, original.word(position)),), ((i + 1, original.gap_after(position)),),
+                    ())
+        text = self.apply(edit)
+        return AttackedText(text.kind, text.segments, text.attacked,
+                            self.modified - {position}, self.repeated, self._starts,
+                            self._index)
+
     def without(self, position: int, mask: str | None = None) -> "AttackedText":
         """The text with the word at ``position`` deleted (TextFooler's importance) or replaced by
         ``mask``; for word importance only (the word count stays as far as positions go)."""

@@ -6,6 +6,10 @@
 - ``CharEdit``: the character operations of DeepWordBug (Gao et al. 2018: neighbour swap,
   substitution, deletion, insertion) and of Pruthi et al. 2019 (the same on inner letters, and
   keyboard neighbours from the keyboard perturber's table).
+- ``AnyCharacter``: Charmer's edits (Abad Rocamora et al. 2024): any character of an alphabet
+  inserted, replaced or deleted at any slot of a word.
+- ``Imperceptible``: Boucher et al. 2022's invisible characters, homoglyphs, bidi reorderings
+  and backspace deletions (``imperceptible.py``).
 - ``Union``: several of them, their candidates interleaved fairly up to k.
 
 Candidates are always changes of the *original* word at a position (no stacking), so a search
@@ -19,6 +23,7 @@ import string
 from .. import registry, tokenize
 from ..perturbers.base import CANDIDATE_PHI, Perturber
 from ..validate import check_int
+from . import imperceptible
 from .text import AttackedText, Edit
 
 LETTERS = string.ascii_lowercase
@@ -205,6 +210,91 @@ class CharEdit(Transformation):
         return list(found)[:k]
 
 
+class AnyCharacter(Transformation):
+    """Charmer's edits (Abad Rocamora et al. 2024, §3): one character of ``alphabet`` inserted
+    at any place of a word, or put in place of any of its characters, or a character deleted.
+    The places of a word of n characters are its 2n + 1 slots: slot 2i is before character i,
+    slot 2i + 1 is character i. ``alphabet`` None: the characters of the text edited, plus a–z
+    (Charmer's alphabet is its dataset's characters). As candidates of a word (``edits``) only
+    the word's slots; Charmer's search (``search.charmer``) also edits the gap after it."""
+
+    name = "any-char"
+    DELETE = ""  # the alphabet's stand-in for a deletion
+
+    def __init__(self, alphabet: str | None = None):
+        self.alphabet = None if alphabet is None else "".join(dict.fromkeys(alphabet))
+
+    def characters(self, text: AttackedText) -> list[str]:
+        """The alphabet for ``text``, in a fixed order, with the deletion first."""
+        chars = self.alphabet if self.alphabet is not None else "".join(sorted(
+            set(LETTERS).union(*(part for words, gaps in text.segments
+                                 for part in (*words, *gaps)))))
+        return [self.DELETE, *chars]
+
+    def can_change_word(self, word):
+        return bool(word)
+
+    @staticmethod
+    def put(word: str, slot: int, char: str) -> str:
+        """``word`` with ``char`` inserted at an even slot or replacing the character at an odd
+        one ("" deletes it; a deletion at an insertion slot changes nothing)."""
+        i = slot // 2
+        return word[:i] + char + word[i + slot % 2:]
+
+    @staticmethod
+    def slots(text: AttackedText, position: int) -> int:
+        """How many slots the word at ``position`` and the gap after it have: the word's 2n + 1,
+        then the gap's but its first (the word's last insertion again)."""
+        return 2 * len(text.word(position)) + 1 + 2 * len(text.gap_after(position))
+
+    @staticmethod
+    def at_slot(text: AttackedText, position: int, slot: int,
+                chars: list[str]) -> list[AttackedText]:
+        """``text`` with each of ``chars`` at ``slot`` of the word at ``position`` (the word
+        itself, not its stem: Charmer edits any character) or of the gap after it, changes
+        only; the change counts as the word's."""
+        word = text.word(position)
+        s, i = text.locate(position)
+        at_gap = slot > 2 * len(word)
+        old = text.gap_after(position) if at_gap else word
+        where = slot - 2 * len(word) if at_gap else slot
+        forms = dict.fromkeys(AnyCharacter.put(old, where, c) for c in chars)
+        forms.pop(old, None)
+        if at_gap:
+            return [text.apply(Edit(s, (), ((i + 1, form),), (position,))) for form in forms]
+        return [text.apply(Edit(s, ((i, form),), (), (position,))) for form in forms if form]
+
+    def edits(self, text, position, k, rng):
+        """The first ``k`` edits of the word at ``position``, slot by slot (no draws)."""
+        word, chars = text.word(position), self.characters(text)
+        s, i = text.locate(position)
+        forms = dict.fromkeys(self.put(word, slot, c) for slot in range(2 * len(word) + 1)
+                              for c in chars)
+        forms.pop(word, None)
+        forms.pop("", None)
+        return [Edit(s, ((i, form),), (), (position,)) for form in list(forms)[:k]]
+
+
+class Imperceptible(Transformation):
+    """One of Boucher et al. 2022's imperceptible perturbations (``imperceptible.KINDS``):
+    each candidate is one injection into the word, ``k`` of them drawn from all of them."""
+
+    def __init__(self, kind: str):
+        if kind not in imperceptible.KINDS:
+            raise ValueError(f"unknown imperceptible perturbation {kind!r}; choose from "
+                             f"{', '.join(imperceptible.KINDS)}")
+        self.kind, self.name = kind, f"bad-{kind}"
+
+    def can_change_word(self, word):
+        return imperceptible.can_change(self.kind, word)
+
+    def forms(self, word, k, rng):
+        found = imperceptible.injections(self.kind, word)
+        if len(found) <= k:
+            return found
+        return [found[i] for i in sorted(rng.sample(range(len(found)), k))]
+
+
 class Union(Transformation):
     """Several transformations: each member's edits, interleaved fairly (first of each, then
     second of each …) up to k, duplicates dropped."""
@@ -260,10 +350,13 @@ CHAR_TRANSFORMATIONS = {
 }
 
 
+IMPERCEPTIBLE = tuple(f"bad-{kind}" for kind in imperceptible.KINDS)
+
+
 def transformation_names() -> tuple[str, ...]:
-    """Every name ``get_transformation`` takes: the ten Zéroe perturbers and the character
-    operations."""
-    return registry.NAMES + tuple(CHAR_TRANSFORMATIONS)
+    """Every name ``get_transformation`` takes: the ten Zéroe perturbers, the character
+    operations, Charmer's any character and the imperceptible perturbations."""
+    return registry.NAMES + tuple(CHAR_TRANSFORMATIONS) + (AnyCharacter.name,) + IMPERCEPTIBLE
 
 
 def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Transformation:
@@ -272,6 +365,10 @@ def get_transformation(name: str, phi: float = CANDIDATE_PHI, **options) -> Tran
     only unless ``oov="auto"`` is given: respelling words outside the table runs the seq2seq
     models, seconds per text, far more than the victim's time."""
     key = name.strip().lower()
+    if key == AnyCharacter.name:
+        return AnyCharacter(**options)
+    if key in IMPERCEPTIBLE:
+        return Imperceptible(key.removeprefix("bad-"))
     if key in CHAR_TRANSFORMATIONS:
         return CharEdit(name=key, **CHAR_TRANSFORMATIONS[key])
     try:

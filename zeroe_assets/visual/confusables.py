@@ -59,6 +59,13 @@ def reads_as(ch: str) -> frozenset[str]:
     return frozenset(letters)
 
 
+def confusables_of(ch: str) -> list[str]:
+    """The other members of ``ch``'s confusable class, in code point order."""
+    classes = _classes()
+    root = classes.get(ch, ch)  # a class's representative is not among the keys
+    return sorted({root, *(c for c, r in classes.items() if r == root)} - {ch})
+
+
 @functools.lru_cache(maxsize=1)
 def _letters() -> dict[str, frozenset[str]]:
     """Class representative → the lower-case ASCII letters in the class."""
@@ -69,4 +76,4 @@ def _letters() -> dict[str, frozenset[str]]:
     return out
 
 
-__all__ = ["reads_as", "skeleton"]
+__all__ = ["confusables_of", "reads_as", "skeleton"]

@@ -1,0 +1,171 @@
+"""Charmer (Abad Rocamora et al. 2024) against the real victims of test_search: the goal met in
+at most k character edits (Levenshtein), its slots, one victim call per probe step and per
+candidate step, the budget exact, determinism, another transformation as its alphabet, and
+both new recipes through `zeroe search` with identical results for any -j."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from rapidfuzz.distance import Levenshtein
+
+from zeroe_assets.cli import main
+from zeroe_assets.constraints import EditDistance, Protected
+from zeroe_assets.search import (AnyCharacter, AttackedText, Charmer, Classification,
+                                 SearchAttack, get_recipe, get_transformation)
+from zeroe_assets.search.results import EXHAUSTED, SKIPPED, SUCCESSFUL
+
+from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
+from .test_search import Counting, _label, examples, tc  # noqa: F401  (fixtures)
+
+
+def _charmer(k=3, positions=5, constraints=(), **options):
+    return SearchAttack(AnyCharacter(), [EditDistance(absolute=k), *constraints],
+                        Classification("tc"), Charmer(positions, k), **options)
+
+
+def test_slots_insert_replace_and_delete():
+    put = AnyCharacter.put
+    assert [put("cat", s, "x") for s in range(7)] == \
+        ["xcat", "xat", "cxat", "cxt", "caxt", "cax", "catx"]
+    assert put("cat", 3, "") == "ct" and put("cat", 2, "") == "cat"
+    text = AttackedText.from_input("text", "the cat sat")
+    assert [t.key for t in AnyCharacter.at_slot(text, 1, 1, ["", "b", "c"])] == \
+        ["the at sat", "the bat sat"]  # the same character again is no change
+    assert AnyCharacter.slots(text, 1) == 9  # "cat" and the gap " " after it
+    assert [t.key for t in AnyCharacter.at_slot(text, 1, 7, ["", "x"])] == \
+        ["the catsat", "the catxsat"]  # the gap's space deleted, or replaced
+    assert [t.key for t in AnyCharacter.at_slot(text, 1, 8, ["", "x"])] == ["the cat xsat"]
+    assert AnyCharacter.at_slot(text, 1, 8, ["x"])[0].modified == {1}  # counts as the word's
+    alphabet = AnyCharacter().characters(text)
+    assert alphabet[0] == "" and set("abcxyz ") <= set(alphabet)  # the text's and a–z
+    assert AnyCharacter("xy").characters(text) == ["", "x", "y"]
+
+
+def test_goal_met_within_k_character_edits(tc, examples):
+    for k in (1, 3):
+        results = [_charmer(k).run(e, tc, i) for i, e in enumerate(examples[:12])]
+        won = [r for r in results if r.status == SUCCESSFUL]
+        assert len(won) >= (3 if k == 1 else 8), results
+        for r in won:
+            assert _label(tc, r.adversarial) != _label(tc, r.original)
+            assert 1 <= Levenshtein.distance(r.original, r.adversarial) <= k
+        for r in results:
+            assert Levenshtein.distance(r.original, r.adversarial) <= k
+
+
+def test_a_step_is_one_probe_call_and_one_candidate_call(tc, examples):
+    victim = Counting(tc)
+    text, gold = examples[0]
+    attack = _charmer(k=1, positions=4)
+    attack.run((text, gold), victim)
+    original, probes, candidates = victim.batches
+    assert original == [text]
+    attacked = AttackedText.from_input("text", text)
+    slots = sum(AnyCharacter.slots(attacked, p) for p in range(len(attacked)))
+    assert len(probes) == len(set(probes)) <= slots
+    assert all(len(p) in (len(text), len(text) + 1) and " " in p for p in probes)
+    alphabet = len(AnyCharacter().characters(AttackedText.from_input("text", text)))
+    assert 0 < len(candidates) <= 4 * alphabet  # the whole alphabet at the 4 best slots only
+
+
+def test_few_slots_are_tried_without_probing(tc):
+    victim = Counting(tc)
+    _charmer(k=1, positions=50).run(("pathetic", 1), victim)
+    assert len(victim.batches) == 2  # 17 slots ≤ 50: no probe call
+
+
+@pytest.mark.parametrize("budget", [1, 2, 40, 333])
+def test_never_over_budget(tc, examples, budget):
+    for i, example in enumerate(examples[:6]):
+        victim = Counting(tc)
+        r = _charmer(k=4, max_queries=budget).run(example, victim, i)
+        assert r.queries == len(victim.sent) <= budget
+        if budget == 1 and r.status != SKIPPED:
+            assert r.status == EXHAUSTED
+
+
+def test_constraints_choose_the_words(tc):
+    text = "@USER the coach is pathetic today URL"
+    r = _charmer(k=3, constraints=[Protected()]).run((text, 1), tc)
+    assert r.adversarial.startswith("@USER ") and r.adversarial.endswith(" URL")
+
+
+def test_deterministic_and_recipe(tc, examples):
+    attack = get_recipe("charmer", "tc", max_queries=2000)
+    assert isinstance(attack.method, Charmer) and attack.method.max_edits == 10
+    first = [attack.run(e, tc, i) for i, e in enumerate(examples[:5])]
+    again = [attack.run(e, tc, i) for i, e in reversed(list(enumerate(examples[:5])))]
+    assert first == again[::-1]
+    assert sum(r.status == SUCCESSFUL for r in first) >= 3
+
+
+def test_another_transformation_as_its_alphabet(tc, examples):
+    attack = get_recipe("charmer", "tc", transformations="keyboard-typo,truncate",
+                        max_queries=3000)
+    assert attack.transformation.name == "keyboard-typo|truncate"
+    results = [attack.run(e, tc, i) for i, e in enumerate(examples[:8])]
+    assert any(r.status == SUCCESSFUL for r in results)
+    for r in results:
+        assert Levenshtein.distance(r.original, r.adversarial) <= 10
+    assert get_transformation("any-char").name == "any-char"
+
+
+@needs_olid
+@pytest.mark.parametrize("recipe", ["charmer", "bad-characters"])
+def test_cli_results_identical_for_any_j(recipe, olid, tmp_path):  # noqa: F811
+    data, model = olid
+    outs = []
+    for j in ("1", "2"):
+        out = tmp_path / f"j{j}"
+        assert main(["search", "--task", "tc", "--victim", "tc-tfidf", "--victim-path",
+                     str(model), "--input", str(data), "--recipe", recipe, "--max-queries",
+                     "300", "--limit", "6", "--out", str(out), "-q", "-j", j]) == 0
+        outs.append((out / "results.jsonl").read_bytes())
+    assert outs[0] == outs[1]
+    results = [json.loads(line) for line in outs[0].decode().splitlines()]
+    assert len(results) == 6 and all(r["queries"] <= 300 for r in results)
+    if recipe == "bad-characters":  # the report spells out what cannot be seen
+        assert "code points: " in (tmp_path / "j1" / "report.md").read_text(encoding="utf-8")
+
+
+def test_tokens_and_pairs():
+    """A pos token list stays aligned (edits stay inside their token); an NLI pair's premise
+    stays unless asked."""
+    from zeroe_assets.victims.sklearn import train_victim
+
+    from .test_search import _pairs, _tagged
+
+    tagger = train_victim("pos-features", *_tagged(150))
+    sentence, tags = _tagged(1, seed=3)[0][0], _tagged(1, seed=3)[1][0]
+    r = get_recipe("charmer", "pos", max_queries=200).run((sentence, tags), tagger)
+    assert r.queries <= 200 and len(r.adversarial) == len(sentence)
+    nli = train_victim("nli-tfidf", *_pairs(300))
+    pairs, labels = _pairs(6, seed=2)
+    attack = get_recipe("charmer", "nli", max_queries=300)
+    for i, (pair, label) in enumerate(zip(pairs[:3], labels)):
+        r = attack.run((pair, label), nli, i)
+        assert r.queries <= 300 and r.adversarial[0] == pair[0]
+        assert r.adversarial[1] != pair[1]  # the hypothesis was edited
+
+
+def test_pruning_undoes_unneeded_words_with_their_gaps(tc, examples):  # noqa: F811
+    text = AttackedText.from_input("text", "@USER the coach is pathetic today URL")
+    edited = AnyCharacter.at_slot(text, 2, 12, ["x"])[0]  # the gap after "coach": " x"
+    edited = AnyCharacter.at_slot(edited, 3, 1, ["x"])[0]  # "is" → "xs"
+    assert edited.key == "@USER the coach xxs pathetic today URL" and edited.modified == {2, 3}
+    back = edited.restored(text, 2)
+    assert back.word(2) == "coach" and back.gap_after(2) == " " and back.modified == {3}
+    assert back.restored(text, 3).key == text.key
+    plain, pruned = (SearchAttack(AnyCharacter(), [EditDistance(absolute=6)],
+                                  Classification("tc"), Charmer(5, 6, pruned=p),
+                                  max_queries=20000) for p in (False, True))
+    fewer = 0
+    for i, example in enumerate(examples[:8]):
+        a, b = plain.run(example, tc, i), pruned.run(example, tc, i)
+        assert a.status == b.status
+        if b.status == SUCCESSFUL:
+            assert _label(tc, b.adversarial) != _label(tc, b.original)
+            assert b.perturbed <= a.perturbed and b.queries >= a.queries
+            fewer += b.perturbed < a.perturbed
+    assert fewer >= 1  # here example 4: two words changed, one needed
