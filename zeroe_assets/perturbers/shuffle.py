@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from ..rng import shuffle
 from ..tokenize import clusters, length
 from .base import Perturber
 from ..validate import check_int
@@ -18,7 +19,7 @@ def _shuffle_changed(units: list[str], rng: random.Random) -> list[str] | None:
         return None
     shuffled = units[:]
     while shuffled == units:
-        rng.shuffle(shuffled)
+        shuffle(shuffled, rng)
     return shuffled
 
 
