@@ -6,7 +6,6 @@ import importlib
 import sys
 import warnings
 
-from .. import __version__
 from ..assets import ArtifactError
 from ._common import check_required
 
@@ -15,10 +14,21 @@ RENAMED = {"attack": "search"}  # commands' names before 0.2, kept for one relea
 COMMANDS = ("demo", "perturb", "shield", "list", "neighbours", "g2p", "search", "bench")
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked (`zeroe_assets.__getattr__`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .. import __version__
+
+        print(f"zeroe {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zeroe", description="Zéroe low-level adversarial attacks (Eger & Benz 2020).")
-    parser.add_argument("--version", action="version", version=f"zeroe {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
