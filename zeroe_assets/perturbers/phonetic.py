@@ -185,7 +185,10 @@ class PhoneticPerturber(Perturber):
     def forms(self, word: str) -> list[str]:
         """The forms ``word`` may take, in its case and apostrophes (repeats kept: each is one
         draw); empty when the policy leaves it alone."""
-        return [f for f in (_like(word, r) for r in self._row(word, _key(word))) if f is not None]
+        row = self._row(word, _key(word))
+        if word.islower() and "\u2019" not in word:  # the row's own case and apostrophes
+            return list(row)
+        return [f for f in (_like(word, r) for r in row) if f is not None]
 
     def candidates(self, word: str, k: int, rng: random.Random,
                    phi: float = CANDIDATE_PHI) -> list[str]:
