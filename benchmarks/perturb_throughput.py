@@ -11,7 +11,7 @@ tool. The machine may be shared: every timing is repeated ``--repeat`` times in 
 round times everything once, so the load is alike for all), the median is reported, and the
 ratio to nlpaug is taken between medians of the same run; the load average is recorded.
 
-    python benchmarks/perturb_throughput.py [--data DIR | --corpus PATH] [--repeat 5]
+    python benchmarks/perturb_throughput.py [--data DIR | --corpus PATH] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=None, help=f"default: DATA/{UD_TRAIN}")
     parser.add_argument("--level", type=float, default=0.5)
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("--repeat", type=int, default=5, help="rounds; medians are reported")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
     parser.add_argument("--nlpaug-lines", type=int, default=3000,
                         help="nlpaug is slow: time it on this many lines (tokens/s is a rate)")
     parser.add_argument("--cli-tokens", type=int, default=1_000_000,
