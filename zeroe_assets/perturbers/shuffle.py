@@ -22,14 +22,15 @@ def _reordered(units: list[str], rng: random.Random) -> str:
     return "".join(shuffled)
 
 
-def _shuffleable(units: list[str]) -> list[str] | None:
-    """``units`` when some order of them differs (two different ones), else None."""
-    return units if len(set(units)) > 1 else None
+def _reorderable(units: list[str]) -> bool:
+    """Whether some order of ``units`` differs from theirs (two of them differ)."""
+    return len(set(units)) > 1
 
 
 def _units(word: str) -> list[str] | None:
     """``word``'s units when some order of them differs, else None."""
-    return _shuffleable(clusters(word))
+    units = clusters(word)
+    return units if _reorderable(units) else None
 
 
 class InnerShufflePerturber(Perturber):
@@ -45,9 +46,10 @@ class InnerShufflePerturber(Perturber):
     def _split(self, word: str) -> tuple[str, list[str], str] | None:
         """(first, inner units, last) of a word whose inner units can be reordered, else None."""
         units = clusters(word)
-        if len(units) < self.min_length or not _shuffleable(units[1:-1]):
+        inner = units[1:-1]
+        if len(units) < self.min_length or not _reorderable(inner):
             return None
-        return units[0], units[1:-1], units[-1]
+        return units[0], inner, units[-1]
 
     def can_change(self, word: str) -> bool:
         return self._parts[word] is not None
