@@ -1,18 +1,30 @@
-"""Throughput of the rule-based perturbers vs nlpaug's comparable augmenters (JSON on stdout).
+"""Throughput of the perturbers next to nlpaug's comparable augmenters, in one run (JSON on
+stdout and in ``--out``).
 
-Corpus: the sentences of UD English-EWT train (real web English, ~205k tokens), read from
-``--data`` or ``--corpus`` (a CoNLL-U file or plain text, one sample per line).
-Tokens are whitespace-separated tokens of the corpus, the same count for every tool.
+Library: each perturber at p = 0.5 on the sentences of UD English-EWT train (real web English,
+177k whitespace tokens; ``--corpus`` for another file), one process, and over ``--processes``.
+CLI: ``zeroe perturb -p NAME -l 0.5 --seed 0 FILE > /dev/null`` end to end (start-up included)
+on ``--cli-tokens`` tokens of real English (`mixed_corpus`), with ``-j 1`` and ``-j PROCESSES``;
+their outputs must be byte-identical. nlpaug: its augmenters on the first ``--nlpaug-lines``
+lines of the library corpus. Tokens are whitespace-separated tokens, the same count for every
+tool. The machine may be shared: every timing is repeated ``--repeat`` times in rounds (each
+round times everything once, so the load is alike for all), the median is reported, and the
+ratio to nlpaug is taken between medians of the same run; the load average is recorded.
 
-    python benchmarks/perturb_throughput.py [--data DIR | --corpus PATH] [--level 0.5] [--processes 2]
+    python benchmarks/perturb_throughput.py [--data DIR | --corpus PATH] [--repeat 3]
 """
 from __future__ import annotations
 
 import argparse
+import csv
+import hashlib
 import json
 import os
 import platform
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,6 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("ZEROE_DATA") or ROOT / "data")
 DATA_HELP = "the data folder (default: $ZEROE_DATA, else data/ in the checkout)"
 UD_TRAIN = "bench/ud_ewt/en_ewt-ud-train.conllu"  # the default corpus, in the data folder
+SNLI = ("bench/snli/snli_dev.tsv", "bench/snli/snli_test.tsv")
+UD_HELD_OUT = ("bench/ud_ewt/en_ewt-ud-dev.conllu", "bench/ud_ewt/en_ewt-ud-test.conllu")
+OLID = "bench/olid/olid-training-v1.0.tsv"
 
 
 def recorded(path: Path, data: Path) -> str:
@@ -43,7 +58,12 @@ COMPARABLE = {
     "segment": None,
     "keyboard-typo": "KeyboardAug",
     "natural-typo": "SpellingAug",
+    "phonetic": None,
+    "visual": None,
 }
+# the phonetic perturber on its table only: words outside it would be decoded by a seq2seq
+# model (torch), a cost measured apart (benchmarks/phonetic_quality.py, docs/phonetic.md)
+OPTIONS = {"phonetic": {"oov": "off"}}
 
 
 def read_corpus(path: Path) -> list[str]:
@@ -53,6 +73,24 @@ def read_corpus(path: Path) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+def _tsv_column(path: Path, *columns: str) -> list[str]:
+    with open(path, encoding="utf-8", newline="") as f:
+        return [row[c] for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+                for c in columns]
+
+
+def mixed_corpus(data: Path) -> list[str]:
+    """Real English of several kinds, one sample per line: the sentences of UD English-EWT
+    train, the SNLI dev/test premises and hypotheses, EWT dev/test, then the OLID training
+    tweets (978k whitespace tokens in all)."""
+    out = read_corpus(data / UD_TRAIN)
+    for name in SNLI:
+        out += _tsv_column(data / name, "sentence1", "sentence2")
+    for name in UD_HELD_OUT:
+        out += read_corpus(data / name)
+    return out + _tsv_column(data / OLID, "tweet")
+
+
 def timed(fn, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -60,6 +98,16 @@ def timed(fn, repeat: int) -> float:
         fn()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def seconds(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def count(lines: list[str]) -> int:
+    return sum(len(line.split()) for line in lines)
 
 
 def nlpaug_augmenters(p: float, natural: Path):
@@ -78,55 +126,112 @@ def nlpaug_augmenters(p: float, natural: Path):
     return augs
 
 
+def cli(name: str, level: float, processes: int, path: Path) -> tuple[float, str]:
+    """Wall seconds of ``zeroe perturb`` on ``path`` in a fresh process, and its output's sha256."""
+    command = [sys.executable, "-m", "zeroe_assets.cli", "perturb", "-p", name, "-l", str(level),
+               "--seed", "0", "-j", str(processes), str(path)]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, cwd=ROOT, check=True)
+    return time.perf_counter() - start, hashlib.sha256(done.stdout).hexdigest()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
     parser.add_argument("--corpus", type=Path, default=None, help=f"default: DATA/{UD_TRAIN}")
     parser.add_argument("--level", type=float, default=0.5)
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
     parser.add_argument("--nlpaug-lines", type=int, default=3000,
                         help="nlpaug is slow: time it on this many lines (tokens/s is a rate)")
+    parser.add_argument("--cli-tokens", type=int, default=1_000_000,
+                        help="at most this many tokens of the mixed corpus for the CLI runs")
+    parser.add_argument("--perturbers", default=",".join(COMPARABLE))
+    parser.add_argument("--out", type=Path,
+                        default=ROOT / "benchmarks/results/perturb_throughput.json")
     args = parser.parse_args()
     args.corpus = args.corpus or args.data / UD_TRAIN
     if not args.corpus.exists():
         sys.exit(f"corpus not found: {args.corpus} (pass --data DIR or --corpus PATH)")
+    names = [n for n in args.perturbers.split(",") if n]
     lines = read_corpus(args.corpus)
-    tokens = sum(len(line.split()) for line in lines)
+    tokens = count(lines)
     sub = lines[: args.nlpaug_lines]
-    sub_tokens = sum(len(line.split()) for line in sub)
+    sub_tokens = count(sub)
+    big, big_tokens = [], 0
+    for line in mixed_corpus(args.data):
+        if big_tokens + len(line.split()) > args.cli_tokens:
+            break
+        big.append(line)
+        big_tokens += len(line.split())
 
-    ours = {}
-    for name in COMPARABLE:
-        attacker = z.get_perturbation(name, level=args.level)
+    attackers = {n: z.get_perturbation(n, level=args.level, **OPTIONS.get(n, {})) for n in names}
+    for attacker in attackers.values():
         attacker(lines[:50], seed=0)  # load tables outside the timing
-        one = timed(lambda: attacker(lines, seed=0), args.repeat)
-        many = timed(lambda: list(attacker.stream(lines, seed=0, processes=args.processes,
-                                                  chunksize=512)), 1)
-        ours[name] = {"tokens_per_s": round(tokens / one),
-                      f"tokens_per_s_{args.processes}proc": round(tokens / many),
-                      "multiprocess_speedup": round(one / many, 2)}
-
-    theirs = {}
     try:
-        augs = nlpaug_augmenters(args.level, args.data / "noise/en.natural")
+        augs = {label: aug for label, aug in
+                nlpaug_augmenters(args.level, args.data / "noise/en.natural").items()
+                if label in {COMPARABLE[n] for n in names}}
     except ImportError:
         augs = {}
-    for label, aug in augs.items():
+    for aug in augs.values():
         aug.augment(sub[:20])
-        seconds = timed(lambda: aug.augment(sub), 1)
-        theirs[label] = {"tokens_per_s": round(sub_tokens / seconds)}
+    on_cli = [n for n in names if COMPARABLE[n]]
 
+    ours, theirs, command, loads = {}, {}, {}, []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "corpus.txt"
+        path.write_text("".join(line + "\n" for line in big), encoding="utf-8")
+        cli("truncate", args.level, 1, path)  # a first start-up fills the caches of the OS
+        for _ in range(args.repeat):
+            loads.append(os.getloadavg()[0])
+            for name, attacker in attackers.items():
+                ours.setdefault(name, []).append(seconds(lambda: attacker(lines, seed=0)))
+            for label, aug in augs.items():
+                theirs.setdefault(label, []).append(seconds(lambda: aug.augment(sub)))
+            for name in on_cli:
+                for j in (1, args.processes):
+                    wall, digest = cli(name, args.level, j, path)
+                    command.setdefault((name, j), []).append((wall, digest))
+            print(f"round {len(loads)} of {args.repeat} done", file=sys.stderr, flush=True)
+        loads.append(os.getloadavg()[0])
+        many = {name: seconds(lambda: list(attacker.stream(lines, seed=0, processes=args.processes,
+                                                            chunksize=512)))
+                for name, attacker in attackers.items()}
+
+    rate = {label: sub_tokens / statistics.median(s) for label, s in theirs.items()}
     rows = []
-    for name, ref in COMPARABLE.items():
-        row = {"perturber": name, **ours[name], "nlpaug": ref}
-        if ref in theirs:
-            row["nlpaug_tokens_per_s"] = theirs[ref]["tokens_per_s"]
-            row["speedup_vs_nlpaug"] = round(ours[name]["tokens_per_s"] / theirs[ref]["tokens_per_s"], 1)
+    for name in names:
+        ref = COMPARABLE[name]
+        one = statistics.median(ours[name])
+        row = {"perturber": name, "tokens_per_s": round(tokens / one),
+               "tokens_per_s_range": [round(tokens / max(ours[name])),
+                                      round(tokens / min(ours[name]))],
+               f"tokens_per_s_{args.processes}proc": round(tokens / many[name]),
+               "nlpaug": ref}
+        if ref in rate:
+            row["nlpaug_tokens_per_s"] = round(rate[ref])
+            row["speedup_vs_nlpaug"] = round(tokens / one / rate[ref], 1)
+        for j in ((1, args.processes) if name in on_cli else ()):
+            runs = command[(name, j)]
+            wall = statistics.median(w for w, _ in runs)
+            row[f"cli_j{j}_tokens_per_s"] = round(big_tokens / wall)
+            if ref in rate:
+                row[f"cli_j{j}_speedup_vs_nlpaug"] = round(big_tokens / wall / rate[ref], 1)
+        if name in on_cli and len({d for j in (1, args.processes)
+                                   for _, d in command[(name, j)]}) != 1:
+            raise SystemExit(f"{name}: `zeroe perturb` gave different outputs")
         rows.append(row)
-    json.dump({"corpus": str(args.corpus.name), "lines": len(lines), "tokens": tokens,
-               "level": args.level, "processes": args.processes, "cpu_count": os.cpu_count(),
-               "python": platform.python_version(), "results": rows}, sys.stdout, indent=1)
+    result = {"corpus": recorded(args.corpus, args.data), "lines": len(lines), "tokens": tokens,
+              "cli_corpus": [recorded(args.data / p, args.data)
+                             for p in (UD_TRAIN, *SNLI, *UD_HELD_OUT, OLID)],
+              "cli_lines": len(big), "cli_tokens": big_tokens,
+              "nlpaug_lines": len(sub), "nlpaug_tokens": sub_tokens,
+              "level": args.level, "processes": args.processes, "repeat": args.repeat,
+              "cpu_count": os.cpu_count(), "load_average_1min": loads,
+              "python": platform.python_version(), "options": OPTIONS, "results": rows}
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    json.dump(result, sys.stdout, indent=1)
     print()
 
 

@@ -14,7 +14,6 @@ recorded: the machine may be shared.
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import json
 import os
@@ -25,24 +24,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from perturb_throughput import DATA, DATA_HELP, UD_TRAIN, read_corpus, recorded
+from perturb_throughput import DATA, DATA_HELP, SNLI, UD_TRAIN, mixed_corpus, recorded
 
 from zeroe_assets.rng import BLOCK
 
 ROOT = Path(__file__).resolve().parents[1]
-SNLI = ("bench/snli/snli_dev.tsv", "bench/snli/snli_test.tsv")
 ENGINES = {"pool -j 1": ["-j", "1"], "pool -j 2": ["-j", "2"],
            "ray, 1 worker": ["--engine", "ray", "--workers", "1"],
            "ray, 2 workers": ["--engine", "ray", "--workers", "2"]}
 
 
 def corpus(data: Path, lines: int) -> list[str]:
-    """EWT sentences, then SNLI sentences, up to ``lines``."""
-    out = read_corpus(data / UD_TRAIN)
-    for name in SNLI:
-        with open(data / name, encoding="utf-8", newline="") as f:
-            for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
-                out += [row["sentence1"], row["sentence2"]]
+    """The first ``lines`` of `mixed_corpus`: EWT sentences, then SNLI sentences, …"""
+    out = mixed_corpus(data)
     if len(out) < lines:
         raise SystemExit(f"only {len(out)} lines in the corpus, asked for {lines}")
     return out[:lines]

@@ -184,3 +184,14 @@ def test_the_integrations_import_their_library_only_when_called(modules, heavy):
     found = _pulled_in(modules, heavy)
     assert found == "[]", f"importing the runtime pulled in {found}"
 
+
+
+def test_starting_the_cli_does_not_look_up_the_version():
+    """The metadata lookup scans every installed distribution (50-90 ms of each command's
+    start-up): only ``--version`` and the records that name the version pay for it."""
+    code = ("import zeroe_assets, zeroe_assets.cli as cli\n"
+            "cli.build_parser().parse_args(['perturb', '-p', 'truncate'])\n"
+            "print('__version__' in vars(zeroe_assets))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from . import reference, tokenize
 from .perturbers.base import Perturber
-from .rng import Seed, base_seed, block_rng, check_text, sample_rngs
+from .rng import Seed, base_seed, block_rng, check_text, sample_rngs, shuffle
 from .validate import resolve_level
 
 PROTOCOLS = ("paper", "reference")
@@ -123,7 +123,7 @@ class ZeroePerturbation(Perturbation):
         rand = rng.random
         p = self.p
         drawn = [i for i in range(n) if rand() < p]
-        rng.shuffle(drawn)
+        shuffle(drawn, rng)
         return self.attack_drawn(words, gaps, drawn, target, rng)
 
     def attack_drawn(self, words, gaps, drawn, target, rng) -> int:

@@ -14,6 +14,7 @@ import math
 import random
 
 from . import tokenize
+from .rng import shuffle
 
 
 def perturb_words(perturbation, text: str, words: list[str], gaps: list[str],
@@ -29,5 +30,5 @@ def perturb_words(perturbation, text: str, words: list[str], gaps: list[str],
     if target == 0:
         return 0
     drawn = list(range(len(words)))
-    rng.shuffle(drawn)
+    shuffle(drawn, rng)
     return perturbation.attack_drawn(words, gaps, drawn, target, rng)

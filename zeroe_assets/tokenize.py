@@ -44,10 +44,9 @@ def split(text: str) -> tuple[list[str], list[str]]:
 
 def join(words: list[str], gaps: list[str]) -> str:
     """Inverse of ``split``."""
-    out = [gaps[0]]
-    for word, gap in zip(words, gaps[1:]):
-        out.append(word)
-        out.append(gap)
+    out = [""] * (2 * len(words) + 1)
+    out[0::2] = gaps
+    out[1::2] = words
     return "".join(out)
 
 

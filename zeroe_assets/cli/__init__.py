@@ -6,7 +6,6 @@ import importlib
 import sys
 import warnings
 
-from .. import __version__
 from ..assets import ArtifactError
 from ..runs import FolderBusy
 from ..validate import check_seed
@@ -23,10 +22,21 @@ EXIT_STATUS = ((ArtifactError, 1), (VictimError, 3), (FolderBusy, 75), (ValueErr
                (OSError, 2))
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked (`zeroe_assets.__getattr__`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .. import __version__
+
+        print(f"zeroe {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zeroe", description="Zéroe low-level adversarial attacks (Eger & Benz 2020).")
-    parser.add_argument("--version", action="version", version=f"zeroe {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..tokenize import clusters
+from ._cache import PerWord
 from ._sampling import at_least_one
 from ..data import data_path, read_neighbour_list
 from .base import Perturber
@@ -23,28 +24,26 @@ class KeyboardPerturber(Perturber):
     def __init__(self, layout: str | Path | None = None):
         self.layout = Path(layout) if layout else data_path("qwerty.key")
         self.neighbours = read_neighbour_list(self.layout)
-        self._plans: dict[str, tuple[list[str], list[tuple[int, tuple[str, ...], int]]]] = {}
+        self._keys = PerWord(self._key)
+        self._plans = PerWord(self._plan)
 
-    def _plan(self, word: str):
-        """The word's units and, per replaceable unit, (index, neighbours in its case, count);
-        cached because corpora repeat words."""
-        plan = self._plans.get(word)
-        if plan is None:
-            # letters carrying combining marks are not keys: only single-character units change
-            units = list(word) if word.isascii() else clusters(word)
-            table = self.neighbours
-            slots = [(i, _cased(table[c.lower()], c.isupper()), len(table[c.lower()]))
-                     for i, c in enumerate(units) if table.get(c.lower())]
-            if len(self._plans) > 200_000:
-                self._plans.clear()
-            plan = self._plans[word] = (units, slots)
-        return plan
+    def _key(self, unit: str) -> tuple[tuple[str, ...], int] | None:
+        """The neighbours of ``unit`` in its case and how many, None when it is not a key."""
+        options = self.neighbours.get(unit.lower())
+        return (_cased(options, unit.isupper()), len(options)) if options else None
+
+    def _plan(self, word: str) -> tuple[list[str], list[tuple[int, tuple[str, ...], int]]]:
+        """The word's units and, per replaceable unit, (index, neighbours in its case, count)."""
+        # letters carrying combining marks are not keys: only single-character units change
+        units = list(word) if word.isascii() else clusters(word)
+        keys = self._keys
+        return units, [(i, *key) for i, unit in enumerate(units) if (key := keys[unit])]
 
     def can_change(self, word: str) -> bool:
-        return bool(self._plan(word)[1])
+        return bool(self._plans[word][1])
 
     def perturb_word(self, word, phi, rng):
-        units, slots = self._plan(word)
+        units, slots = self._plans[word]
         if not slots:
             return word
         units = units[:]
@@ -60,7 +59,7 @@ class KeyboardPerturber(Perturber):
     def reference_word(self, word, phi, rng):
         """The original code: exactly one lower-case letter, uniformly among those with keys
         around them, goes to a neighbour (φ and capitals play no part)."""
-        units, slots = self._plan(word)
+        units, slots = self._plans[word]
         lower = [slot for slot in slots if units[slot[0]].islower()]
         if not lower:
             return word

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..data import codespell_dictionary, read_misspellings
 from ..tokenize import match_case
+from ._cache import PerWord
 from .base import Perturber
 from ..validate import check_int
 
@@ -20,19 +21,23 @@ class NaturalPerturber(Perturber):
     def __init__(self, source: str | Path | None = None):
         self.source = Path(source) if source else codespell_dictionary()
         self.typos = read_misspellings(self.source)
+        self._cased = PerWord(self._misspellings)
+
+    def _misspellings(self, word: str) -> tuple[str, ...]:
+        """``word``'s misspellings in the table's order, in its case (repeats kept: each is one
+        draw)."""
+        return tuple(match_case(word, typo) for typo in self.typos.get(word.lower(), ()))
 
     def can_change(self, word: str) -> bool:
-        return any(match_case(word, typo) != word for typo in self.typos.get(word.lower(), ()))
+        return any(typo != word for typo in self._cased[word])
 
     def perturb_word(self, word, phi, rng):
-        options = self.typos.get(word.lower())
-        if not options:
-            return word
-        return match_case(word, options[int(rng.random() * len(options))])
+        options = self._cased[word]
+        return options[int(rng.random() * len(options))] if options else word
 
     def candidates(self, word, k, rng, phi=None):
         """The word's misspellings in the table's order, cased like ``word`` (no draw)."""
         k = check_int("k", k)
-        found = dict.fromkeys(match_case(word, t) for t in self.typos.get(word.lower(), ()))
+        found = dict.fromkeys(self._cased[word])
         found.pop(word, None)
         return list(found)[:k]

@@ -22,6 +22,7 @@ from ..phonetic.names import SEQ2SEQ
 from ..phonetic.space import load_phonetic
 from ..data import stopwords
 from ..tokenize import match_case, stem
+from ._cache import PerWord
 from .base import CANDIDATE_PHI, Perturber
 from ..validate import NeedsTorch, check_int
 
@@ -118,6 +119,9 @@ class PhoneticPerturber(Perturber):
         self.lookup: dict[str, tuple[str, ...]] = {**self.space.options, **self.respelled,
                                                    **dict.fromkeys(self.skip, ())}
         self._respeller = None  # phonetic.respell.Respeller, loaded on first need
+        # the policy worked out once per spelling: a word's forms, and how a drawn word is visited
+        self._forms = PerWord(self.forms)
+        self._visits = PerWord(self._visit)
 
     def _can_respell(self) -> bool:
         """Loads the OOV models on first need; False (warned once) without torch."""
@@ -181,7 +185,10 @@ class PhoneticPerturber(Perturber):
     def forms(self, word: str) -> list[str]:
         """The forms ``word`` may take, in its case and apostrophes (repeats kept: each is one
         draw); empty when the policy leaves it alone."""
-        return [f for f in (_like(word, r) for r in self._row(word, _key(word))) if f is not None]
+        row = self._row(word, _key(word))
+        if word.islower() and "\u2019" not in word:  # the row's own case and apostrophes
+            return list(row)
+        return [f for f in (_like(word, r) for r in row) if f is not None]
 
     def candidates(self, word: str, k: int, rng: random.Random,
                    phi: float = CANDIDATE_PHI) -> list[str]:
@@ -200,16 +207,21 @@ class PhoneticPerturber(Perturber):
 
     def perturb_word(self, word: str, phi: float, rng: random.Random) -> str:
         """One form of ``word`` drawn uniformly; always one random number, whatever the word."""
-        return self._pick(word, _key(word), rng.random())
+        return self._pick(word, rng.random())
 
-    def _pick(self, word: str, low: str, u: float) -> str:
-        """``forms(word)[int(u · len)]``, or ``word`` when it has none; casing one form only
-        where no inner capital can rule one out."""
-        if not _plain_case(word):
-            found = self.forms(word)
-            return found[int(u * len(found))] if found else word
-        found = self._row(word, low)
-        return _like(word, found[int(u * len(found))]) if found else word
+    def _pick(self, word: str, u: float) -> str:
+        """``forms(word)[int(u · len)]``, or ``word`` when it has none."""
+        found = self._forms[word]
+        return found[int(u * len(found))] if found else word
+
+    def _visit(self, word: str) -> tuple[str, str, str, bool, bool]:
+        """How ``attack_drawn`` visits ``word``: its apostrophes and clitics around the stem
+        (`tokenize.stem`), whether the stem is outside the table (visited second), and whether
+        it is an abbreviation (left alone before a full stop)."""
+        head, body, tail = stem(word)
+        low = _key(body)
+        return (head, body, tail, low not in self.space.options and low not in self.skip,
+                low in ABBREVIATIONS)
 
     def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
                      phi: float, rng: random.Random) -> int:
@@ -224,21 +236,17 @@ class PhoneticPerturber(Perturber):
         table's words left of the target. So a word of the table gets the same respelling, and
         the next sentence the same draws, with or without the OOV path. An abbreviation (a word
         of ``ABBREVIATIONS`` before a full stop) stays; apostrophes and clitics stay in place,
-        only the stem is respelled (`tokenize.stem`), as under every attack.
+        only the stem is respelled (`tokenize.stem`), as under every attack. A word's forms are
+        looked up (decoded, outside the table) only when it is visited.
         """
-        rand = rng.random
-        draws = [rand() for _ in drawn]
-        table, skip = self.space.options, self.skip
-        parts = [stem(words[k]) for k in drawn]
-        keys = [_key(s) for _, s, _ in parts]
-        outside = [low not in table and low not in skip for low in keys]
+        rand, visits = rng.random, self._visits
+        visited = [(k, visits[words[k]], rand()) for k in drawn]
         changed = 0
         for second in (False, True):
-            for k, (head, word, tail), low, u, out in zip(drawn, parts, keys, draws, outside):
-                if out != second or not word or (gaps[k + 1][:1] == "." and
-                                                 low in ABBREVIATIONS):
+            for k, (head, word, tail, outside, abbreviation), u in visited:
+                if outside != second or (abbreviation and gaps[k + 1][:1] == "."):
                     continue
-                new = head + self._pick(word, low, u) + tail
+                new = head + self._pick(word, u) + tail
                 if new != words[k]:
                     words[k] = new
                     changed += 1

@@ -7,19 +7,30 @@ from __future__ import annotations
 
 import random
 
-from ..tokenize import clusters, length
+from ..rng import shuffle
+from ..tokenize import clusters
+from ._cache import PerWord
 from .base import Perturber
 from ..validate import check_int
 
 
-def _shuffle_changed(units: list[str], rng: random.Random) -> list[str] | None:
-    """A uniformly random different order of ``units``, or None if every order is the same."""
-    if len(set(units)) < 2:
-        return None
+def _reordered(units: list[str], rng: random.Random) -> str:
+    """A uniformly random different order of ``units`` (at least two different ones), joined."""
     shuffled = units[:]
     while shuffled == units:
-        rng.shuffle(shuffled)
-    return shuffled
+        shuffle(shuffled, rng)
+    return "".join(shuffled)
+
+
+def _reorderable(units: list[str]) -> bool:
+    """Whether some order of ``units`` differs from theirs (two of them differ)."""
+    return len(set(units)) > 1
+
+
+def _units(word: str) -> list[str] | None:
+    """``word``'s units when some order of them differs, else None."""
+    units = clusters(word)
+    return units if _reorderable(units) else None
 
 
 class InnerShufflePerturber(Perturber):
@@ -30,17 +41,25 @@ class InnerShufflePerturber(Perturber):
 
     def __init__(self, min_length: int = 3):
         self.min_length = check_int("inner-shuffle's min_length", min_length, 3)
+        self._parts = PerWord(self._split)
+
+    def _split(self, word: str) -> tuple[str, list[str], str] | None:
+        """(first, inner units, last) of a word whose inner units can be reordered, else None."""
+        units = clusters(word)
+        inner = units[1:-1]
+        if len(units) < self.min_length or not _reorderable(inner):
+            return None
+        return units[0], inner, units[-1]
 
     def can_change(self, word: str) -> bool:
-        units = clusters(word)
-        return len(units) >= self.min_length and len(set(units[1:-1])) > 1
+        return self._parts[word] is not None
 
     def perturb_word(self, word, phi, rng):
-        units = clusters(word)
-        if len(units) < self.min_length:
+        parts = self._parts[word]
+        if parts is None:
             return word
-        inner = _shuffle_changed(units[1:-1], rng)
-        return word if inner is None else units[0] + "".join(inner) + units[-1]
+        first, inner, last = parts
+        return first + _reordered(inner, rng) + last
 
 
 class FullShufflePerturber(Perturber):
@@ -49,9 +68,12 @@ class FullShufflePerturber(Perturber):
     name = "full-shuffle"
     description = "shuffle all letters of a word"
 
+    def __init__(self):
+        self._units = PerWord(_units)
+
     def can_change(self, word: str) -> bool:
-        return len(set(clusters(word))) > 1
+        return self._units[word] is not None
 
     def perturb_word(self, word, phi, rng):
-        units = _shuffle_changed(clusters(word), rng)
-        return word if units is None else "".join(units)
+        units = self._units[word]
+        return word if units is None else _reordered(units, rng)
