@@ -46,12 +46,22 @@ def defended(train_file, tmp_path_factory):
 
 
 def test_perturbed_words_share_the_encoding_of_the_word():
-    encoder = RobustEncoder(["idiot", "government"])
+    encoder = RobustEncoder(["idiot", "government"], anagrams=False)
     clean = encoder.encode("You are an idiot, government")
     assert clean == "you are an idiot government"
     for attacked in ("You are an iidot, government", "You are an i-d-i-o-t, government",
                      "You are an ιdіot, government", "You are an idiot, gvrnmnt"):
         assert encoder.encode(attacked) == clean, attacked
+
+
+def test_split_words_are_joined_and_anagrams_are_one_class():
+    plain = RobustEncoder([], anagrams=False)
+    # pieces join only into a word more frequent than the rarest piece: not "a part" → apart
+    assert plain.encode("I st ill go ing to a part of it") == "i still going to a part of it"
+    assert plain.token("i.d.i.o.t") == "idiot" and plain.encode("s l e e p i n g") == "sleeping"
+    anagrams = RobustEncoder([], anagrams=True)
+    assert len({anagrams.encode(w) for w in ("evil", "vile", "live", "veil", "ievl")}) == 1
+    assert anagrams.encode("read dare") == "read read"
 
 
 def test_unreadable_tokens_are_one_unknown_word_and_symbols_go():

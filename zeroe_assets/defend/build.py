@@ -47,10 +47,10 @@ def _sha256(path: Path) -> str:
 
 
 def defend(task: str, victim: str, train: str | Path, out: str | Path,
-           parts: str | Sequence[str] = ("encode", "adversarial"), *, seed: int = 0,
+           parts: str | Sequence[str] = ("encode",), *, seed: int = 0,
            copies: int = 1, level: str = LEVEL, fields: Sequence[str] | None = None,
            encoder_model: str | None = None, min_count: int = 2, rounds: int = 0,
-           per_round: int = 200, recipe: str = RECIPE,
+           per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
            progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
     ``out`` and return it as it loads (``defended:OUT``)."""
@@ -77,7 +77,8 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
         from ..shield import get_shield
 
         shield = get_shield()
-    defended = DefendedVictim(None, spec.name, RobustEncoder(words) if words else None, shield)
+    encoder = RobustEncoder(words, anagrams=anagrams) if "encode" in parts else None
+    defended = DefendedVictim(None, spec.name, encoder, shield)
     inputs, gold = list(examples.inputs), list(examples.gold)
     if "adversarial" in parts and copies:
         attack = get_perturbation(ATTACK, level=level)
@@ -106,7 +107,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
     meta = {"task": spec.name, "victim": victim, "parts": parts, "seed": seed,
             "copies": copies if "adversarial" in parts else 0, "level": level,
-            "attack": ATTACK, "min_count": min_count,
+            "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
             "shield": list(shield.mechanisms) if shield is not None else None,

@@ -17,6 +17,10 @@ tokens to encodings that a certificate can enumerate (`defend.certify`):
   token the victim learns like any other, instead of a guessed word or character n-grams an
   attacker can steer.
 
+With ``anagrams`` every word is then its anagram class (`RobustEncoder.cluster`): a shuffled
+word keeps its encoding whatever the restorers read, at the price of telling anagrams apart (*no*
+and *on*); measured worse on OLID (docs/defend.md), so off by default.
+
 The words of #tags, @mentions and URLs are kept (lower-cased) when the vocabulary has them and
 are ``UNKNOWN`` otherwise, never read as other words; the gaps between words (digits, symbols,
 the marks themselves) are dropped: the victim sees words.
@@ -35,6 +39,7 @@ CACHE = 200_000  # tokens whose encodings a process keeps
 # only use to hide a word, not to turn it into another one (the measured trade-off:
 # docs/defend.md)
 SURE = 0.5
+PIECES = 12  # the most pieces a split word is joined from
 
 
 class RobustEncoder:
@@ -43,11 +48,12 @@ class RobustEncoder:
     ``vocabulary``: the words (lower case) that are kept as they are, besides the shield's
     lexicon; ``shield``: the `Shield` whose restorers read perturbed tokens (default all)."""
 
-    def __init__(self, vocabulary: Iterable[str], shield=None):
+    def __init__(self, vocabulary: Iterable[str], shield=None, anagrams: bool = False):
         from ..shield import get_shield
 
         self.vocabulary = frozenset(w.lower() for w in vocabulary)
         self.shield = shield if shield is not None else get_shield()
+        self.anagrams = anagrams
         self._cache: dict[str, str] = {}
 
     def known(self, word: str) -> bool:
@@ -60,13 +66,53 @@ class RobustEncoder:
         from ..shield.core import split
 
         words, gaps = split(text)
-        if not words:
-            return ""
-        out = []
-        for unit in self.shield.units(words, gaps):
+        return " ".join(self._encodings(words, gaps)) if words else ""
+
+    def _encodings(self, words: list[str], gaps: list[str]) -> list[str]:
+        """The encodings of a line's units; pieces a space split a word into are one word."""
+        units = self.shield.units(words, gaps)
+        out, k = [], 0
+        while k < len(units):
+            width, joined = self._split_word(units, k, gaps)
+            if width:
+                out.append(self.cluster(joined))
+                k += width
+                continue
+            unit = units[k]
             raw = unit.head + unit.stem + unit.tail if unit.start == unit.end else unit.stem
-            out.append(self._token(raw, unit))
-        return " ".join(o for o in out if o)
+            out.append(self.cluster(self._token(raw, unit)))
+            k += 1
+        return [o for o in out if o]
+
+    def _split_word(self, units, k: int, gaps: list[str]) -> tuple[int, str]:
+        """(pieces, word) when units ``k..`` are two to ``PIECES`` letter pieces with one and the same
+        character between them (a space, a dot...) that join into a lexicon word more frequent
+        than the rarest piece (*st ill* → still, *go.ing* → going; never *a part* → apart):
+        intrude's symbols the shield leaves, and other tools' splits. (0, "") otherwise."""
+        lexicon = self.shield.lexicon
+        for width in range(min(PIECES, len(units) - k), 1, -1):
+            pieces = units[k:k + width]
+            if len(pieces) < width or any(
+                    u.start != u.end or u.head or u.tail or not u.stem.isalpha()
+                    for u in pieces):
+                continue
+            between = {gaps[u.start] for u in pieces[1:]}
+            if len(between) != 1 or len(next(iter(between))) != 1 or next(iter(between)).isalnum():
+                continue
+            joined = "".join(u.low for u in pieces)
+            if joined in lexicon and lexicon.logfreq(joined) > min(
+                    lexicon.logfreq(u.low) if u.low in lexicon else -99.0 for u in pieces):
+                return width, joined
+        return 0, ""
+
+    def cluster(self, encoded: str) -> str:
+        """With ``anagrams``, each word as its anagram class (RobEn's clusters: a shuffle of a word
+        can never move it): the class's most frequent lexicon word, so *evil*, *vile* and *live*
+        are all *live*, and *read*, *dare*, *dear* are *read*."""
+        if not self.anagrams or not encoded or encoded == UNKNOWN:
+            return encoded
+        by_sorted = self.shield.lexicon.by_sorted
+        return " ".join(by_sorted.get("".join(sorted(w)), (w,))[0] for w in encoded.split())
 
     def __call__(self, texts: str | Sequence[str]):
         return self.encode(texts) if isinstance(texts, str) else [self.encode(t) for t in texts]
@@ -76,10 +122,7 @@ class RobustEncoder:
         from ..shield.core import split
 
         words, gaps = split(word)
-        units = self.shield.units(words, gaps) if words else []
-        if len(units) != 1:
-            return " ".join(self._token(u.head + u.stem + u.tail, u) for u in units)
-        return self._token(word, units[0])
+        return " ".join(self._encodings(words, gaps)) if words else ""
 
     def _token(self, raw: str, unit) -> str:
         if not unit.candidates:  # protected, or nothing proposed: cheap, and context decides
@@ -95,7 +138,7 @@ class RobustEncoder:
         """The encoding of a word the shield protects (in a #tag, @user or URL): kept when the
         vocabulary has it, else ``UNKNOWN``; never read as another word."""
         head, stem, tail = tokenize.stem(word)
-        return self._kept(head + stem + tail, stem) or self._unknown(stem)
+        return self.cluster(self._kept(head + stem + tail, stem) or self._unknown(stem))
 
     def _kept(self, whole: str, stem: str) -> str | None:
         whole, low = whole.lower(), stem.lower()

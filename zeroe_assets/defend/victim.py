@@ -103,7 +103,8 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
         words = folder / VOCABULARY
         if not words.is_file():
             raise ValueError(f"corrupt defense {folder}: {VOCABULARY} is missing")
-        encoder = RobustEncoder(words.read_text(encoding="utf-8").split())
+        encoder = RobustEncoder(words.read_text(encoding="utf-8").split(),
+                                anagrams=bool(meta.get("anagrams", False)))
     parts = "+".join(p for p in meta["parts"] if p != "adversarial")
     trained = "+adv" if "adversarial" in meta["parts"] else ""
     return DefendedVictim(victim, meta["task"], encoder, shield,
