@@ -219,7 +219,8 @@ def markdown(table: dict) -> str:
              "Clean% on the whole test set; Aua%, Suc% and #Query on a seeded sample. "
              "Reproduce: `python benchmarks/defender_table.py` (raw numbers: "
              "[../benchmarks/results/defender_table.json](../benchmarks/results/defender_table.json)).",
-             ""]
+             "", "Hardened victims (`zeroe defend`: robust encodings, monotone victims, "
+             "certificates), attacked through the defense, are in [defend.md](defend.md).", ""]
     if "shield" in table:
         few = table["shield"]["examples"]
         lines += [f"`+shield`: the same victim behind the shield (`zeroe search --shield`, "
