@@ -134,11 +134,21 @@ def test_cli_defend_then_search_the_defended_victim(train_file, tmp_path, capsys
     assert "unknown defense part(s) armour" in capsys.readouterr().err
 
 
-def test_certificates_hold_for_the_perturbations_they_cover(defended):
+@pytest.fixture(scope="module")
+def monotone(train_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("defended") / "mono"
+    defend("tc", "tc-monotone", train_file, out, "encode", progress=False)
+    return out
+
+
+@pytest.mark.parametrize("which", ["defended", "monotone"])
+def test_certificates_hold_for_the_perturbations_they_cover(which, request):
     from zeroe_assets.defend.certify import Surface, certify, certify_text
 
-    victim = load_defended(defended)
-    surface = Surface(["swap", "truncate", "disemvowel", "intrude"])
+    victim = load_defended(request.getfixturevalue(which))
+    # tc-monotone's certificates come from its weights' bound, tc-tfidf's from queries
+    surface = Surface(["swap", "truncate", "disemvowel", "intrude"] +
+                      (["keyboard"] if which == "monotone" else []))
     texts = ["You are a pathetic moron", "What a wonderful lovely morning today"]
     summary = certify(victim, texts, ["1", "0"], surface, rho=0.5, max_queries=64,
                       progress=False)
@@ -157,8 +167,11 @@ def test_certificates_hold_for_the_perturbations_they_cover(defended):
                 if forms:
                     out[i] = rng.choice(forms)
             assert (victim.predict([" ".join(out)])[0] >= 0.5) == before, out
-    one = certify_text(victim, "You are a pathetic moron", "1", Surface(["keyboard"]), 0.4, 1)
-    assert one.unstable and one.certified is None  # too many combinations for one query
+    if which == "monotone":  # the weights' bound certifies without enumerating
+        assert summary["certified"] > 0
+    else:
+        one = certify_text(victim, "You are a pathetic moron", "1", Surface(["keyboard"]), 0.4, 1)
+        assert one.unstable and one.certified is None  # too many combinations for one query
     with pytest.raises(ValueError, match="unknown certificate surface.*typo"):
         Surface(["typo"])
 

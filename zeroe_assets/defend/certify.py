@@ -15,8 +15,9 @@ The first and last letters are changed by ``keyboard``, ``visual`` and ``truncat
 typos keep them; these attacks do not). The victim sees the encoding, word by word
 (`encoding.RobustEncoder.token`, with the words the shield protects — #tags, @users, URLs — read
 as protected): a word is *stable* when all its perturbations encode as it does. An example whose
-words are all stable is certified without a query (the victim's input cannot change); otherwise
-every combination of at most ⌊ρ_max·L⌋ unstable words, each taking each of its other encodings,
+words are all stable is certified without a query (the victim's input cannot change). For a
+victim whose logit is its intercept plus word weights (``tc-monotone``) the worst choice of
+unstable words is bounded without a query (`_bounded`). Otherwise every combination of at most ⌊ρ_max·L⌋ unstable words, each taking each of its other encodings,
 is sent to the victim when there are at most ``max_queries`` of them, and the example is certified
 when none changes the label. Beyond that it is not certified (counted apart).
 """
@@ -153,6 +154,8 @@ def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
     if not others:
         return cert
     budget = max(1, math.floor(rho * len(words)))
+    if hasattr(victim.victim, "weight") and _bounded(victim.victim, encoded, others, budget):
+        return cert
     total = sum(math.prod(len(o) for _, o in chosen)
                 for r in range(1, min(budget, len(others)) + 1)
                 for chosen in combinations(others, r))
@@ -175,6 +178,31 @@ def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
     cert.queries += len(batch)
     return cert
 
+
+
+def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]],
+             budget: int) -> bool:
+    """For a model whose logit is its intercept plus the weights of the words present
+    (``tc-monotone``: ``logits``, ``weight``, ``words``), whether the prediction holds for every
+    choice of at most ``budget`` unstable words. Changing a word can add at most the positive
+    weights of its new encoding's words and the negative weights of its own it takes away (and
+    the reverse downwards); the ``budget`` largest such bounds bound the logit's move. Repeated
+    words only make the bound looser, never wrong."""
+    (z,) = model.logits([" ".join(e for e in encoded if e)])
+
+    def signed(text: str) -> tuple[float, float]:
+        weights = [model.weight(w) for w in set(model.words(text))]
+        return sum(w for w in weights if w > 0), -sum(w for w in weights if w < 0)
+
+    ups, downs = [], []
+    for i, alternatives in others:
+        own_up, own_down = signed(encoded[i])
+        new = [signed(e) for e in alternatives]
+        ups.append(max(u for u, _ in new) + own_down)
+        downs.append(own_up + max(d for _, d in new))
+    if z < 0:
+        return z + sum(sorted(ups, reverse=True)[:budget]) < 0
+    return z - sum(sorted(downs, reverse=True)[:budget]) >= 0
 
 
 def certify(victim: DefendedVictim, inputs: Sequence, gold: Sequence, surface: Surface,

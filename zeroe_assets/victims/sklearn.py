@@ -210,14 +210,23 @@ class MonotoneScorer:
         self.weights, self.intercept = found.x[:-1], float(found.x[-1])
         return self
 
-    def predict(self, texts):
-        import numpy as np
+    def logits(self, texts) -> list[float]:
+        return [float(z) for z in self.features.transform(list(texts)) @ self.weights
+                + self.intercept] if texts else []
 
-        texts = list(texts)
-        if not texts:
-            return []
-        z = self.features.transform(texts) @ self.weights + self.intercept
-        return [float(p) for p in 1.0 / (1.0 + np.exp(-z))]
+    def weight(self, word: str) -> float:
+        """What ``word``'s presence adds to the logit (0 for a word the model never saw)."""
+        i = self.features.vocabulary_.get(word.lower())
+        return 0.0 if i is None else float(self.weights[i])
+
+    def words(self, text: str) -> list[str]:
+        """The words of ``text`` the model sees (its features' tokens)."""
+        return self.features.build_analyzer()(text)
+
+    def predict(self, texts):
+        import math
+
+        return [1.0 / (1.0 + math.exp(-z)) for z in self.logits(list(texts))]
 
 
 class PairClassifier(TextClassifier):
