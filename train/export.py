@@ -1,5 +1,6 @@
 """``python -m train.export export=visual|phonetic ckpt=PATH [key=value ...]``: regenerate the
-exported artifacts of one pipeline from a checkpoint, without training.
+exported artifacts of one pipeline from a checkpoint, without training. ``export=visual
+ckpt=null`` only re-ranks the exported table's letters for reading (``export.rerank``).
 
 The ``export`` group of ``conf/export.yaml`` picks the pipeline and brings its settings.
 """
@@ -16,8 +17,10 @@ from train import CONF
 
 
 def visual(cfg: DictConfig) -> dict:
-    from train.visual.export import export_visual
+    from train.visual.export import export_visual, rerank_exported
 
+    if cfg.ckpt is None:  # no checkpoint: the exported table's letters re-ranked for reading
+        return rerank_exported(cfg.export)
     return export_visual(cfg.ckpt, cfg.export)
 
 

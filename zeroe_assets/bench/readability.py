@@ -38,11 +38,10 @@ OTHER_SCRIPTS = (range(0x370, 0x400), range(0x400, 0x500), range(0x531, 0x588),
 PUNCTUATION = ".,;:!?'\"`‘’“”()[]-_|"
 
 
-def held_out_words(path: Path, n: int, seed: int = 0, exclude=frozenset()) -> list[str]:
-    """``n`` distinct words of 4–10 letters (distinct ignoring case, the first spelling kept)
-    drawn at random from ``path``: the FORM column of a .conllu file, else every
-    whitespace-separated token without surrounding punctuation; words in ``exclude`` (lower
-    case) are left out."""
+def words_in(path: Path) -> list[str]:
+    """The distinct words of 4-10 letters in ``path`` (distinct ignoring case, the first
+    spelling kept): the FORM column of a .conllu file, else every whitespace-separated token
+    without surrounding punctuation."""
     conllu = path.suffix.lower() == ".conllu"
     seen: dict[str, str] = {}
     with open(path, encoding="utf-8") as f:
@@ -53,13 +52,17 @@ def held_out_words(path: Path, n: int, seed: int = 0, exclude=frozenset()) -> li
             else:
                 tokens = [t.strip(PUNCTUATION) for t in line.split()]
             for token in tokens:
-                key = token.lower()
-                if WORD.fullmatch(token) and key not in exclude and key not in seen:
-                    seen[key] = token
-    if len(seen) < n:
-        raise ValueError(f"{path} has {len(seen)} distinct words of 4-10 letters, fewer than "
+                if WORD.fullmatch(token):
+                    seen.setdefault(token.lower(), token)
+    return list(seen.values())
+
+
+def held_out_words(path: Path, n: int, seed: int = 0, exclude=frozenset()) -> list[str]:
+    """``n`` of `words_in` ``path`` drawn at random, none of ``exclude`` (lower case)."""
+    pool = [w for w in words_in(path) if w.lower() not in exclude]
+    if len(pool) < n:
+        raise ValueError(f"{path} has {len(pool)} distinct words of 4-10 letters, fewer than "
                          f"the {n} asked for")
-    pool = list(seen.values())
     return [pool[i] for i in np.random.default_rng(seed).choice(len(pool), n, replace=False)]
 
 
@@ -247,4 +250,4 @@ def write(result: Readability, settings: dict, renderer: WordRenderer, out: Path
 
 
 __all__ = ["CONDITIONS", "Readability", "changed_positions", "held_out_words", "measure",
-           "read_back", "reader_version", "tesseract", "write"]
+           "read_back", "reader_version", "tesseract", "words_in", "write"]
