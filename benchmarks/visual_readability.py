@@ -5,9 +5,11 @@ substituted, UTS #39 confusables and random letters of another script at the sam
 
     python benchmarks/visual_readability.py [--root ARTIFACTS] [--words 300] [--phi 0.3]
                                             [--seed 0] [--out FILE] [--png FILE]
+                                            [--sheet FILE]
 
 ``--root``: an artifacts folder (manifest.json + visual/), e.g. a copy of the table before a
-re-ranking, so two tables are measured on the same words.
+re-ranking, so two tables are measured on the same words. ``--png``: examples of the four
+conditions; ``--sheet``: a-z, A-Z with their 20 neighbours in the table.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ import json
 from pathlib import Path
 
 from perturb_throughput import DATA, DATA_HELP, recorded
+from train.visual.figures import neighbour_sheet
+from train.visual.glyphs import GlyphSpec, build_glyphs
 from train.visual.quality import table_figures
 from zeroe_assets.assets import load_component
 from zeroe_assets.assets.tables import NeighbourTable
@@ -36,6 +40,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, help="also write the JSON here")
     ap.add_argument("--png", type=Path, help="write the example sheet here")
+    ap.add_argument("--sheet", type=Path, help="write the letters' neighbour sheet here")
     args = ap.parse_args()
 
     component = load_component("visual", args.root)
@@ -50,6 +55,8 @@ def main() -> None:
               "phi": args.phi, "reader": R.reader_version(), "px": R.PX, **result.summary()}
     if args.png:
         R.example_sheet(result, renderer, args.png)
+    if args.sheet:
+        neighbour_sheet(build_glyphs(GlyphSpec()), table.keys, table.neighbours, args.sheet)
     text = json.dumps(report, indent=1, ensure_ascii=False)
     print(text)
     if args.out:

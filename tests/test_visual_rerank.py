@@ -2,15 +2,21 @@
 letter first, plain letters and other letters' look-alikes never, the table's format kept."""
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
+import pytest
 
 from train.visual.quality import reads_like, table_figures
-from train.visual.rerank import Rerank, carrier_words, rerank, word_similarity
+from train.visual.rerank import Rerank, carrier_words, letter_case, read_back_rates, rerank
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.visual.fonts import alias_fonts
 from zeroe_assets.visual.render import WordRenderer
 
-from .visual_fixtures import tiny_font  # noqa: F401
+needs_tesseract = pytest.mark.skipif(
+    shutil.which("tesseract") is None,
+    reason="no tesseract on the PATH: `make test` installs Debian's tesseract-ocr as root")
 
 
 def test_reads_like_follows_unicode_and_names():
@@ -21,41 +27,43 @@ def test_reads_like_follows_unicode_and_names():
     assert not reads_like("a", "\u0434")  # Cyrillic д
 
 
-def test_word_similarity_is_one_for_the_same_picture_and_zero_for_no_common_ink():
-    a = np.zeros((4, 6), np.float32)
-    a[1, 1:3] = 255
-    b = np.zeros((4, 4), np.float32)
-    b[2, 2:4] = 255
-    assert word_similarity(a, a) == 1.0
-    assert word_similarity(a, b) == 0.0
-    assert 0 < word_similarity(a, a * 0.5) < 1
+def test_letter_case_of_look_alikes():
+    assert [letter_case(c) for c in "a\u1e02\u0432\u1d18\u00e9"] == [  # a Ḃ в ᴘ é
+        "lower", "upper", "lower", "lower", "lower"]
+    assert letter_case("7") is None and letter_case("\u2202") is None  # ∂
 
 
 def test_carriers_show_the_letter_in_its_case():
     words = ["banana", "apple", "kiwi", "grape"]
     assert carrier_words("n", words, 2) == ["banana"]
     assert carrier_words("A", words, 3) == ["Apple", "BANANA", "GRAPE"]
+    assert carrier_words("K", ["Kiwi"], 1) == ["Kiwi"]
     assert all("p" in w for w in carrier_words("p", words, 5))
 
 
-def test_rerank_puts_readers_look_alikes_first_and_keeps_the_format(tiny_font):  # noqa: F811
-    # the learned space puts o and the full stop nearest to a; á and à read as a
-    chars = "a\u00e1\u00e0o.l"
-    vectors = np.array([[1, 0, 0], [0.6, 0.8, 0], [0.5, 0.86, 0], [0.99, 0.1, 0],
-                        [0.95, 0.3, 0], [0, 0, 1]], np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+@needs_tesseract
+def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
+    dejavu = alias_fonts("dejavu")
+    if not dejavu:
+        pytest.skip("no DejaVu Sans (system or matplotlib's)")
+    # the learned space puts Ж and o nearest to a; Cyrillic а is read as a in any word
+    chars = "a\u0416o\u0430\u00e4"
+    cos = np.array([1.0, 0.95, 0.9, 0.6, 0.5], np.float32)
+    vectors = np.stack([cos, np.sqrt(1 - cos ** 2), np.zeros(5)], 1)
+    vectors[1:3, 1] *= -1  # Ж and o on the other side: each letter its own direction
     keys = np.array([ord(c) for c in chars], np.uint16)
     index = VectorIndex.build(vectors, keys)
-    learned = [[ord("o"), ord(".")], [ord("a"), ord("\u00e0")], [ord("a"), ord("\u00e1")],
-               [ord("a"), ord(".")], [ord("o"), ord("a")], [ord("."), ord("o")]]
-    table = NeighbourTable(keys, np.array(learned, np.uint16), np.full((6, 2), 0.9, np.float16))
-    renderers = [WordRenderer(px, [tiny_font]) for px in (12, 16)]
-    new, rows = rerank(table, index, ["aloa", "lala"], Rerank(letters="a", pool=5, carriers=2,
-                                                             sizes=(12, 16)), renderers)
-    a = new.neighbours[0].tolist()
-    assert sorted(a) == sorted([0xE1, 0xE0])  # o is a plain letter: never a look-alike of a
-    assert rows["a"] == {"before": "o.", "after": "".join(map(chr, a))}
-    expected = vectors[[chars.index(chr(c)) for c in a]] @ vectors[0]
+    learned = [[ord("\u0416"), ord("o")]] + [[ord("a"), ord("o")]] * 4
+    table = NeighbourTable(keys, np.array(learned, np.uint16), np.full((5, 2), 0.9, np.float16))
+    renderer = WordRenderer(40, dejavu)
+    rates = read_back_rates("a", ["\u0430", "\u0416"], ["water", "cat"], renderer)
+    assert rates[0] == 1.0 and rates[1] < 1.0
+    settings = Rerank(letters="a", pool=4, carriers=2, px=40, bonus=0.0, weight=0.1)
+    new, rows = rerank(table, index, ["water", "cat", "data"], settings, renderer)
+    a = [chr(c) for c in new.neighbours[0].tolist()]
+    assert a[0] == "\u0430" and "o" not in a  # read first; a plain letter never
+    assert rows["a"] == {"before": "\u0416o", "after": "".join(a)}
+    expected = [float(cos[chars.index(c)]) for c in a]
     assert np.allclose(new.scores[0].astype(np.float32), expected, atol=2e-3)  # cosines kept
     assert new.neighbours.dtype == table.neighbours.dtype and new.k == table.k
     assert np.array_equal(new.neighbours[1:], table.neighbours[1:])  # other rows as they were

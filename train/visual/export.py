@@ -54,7 +54,7 @@ def check_export(cfg: DictConfig) -> None:
     positive("export", top_k=cfg.top_k, batch_size=cfg.batch_size)
     if cfg.get("rerank"):
         positive("export.rerank", tuning_words=cfg.rerank.tuning_words, pool=cfg.rerank.pool,
-                 carriers=cfg.rerank.carriers)
+                 carriers=cfg.rerank.carriers, px=cfg.rerank.px)
 
 
 def reranked(table: NeighbourTable, index: VectorIndex, cfg: DictConfig
@@ -65,8 +65,8 @@ def reranked(table: NeighbourTable, index: VectorIndex, cfg: DictConfig
 
     held = {w.lower() for w in words_in(Path(cfg.held_out))}
     words = held_out_words(Path(cfg.words), cfg.tuning_words, cfg.seed, exclude=held)
-    settings = Rerank(pool=cfg.pool, carriers=cfg.carriers, sizes=tuple(cfg.sizes),
-                      blur=cfg.blur, weight=cfg.weight, bonus=cfg.bonus)
+    settings = Rerank(pool=cfg.pool, carriers=cfg.carriers, px=cfg.px, bonus=cfg.bonus,
+                      weight=cfg.weight, case=cfg.case)
     new, rows = rerank(table, index, words, settings)
     return new, {"settings": OmegaConf.to_container(cfg, resolve=True),
                  "table_before": table_figures(table), "table_after": table_figures(new),

@@ -1,25 +1,29 @@
-"""Re-rank each Latin letter's look-alikes by how a reader sees them in a word (issue #36).
+"""Re-rank each Latin letter's look-alikes by whether a reader still reads the word (issue #36).
 
 The learned space ranks glyphs by how they embed alone, so a letter's top 20 fills with accented
-and decorated forms and with other letters' shapes (ì among l's). A reader sees a letter in a
-word, small and a little blurred. So for each letter: a pool of candidates (its learned nearest
-``pool`` and every glyph Unicode says reads as it), each substituted into ``carriers`` tuning
-words rendered at ``sizes`` px with a blur of ``blur`` em, scored by how much of the clean word's
-ink stays where it was (`word_similarity`); ranked by ``weight`` × that (rescaled to [0, 1] per
-letter) + (1 − ``weight``) × the learned cosine + ``bonus`` when Unicode says the glyph reads as
-the letter (UTS #39, NFKD, or its name: LATIN SMALL LETTER K WITH HOOK). Plain ASCII letters and
-glyphs Unicode reads as another letter are never candidates. The table keeps its format: the
-top k by that rank, each with its learned cosine (what samples and thresholds use).
+and decorated forms and with other letters' shapes (ì among l's), and a reader misreads a fifth
+of the words the attack changes. So for each letter: a pool of candidates (its learned nearest
+``pool`` and every glyph Unicode says reads as it; never a plain ASCII letter, nor a glyph
+Unicode reads as another letter only), each substituted into ``carriers`` tuning words, rendered
+at ``px`` with font fallback and read back by Tesseract (as the readability bench does, on other
+words and at another size); ranked by the share of those words read back + ``bonus`` when
+Unicode says the glyph reads as the letter (UTS #39, NFKD, or its name: LATIN SMALL LETTER K
+WITH HOOK) + ``weight`` × the learned cosine − ``case`` when the glyph is of the other case
+(a capital Ḃ among the b's is read, but as a case change, which taggers notice). The table keeps
+its format: the top k by that rank, each with its learned cosine (what the attack samples by
+and thresholds compare).
 """
 from __future__ import annotations
 
 import string
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.bench.readability import read_back, reads_as_word
 from zeroe_assets.visual.confusables import reads_as
 from zeroe_assets.visual.render import WordRenderer
 from zeroe_assets.visual.space import is_candidate
@@ -33,11 +37,11 @@ class Rerank:
 
     letters: str = string.ascii_letters
     pool: int = 200  # learned nearest neighbours considered per letter
-    carriers: int = 6  # tuning words each candidate is seen in
-    sizes: tuple[int, ...] = (12, 14, 16)  # px per em: reading sizes on a screen
-    blur: float = 1 / 14  # Gaussian σ as a share of the em (1 px at 14 px)
-    weight: float = 0.5  # the word's look vs the learned cosine
+    carriers: int = 3  # tuning words each candidate is read in
+    px: int = 32  # pixels per em of the words the reader reads (the bench reads 48)
     bonus: float = 0.5  # for glyphs Unicode says read as the letter
+    weight: float = 0.3  # of the learned cosine
+    case: float = 1.0  # off a glyph of the other case
 
 
 def reads_otherwise(letter: str, ch: str) -> bool:
@@ -46,10 +50,20 @@ def reads_otherwise(letter: str, ch: str) -> bool:
     return ch in string.ascii_letters or (bool(found) and letter.lower() not in found)
 
 
+def letter_case(ch: str) -> str | None:
+    """"upper" or "lower": of ``ch``, else of its NFKD base, else as its name says (None: a
+    caseless glyph such as a digit or most symbols)."""
+    for c in (ch, unicodedata.normalize("NFKD", ch)[:1]):
+        if c.isupper() or c.islower():
+            return "upper" if c.isupper() else "lower"
+    name = unicodedata.name(ch, "")
+    return "upper" if "CAPITAL" in name else "lower" if "SMALL" in name else None
+
+
 def carrier_words(letter: str, words: list[str], n: int) -> list[str]:
     """``n`` tuning words showing ``letter``: lower case inside a word, else anywhere; upper
     case at the start of a capitalised word, else in an upper-case one."""
-    low = letter.lower()
+    low, words = letter.lower(), [w.lower() for w in words]
     if letter.islower():
         found = [w for w in words if low in w[1:-1]] + [w for w in words if low in (w[0], w[-1])]
     else:
@@ -61,33 +75,20 @@ def carrier_words(letter: str, words: list[str], n: int) -> list[str]:
     return found
 
 
-def _blurred(image: np.ndarray, sigma: float) -> np.ndarray:
-    from PIL import Image, ImageFilter
-
-    return np.asarray(Image.fromarray(image).filter(ImageFilter.GaussianBlur(sigma)), np.float32)
-
-
-def word_similarity(a: np.ndarray, b: np.ndarray) -> float:
-    """1 − the ink that differs over all ink (two images of one line, left aligned): 1 for the
-    same picture, 0 for pictures with no ink in common."""
-    width = max(a.shape[1], b.shape[1])
-    pa, pb = (np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in (a, b))
-    return 1.0 - float(np.abs(pa - pb).sum() / (pa.sum() + pb.sum() + 1e-9))
-
-
-def perceptual(letter: str, candidates: list[str], carriers: list[str],
-               renderers: list[WordRenderer], blur: float) -> np.ndarray:
-    """Mean `word_similarity` of each candidate in place of ``letter`` in the carrier words
-    (its first occurrence), over the carriers and the renderers' sizes, after blurring."""
-    total = np.zeros(len(candidates))
-    for renderer in renderers:
-        sigma = blur * renderer.px
-        for word in carriers:
-            i = word.index(letter)
-            clean = _blurred(renderer.render(word), sigma)
-            total += [word_similarity(clean, _blurred(
-                renderer.render(word[:i] + c + word[i + 1:]), sigma)) for c in candidates]
-    return total / (len(renderers) * len(carriers))
+def read_back_rates(letter: str, candidates: list[str], carriers: list[str],
+                    renderer: WordRenderer) -> np.ndarray:
+    """The share of the carrier words read back with each candidate in place of ``letter`` (its
+    first occurrence)."""
+    images, rows = [], []
+    for word in carriers:
+        i = word.index(letter)
+        for k, c in enumerate(candidates):
+            images.append(renderer.render(word[:i] + c + word[i + 1:]))
+            rows.append((k, word))
+    rates = np.zeros(len(candidates))
+    for (k, word), text in zip(rows, read_back(images, 2 * renderer.px)):
+        rates[k] += reads_as_word(text, word)
+    return rates / len(carriers)
 
 
 def candidate_pool(letter: str, index: VectorIndex, keys: np.ndarray, size: int,
@@ -106,22 +107,22 @@ def candidate_pool(letter: str, index: VectorIndex, keys: np.ndarray, size: int,
     return chars, cosines
 
 
-def rank(letter: str, chars: list[str], cosines: np.ndarray, looks: np.ndarray,
+def rank(letter: str, chars: list[str], cosines: np.ndarray, rates: np.ndarray,
          settings: Rerank) -> np.ndarray:
     """The order of ``chars``, best first (see the module's docstring)."""
-    spread = looks.max() - looks.min()
-    looks = (looks - looks.min()) / spread if spread > 0 else np.ones_like(looks)
     liked = np.array([reads_like(letter, c) for c in chars], np.float64)
-    score = settings.weight * looks + (1 - settings.weight) * cosines + settings.bonus * liked
+    other = np.array([letter_case(c) not in (None, letter_case(letter)) for c in chars],
+                     np.float64)
+    score = rates + settings.bonus * liked + settings.weight * cosines - settings.case * other
     return np.argsort(-score, kind="stable")
 
 
 def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
-           settings: Rerank = Rerank(), renderers: list[WordRenderer] | None = None
+           settings: Rerank = Rerank(), renderer: WordRenderer | None = None
            ) -> tuple[NeighbourTable, dict]:
     """``table`` with the rows of ``settings.letters`` re-ranked by reading (the other rows as
     they were); and per letter its row before and after."""
-    renderers = renderers or [WordRenderer(px) for px in settings.sizes]
+    renderer = renderer or WordRenderer(settings.px)
     rows = {chr(k): i for i, k in enumerate(table.keys.tolist())}
     neighbours, scores = table.neighbours.copy(), table.scores.copy()
     report = {}
@@ -129,10 +130,10 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
         if letter not in rows or ord(letter) not in index:
             continue
         chars, cosines = candidate_pool(letter, index, table.keys, settings.pool,
-                                        renderers[0].covers)
+                                        renderer.covers)
         carriers = carrier_words(letter, words, settings.carriers)
-        looks = perceptual(letter, chars, carriers, renderers, settings.blur)
-        top = rank(letter, chars, cosines, looks, settings)[:table.k]
+        rates = read_back_rates(letter, chars, carriers, renderer)
+        top = rank(letter, chars, cosines, rates, settings)[:table.k]
         if len(top) < table.k:
             raise ValueError(f"only {len(top)} candidates for {letter!r}: raise the pool")
         i = rows[letter]
@@ -143,4 +144,4 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
     return NeighbourTable(table.keys, neighbours, scores), report
 
 
-__all__ = ["Rerank", "carrier_words", "perceptual", "rerank", "word_similarity"]
+__all__ = ["Rerank", "carrier_words", "letter_case", "read_back_rates", "rerank"]

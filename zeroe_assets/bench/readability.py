@@ -207,16 +207,14 @@ def measure(words: list[str], attack, seed: int = 0, px: int = PX,
 
 def example_sheet(result: Readability, renderer: WordRenderer, path: Path, rows: int = 12) -> Path:
     """A PNG: for the first ``rows`` words the attack changed, each condition as rendered, with
-    what the reader read under it (✓ when it read the word)."""
+    what the reader read under it ("ok" when it read the word back, "no" when not)."""
     from PIL import Image, ImageDraw, ImageFont
-
-    from ..visual.fonts import alias_fonts
 
     picked = [i for i, w in enumerate(result.words) if result.versions["attacked"][i] != w][:rows]
     cell_w = max([renderer.render(result.versions[c][i]).shape[1] for c in CONDITIONS
                   for i in picked] + [renderer.px * 4])
     band, label = 2 * renderer.px, renderer.px // 2
-    label_font = ImageFont.truetype(str(alias_fonts("dejavu")[0]), label)
+    label_font = ImageFont.truetype(str(renderer.chain[0]), label)
     sheet = Image.new("L", (cell_w * len(CONDITIONS), (band + 2 * label) * (len(picked) + 1)),
                       255)
     draw = ImageDraw.Draw(sheet)
@@ -227,7 +225,7 @@ def example_sheet(result: Readability, renderer: WordRenderer, path: Path, rows:
         for j, c in enumerate(CONDITIONS):
             ink = renderer.render(result.versions[c][i])
             sheet.paste(Image.fromarray(255 - ink), (j * cell_w, top))
-            ok = "✓" if reads_as_word(result.read[c][i], result.words[i]) else "✗"
+            ok = "ok" if reads_as_word(result.read[c][i], result.words[i]) else "no"
             draw.text((j * cell_w + 8, top + band), f"{ok} {result.read[c][i]!r}"[:40],
                       font=label_font, fill=0)
     buf = io.BytesIO()
