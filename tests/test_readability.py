@@ -63,6 +63,11 @@ def test_each_character_is_drawn_by_the_first_font_that_has_it(tmp_path):
     assert both[:, one.shape[1] - 12:].max() > 0  # and l drawn by the second font
 
 
+def test_read_back_ignores_case_and_surrounding_punctuation_unless_asked():
+    assert R.reads_as_word(" booK.\n", "book") and not R.reads_as_word("booK", "book", fold=False)
+    assert R.reads_as_word("'book'", "book", fold=False) and not R.reads_as_word("bo ok", "book")
+
+
 def test_a_reader_is_required_and_named(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     src = tmp_path / "words.txt"
@@ -86,6 +91,7 @@ def test_readability_reads_clean_words_and_not_random_scripts(tmp_path, capsys):
     report = json.loads((out / "readability.json").read_text())
     assert set(report["read_back"]) == set(R.CONDITIONS)
     assert report["read_back"]["clean"] == 1.0  # plain common words at 48 px: the ceiling
+    assert report["read_back_in_the_same_case"]["clean"] == 1.0
     assert report["read_back"]["other_script"] < report["read_back"]["clean"]
     assert report["words_changed_by_the_attack"] >= 1
     for row in report["examples"]:  # the other conditions change the positions the attack did

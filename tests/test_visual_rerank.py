@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from train.visual.quality import reads_like, table_figures
-from train.visual.rerank import Rerank, carrier_words, letter_case, read_back_rates, rerank
+from train.visual.rerank import (Rerank, carrier_words, keeps_word, letter_case, read_back_rates,
+                                 rerank)
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
 from zeroe_assets.visual.fonts import alias_fonts
@@ -31,6 +32,11 @@ def test_letter_case_of_look_alikes():
     assert [letter_case(c) for c in "a\u1e02\u0432\u1d18\u00e9"] == [  # a Ḃ в ᴘ é
         "lower", "upper", "lower", "lower", "lower"]
     assert letter_case("7") is None and letter_case("\u2202") is None  # ∂
+
+
+def test_a_look_alike_keeps_the_word_one_word():
+    assert keeps_word("\u0430") and keeps_word("\u01c0") and keeps_word("0")  # а ǀ 0
+    assert not keeps_word("\u22ff") and not keeps_word("!")  # ⋿ and ! cut a word in two
 
 
 def test_carriers_show_the_letter_in_its_case():

@@ -3,8 +3,9 @@
 The learned space ranks glyphs by how they embed alone, so a letter's top 20 fills with accented
 and decorated forms and with other letters' shapes (ì among l's), and a reader misreads a fifth
 of the words the attack changes. So for each letter: a pool of candidates (its learned nearest
-``pool`` and every glyph Unicode says reads as it; never a plain ASCII letter, nor a glyph
-Unicode reads as another letter only), each substituted into ``carriers`` tuning words, rendered
+``pool`` and every glyph Unicode says reads as it; never a plain ASCII letter, a glyph Unicode
+reads as another letter only, or one that would split the word for the tokenizer, as ⋿ for e
+does), each substituted into ``carriers`` tuning words, rendered
 at ``px`` with font fallback and read back by Tesseract (as the readability bench does, on other
 words and at another size); ranked by the share of those words read back + ``bonus`` when
 Unicode says the glyph reads as the letter (UTS #39, NFKD, or its name: LATIN SMALL LETTER K
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from zeroe_assets import tokenize
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
 from zeroe_assets.bench.readability import read_back, reads_as_word
@@ -42,6 +44,12 @@ class Rerank:
     bonus: float = 0.5  # for glyphs Unicode says read as the letter
     weight: float = 0.3  # of the learned cosine
     case: float = 1.0  # off a glyph of the other case
+
+
+def keeps_word(ch: str) -> bool:
+    """Whether a word with ``ch`` inside stays one word (`tokenize.words`): a symbol such as ⋿
+    or ∣ would cut it in two, and the tokenizer, the shield and every victim would see two."""
+    return tokenize.words(f"a{ch}a") == [f"a{ch}a"]
 
 
 def reads_otherwise(letter: str, ch: str) -> bool:
@@ -94,14 +102,15 @@ def read_back_rates(letter: str, candidates: list[str], carriers: list[str],
 def candidate_pool(letter: str, index: VectorIndex, keys: np.ndarray, size: int,
                    covers) -> tuple[list[str], np.ndarray]:
     """The letter's ``size`` nearest in the learned space and every glyph in ``keys`` that reads
-    like it, kept if a candidate that the fonts draw (``covers``) and not read as another
-    letter; with their learned cosines."""
+    like it, kept if a candidate that the fonts draw (``covers``), keeps the word one word and
+    is not read as another letter; with their learned cosines."""
     v = index.vector(ord(letter)).astype(np.float32)
     found, _ = index.search(v, size + 1)
     chars = [chr(k) for k in found.tolist()]
     chars += [chr(k) for k in keys.tolist() if reads_like(letter, chr(k))]
     chars = [c for c in dict.fromkeys(chars)
-             if c != letter and is_candidate(c) and not reads_otherwise(letter, c) and covers(c)]
+             if c != letter and is_candidate(c) and keeps_word(c) and not reads_otherwise(letter, c)
+             and covers(c)]
     vectors = np.stack([index.vector(ord(c)) for c in chars]).astype(np.float32)
     cosines = vectors @ v / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(v) + 1e-12)
     return chars, cosines
@@ -144,4 +153,4 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
     return NeighbourTable(table.keys, neighbours, scores), report
 
 
-__all__ = ["Rerank", "carrier_words", "letter_case", "read_back_rates", "rerank"]
+__all__ = ["Rerank", "carrier_words", "keeps_word", "letter_case", "read_back_rates", "rerank"]

@@ -4,7 +4,8 @@ substituted (the reader's ceiling), the attack, a UTS #39 confusable of each let
 changed (same positions), and a random letter of another script there (the floor).
 
 A word is read back when the OCR text, stripped of surrounding punctuation, equals it ignoring
-case (a reader takes "booK" for "book"); the pieces of a word the OCR splits are joined.
+case (a reader takes "booK" for "book"; the summary also gives the rates in the same case); the
+pieces of a word the OCR splits are joined.
 """
 from __future__ import annotations
 
@@ -140,7 +141,8 @@ def read_back(images: list[np.ndarray], band: int) -> list[str]:
             out = subprocess.run([binary, str(path), "stdout", "-l", "eng", "--psm", "6", "tsv"],
                                  capture_output=True, text=True, env=env)
             if out.returncode:
-                raise ValueError(f"tesseract failed: {out.stderr.strip().splitlines()[-1:]}")
+                last = (out.stderr.strip().splitlines() or ["no message"])[-1]
+                raise ValueError(f"tesseract failed on a page of words: {last}")
             lines = [""] * len(page_images)
             for row in out.stdout.splitlines()[1:]:
                 cols = row.split("\t")
@@ -152,8 +154,10 @@ def read_back(images: list[np.ndarray], band: int) -> list[str]:
     return texts
 
 
-def reads_as_word(text: str, word: str) -> bool:
-    return text.strip().strip(PUNCTUATION).casefold() == word.casefold()
+def reads_as_word(text: str, word: str, fold: bool = True) -> bool:
+    """Whether the OCR ``text`` is ``word`` (ignoring case unless ``fold`` is False)."""
+    text = text.strip().strip(PUNCTUATION)
+    return text.casefold() == word.casefold() if fold else text == word
 
 
 @dataclass
@@ -164,12 +168,12 @@ class Readability:
     versions: dict[str, list[str]]
     read: dict[str, list[str]]
 
-    def rate(self, condition: str, only=None) -> float | None:
+    def rate(self, condition: str, only=None, fold: bool = True) -> float | None:
         rows = [i for i in range(len(self.words)) if only is None or only[i]]
         if not rows:
             return None
-        return round(sum(reads_as_word(self.read[condition][i], self.words[i]) for i in rows)
-                     / len(rows), 4)
+        return round(sum(reads_as_word(self.read[condition][i], self.words[i], fold)
+                         for i in rows) / len(rows), 4)
 
     def summary(self) -> dict:
         attacked = self.versions["attacked"]
@@ -181,6 +185,7 @@ class Readability:
             "words": len(self.words), "words_changed_by_the_attack": sum(changed),
             "read_back": {c: self.rate(c) for c in CONDITIONS},
             "read_back_of_changed_words": {c: self.rate(c, changed) for c in CONDITIONS},
+            "read_back_in_the_same_case": {c: self.rate(c, fold=False) for c in CONDITIONS},
             "characters_substituted": len(subs),
             "attack_characters_outside_tr39": round(outside / len(subs), 4) if subs else None}
 
