@@ -41,7 +41,7 @@ class Rerank:
     pool: int = 200  # learned nearest neighbours considered per letter
     carriers: int = 3  # tuning words each candidate is read in
     px: int = 32  # pixels per em of the words the reader reads (the bench reads 48)
-    bonus: float = 0.5  # for glyphs Unicode says read as the letter
+    bonus: float = 1.0  # for glyphs Unicode says read as the letter
     weight: float = 0.3  # of the learned cosine
     case: float = 1.0  # off a glyph of the other case
 
