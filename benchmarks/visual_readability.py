@@ -49,7 +49,8 @@ def main() -> None:
     attack = get_perturbation("visual", level=1.0, phi=args.phi, root=args.root)
     renderer = WordRenderer(R.PX)
     result = R.measure(words, attack, args.seed, renderer=renderer)
-    report = {"artifacts": str(component.path), "table": table_figures(table),
+    report = {"artifacts": str(args.root) if args.root else "the checkout's artifacts/",
+              "table": table_figures(table),
               "reranked": bool(component.meta.get("rerank")),
               "held_out": recorded(args.data / HELD_OUT, args.data), "seed": args.seed,
               "phi": args.phi, "reader": R.reader_version(), "px": R.PX, **result.summary()}
