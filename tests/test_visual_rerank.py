@@ -75,3 +75,39 @@ def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
     assert np.array_equal(new.neighbours[1:], table.neighbours[1:])  # other rows as they were
     assert table_figures(new)["same_letter_precision"] > table_figures(table)[
         "same_letter_precision"]
+
+
+@needs_tesseract
+def test_rerank_exported_rewrites_the_table_and_keeps_the_index(tmp_path):
+    """``python -m train.export export=visual ckpt=null``: the letters of an exported table
+    re-ranked in place, its index byte for byte, the manifest's checksums right."""
+    from omegaconf import OmegaConf
+
+    from train.visual.export import rerank_exported
+    from zeroe_assets.assets import load_component, write_component
+
+    chars = "a\u0416\u2202\u0430"  # a Ж ∂ а
+    cos = np.array([1.0, 0.95, 0.9, 0.6], np.float32)
+    vectors = np.stack([cos, np.sqrt(1 - cos ** 2), np.zeros(4)], 1)
+    vectors[1:3, 1] *= -1
+    keys = np.array([ord(c) for c in chars], np.uint16)
+    index = VectorIndex.build(vectors, keys)
+    learned = np.array([[0x416, 0x2202]] + [[ord("a"), 0x2202]] * 3, np.uint16)
+    table = NeighbourTable(keys, learned, np.full((4, 2), 0.9, np.float16))
+    write_component("visual", {**index.files("index"), **table.files("table")}, {"top_k": 2},
+                    root=tmp_path)
+    before = load_component("visual", tmp_path)
+    index_bytes = before.file("index.faiss").read_bytes()
+    (tmp_path / "train.txt").write_text("water data lava salad\n")  # water: held out
+    (tmp_path / "test.txt").write_text("house water\n")
+    cfg = OmegaConf.create({"top_k": 2, "batch_size": 1, "root": str(tmp_path), "rerank": {
+        "words": str(tmp_path / "train.txt"), "held_out": str(tmp_path / "test.txt"),
+        "tuning_words": 3, "seed": 0, "pool": 3, "carriers": 2, "px": 40, "bonus": 1.0,
+        "weight": 0.3, "case": 1.0}})
+    meta = rerank_exported(cfg)
+    after = load_component("visual", tmp_path)  # verifies every checksum
+    row = NeighbourTable.from_component(after, "table").neighbours[0].tolist()
+    assert chr(row[0]) == "\u0430" and 0x2202 not in row  # ∂ would cut the word
+    assert after.file("index.faiss").read_bytes() == index_bytes
+    assert meta["rerank"]["rows"]["a"]["before"] == "\u0416\u2202"
+    assert meta["quality"]["table"] == meta["rerank"]["table_after"]
