@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test speed clean chromium
+.PHONY: demo test speed clean chromium tesseract
 
 $(STAMP): pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml Makefile
 demo: $(STAMP)
 	$(BIN)/zeroe demo
 
-test: $(STAMP) chromium
+test: $(STAMP) chromium tesseract
 	$(BIN)/python -m pytest
 
 # The HTML report's test renders it in headless Chromium: install Debian's package when it is
@@ -29,6 +29,14 @@ chromium:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	    --no-install-recommends chromium >/dev/null; } || \
 	  echo "note: no chromium installed; the browser test of the HTML report will skip"; }
+
+# `zeroe bench readability` reads words back with Tesseract 5: the same, for its tests
+tesseract:
+	@command -v tesseract >/dev/null 2>&1 || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends tesseract-ocr >/dev/null; } || \
+	  echo "note: no tesseract installed; the readability bench's OCR tests will skip"; }
 
 # the perturbers' throughput next to nlpaug's (docs/speed.md)
 speed: $(STAMP)

@@ -186,7 +186,7 @@ def test_every_bench_option_has_help():
              path.startswith("zeroe bench ")]
     assert {path for path, _ in bench} == {f"zeroe bench {s}" for s in
                                           ("generate", "train-victim", "evaluate", "heatmap",
-                                           "constraints")}
+                                           "constraints", "readability")}
     assert [f"{path} {a.option_strings or a.dest}" for path, a in bench if not a.help] == []
 
 

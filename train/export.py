@@ -1,5 +1,6 @@
 """``python -m train.export export=visual|phonetic ckpt=PATH [key=value ...]``: regenerate the
-exported artifacts of one pipeline from a checkpoint, without training.
+exported artifacts of one pipeline from a checkpoint, without training. ``export=visual
+ckpt=null`` only re-ranks the exported table's letters for reading (``export.rerank``).
 
 The ``export`` group of ``conf/export.yaml`` picks the pipeline and brings its settings.
 """
@@ -17,9 +18,12 @@ from train.publish import Destination
 
 
 def visual(cfg: DictConfig) -> dict:
-    from train.visual.export import export_visual
+    from train.visual.export import export_visual, rerank_exported
 
-    return export_visual(cfg.ckpt, cfg.export, Destination.of(cfg))
+    dest = Destination.of(cfg)
+    if cfg.ckpt is None:  # no checkpoint: the shipped table's letters re-ranked for reading
+        return rerank_exported(cfg.export, dest)
+    return export_visual(cfg.ckpt, cfg.export, dest)
 
 
 def phonetic(cfg: DictConfig) -> dict:

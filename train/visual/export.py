@@ -13,8 +13,8 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 from train.checks import positive
-from zeroe_assets.assets import library_versions, write_component
-from zeroe_assets.assets.index import choose_index, exact_top_k
+from zeroe_assets.assets import library_versions, load_component, write_component
+from zeroe_assets.assets.index import VectorIndex, choose_index, exact_top_k
 from zeroe_assets.assets.tables import NeighbourTable
 from zeroe_assets.visual.space import COMPONENT, is_candidate
 
@@ -23,7 +23,8 @@ from .embed import embed_glyphs, load_checkpoint, over_fonts, reconstruct
 from .glyphs import GlyphSet, build_glyphs
 from train.publish import Destination
 
-from .quality import YARDSTICKS, raw_pixels, recall
+from .quality import YARDSTICKS, raw_pixels, recall, table_figures
+from .rerank import Rerank, rerank
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,47 @@ def heldout_mse(model, glyphs: GlyphSet, data: dict) -> float:
 def check_export(cfg: DictConfig) -> None:
     """Fail on bad ``export.*`` numbers before a training run whose end they would spoil."""
     positive("export", top_k=cfg.top_k, batch_size=cfg.batch_size)
+    if cfg.get("rerank"):
+        positive("export.rerank", tuning_words=cfg.rerank.tuning_words, pool=cfg.rerank.pool,
+                 carriers=cfg.rerank.carriers, px=cfg.rerank.px)
+
+
+def reranked(table: NeighbourTable, index: VectorIndex, cfg: DictConfig
+             ) -> tuple[NeighbourTable, dict]:
+    """``table`` with its letters re-ranked as ``cfg`` (``export.rerank``) says, on tuning words
+    that are not among the held-out words the readability bench draws from; and its record."""
+    from zeroe_assets.bench.readability import held_out_words, words_in
+
+    held = {w.lower() for w in words_in(Path(cfg.held_out))}
+    words = held_out_words(Path(cfg.words), cfg.tuning_words, cfg.seed, exclude=held)
+    settings = Rerank(pool=cfg.pool, carriers=cfg.carriers, px=cfg.px, bonus=cfg.bonus,
+                      weight=cfg.weight, case=cfg.case)
+    new, rows = rerank(table, index, words, settings)
+    return new, {"settings": OmegaConf.to_container(cfg, resolve=True),
+                 "table_before": table_figures(table), "table_after": table_figures(new),
+                 "rows": rows}
+
+
+def rerank_exported(cfg: DictConfig, dest: Destination) -> dict:
+    """Re-rank the letters of the shipped table and write it to ``dest`` with its index
+    unchanged: the reading order without a checkpoint (``ckpt=null``)."""
+    check_export(cfg)
+    if not cfg.get("rerank"):
+        raise ValueError("ckpt=null re-ranks the exported table, but export.rerank is null")
+    component = load_component(COMPONENT, dest.shipped)
+    table, info = reranked(NeighbourTable.from_component(component, "table"),
+                           VectorIndex.from_component(component, "index"), cfg.rerank)
+    index_files = {rel: component.file(rel).read_bytes() for rel in component.files
+                   if rel.startswith("index.")}
+    meta = {**component.meta, "rerank": info,
+            "quality": {**component.meta.get("quality", {}), "table": info["table_after"]}}
+    write_component(COMPONENT, {**index_files, **table.files("table")}, meta,
+                    root=dest.admit(COMPONENT, meta))
+    log.info("re-ranked %d letters: same-letter precision@%d %s → %s, UTS #39 recall %s → %s",
+             len(info["rows"]), table.k, info["table_before"]["same_letter_precision"],
+             info["table_after"]["same_letter_precision"],
+             info["table_before"]["confusables_recall"], info["table_after"]["confusables_recall"])
+    return meta
 
 
 def export_visual(ckpt: str | Path, cfg: DictConfig, dest: Destination,
@@ -72,12 +114,16 @@ def export_visual(ckpt: str | Path, cfg: DictConfig, dest: Destination,
     candidates = np.array([is_candidate(chr(c)) for c in keys.tolist()])
     table = neighbour_table(vectors, keys, candidates, cfg.top_k)
     index, agreement = choose_index(vectors, keys, list(cfg.factories), cfg.top_k, cfg.min_agreement)
+    order = None
+    if cfg.get("rerank"):
+        table, order = reranked(table, index, cfg.rerank)
     built = time.perf_counter() - start
     spaces = {"learned": vectors, "raw_pixels": raw_pixels(glyphs.images)}
     if cfg.every_font:  # the baseline given the same treatment, so the comparison stays fair
         spaces["raw_pixels_every_font"] = over_fonts(spaces["raw_pixels"],
                                                      raw_pixels(glyphs.alt_images), glyphs.alt_rows)
     quality = {"heldout_recon_mse": round(heldout_mse(model, glyphs, data), 5),
+               "table": table_figures(table),
                **{f"{name}_recall": {space: recall(v, keys.astype(np.int64), name, cfg.top_k)
                                      for space, v in spaces.items()} for name in YARDSTICKS}}
     meta = {"dims": index.dim, "glyphs": len(keys), "key": "code point", "top_k": table.k,
@@ -88,6 +134,7 @@ def export_visual(ckpt: str | Path, cfg: DictConfig, dest: Destination,
             "checkpoint": {"file": Path(ckpt).name,
                            "sha256": hashlib.sha256(Path(ckpt).read_bytes()).hexdigest()},
             "export_config": OmegaConf.to_container(cfg, resolve=True), "quality": quality,
+            "rerank": order,
             "export_seconds": round(built, 1),
             "versions": library_versions("torch", "pytorch-lightning", "pillow", "fonttools")}
     path = write_component(COMPONENT, {**index.files("index"), **table.files("table")}, meta,

@@ -9,7 +9,6 @@ fingerprint of everything that changes the pixels (font files, sizes, category r
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
 import json
 import logging
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from zeroe_assets.assets import atomic_write, sha256_file
+from zeroe_assets.visual import fonts as chain_fonts
 from zeroe_assets.visual.glyphs import render_font
 
 log = logging.getLogger(__name__)
@@ -28,22 +28,15 @@ log = logging.getLogger(__name__)
 RENDER_VERSION = 3  # bump when the rendering code changes the pixels
 INVISIBLE = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp")
 MARKS = ("Mn", "Me")
-BMP = range(0x10000)
-
-# Faces tried first inside the Noto family: Latin/Greek/Cyrillic, then the blocks where most
-# look-alikes of Latin letters live (math alphanumerics, letterlike symbols, IPA-like symbols).
-NOTO_FIRST = ("NotoSans-Regular", "NotoSansMath-Regular", "NotoSansSymbols-Regular",
-              "NotoSansSymbols2-Regular")
-
+BMP = chain_fonts.BMP
 
 @dataclass(frozen=True)
 class GlyphSpec:
     """Everything that decides which glyphs exist and how they look; hashed into the cache key."""
 
-    fonts: tuple[str, ...] = ("noto", "dejavu", "unifont")  # aliases or paths, in priority order
+    fonts: tuple[str, ...] = chain_fonts.CHAIN  # aliases or paths, in priority order
     extra_fonts: tuple[str, ...] = ()  # paths appended to the chain; must exist
-    font_dirs: tuple[str, ...] = ("/usr/share/fonts", "/usr/local/share/fonts",
-                                  "~/.local/share/fonts")
+    font_dirs: tuple[str, ...] = chain_fonts.FONT_DIRS
     size: int = 24
     font_px: int = 18  # pixels per em
     baseline: int = 18  # row of the baseline, so that commas sit low and apostrophes high
@@ -112,63 +105,10 @@ def visible(ch: str, spec: GlyphSpec) -> bool:
     return unicodedata.category(ch) not in spec.excluded_categories()
 
 
-def _font_files(dirs: tuple[str, ...], pattern: str) -> list[Path]:
-    found = []
-    for d in dirs:
-        root = Path(d).expanduser()
-        if root.is_dir():
-            found.extend(root.rglob(pattern))
-    return sorted(set(found), key=lambda p: (p.name, str(p)))
-
-
-ALIASES = ("noto", "dejavu", "unifont")
-
-
-def _alias(name: str, dirs: tuple[str, ...]) -> list[Path]:
-    """The installed files of a font alias, in chain order (empty when not installed)."""
-    if name == "noto":
-        rank = {stem: i for i, stem in enumerate(NOTO_FIRST)}
-        return sorted(_font_files(dirs, "Noto*-Regular.[ot]tf"),
-                      key=lambda p: (rank.get(p.stem, len(rank)), p.name))
-    if name == "dejavu":
-        system = _font_files(dirs, "DejaVuSans.ttf")
-        spec = importlib.util.find_spec("matplotlib")  # ships a copy: always there with [train]
-        bundled = ([Path(spec.origin).parent / "mpl-data/fonts/ttf/DejaVuSans.ttf"]
-                   if spec and spec.origin else [])
-        return [p for p in system + bundled if p.is_file()][:1]
-    return (_font_files(dirs, "unifont.otf") or _font_files(dirs, "unifont.ttf"))[:1]
-
-
 def resolve_chain(spec: GlyphSpec) -> list[Path]:
-    """Expand aliases (skipped with a warning when not installed) and check the listed paths."""
-    chain: list[Path] = []
-    entries = [(e, e in ALIASES) for e in spec.fonts] + [(e, False) for e in spec.extra_fonts]
-    for entry, is_alias in entries:
-        if is_alias:
-            paths = _alias(entry, spec.font_dirs)
-            if not paths:
-                log.warning("font alias %r: not installed here, skipped", entry)
-        else:
-            path = Path(entry).expanduser()
-            if not path.is_file():
-                raise FileNotFoundError(f"font file {path} does not exist")
-            paths = [path]
-        chain.extend(p.resolve() for p in paths if p.resolve() not in chain)
-    if not chain:
-        raise ValueError(f"the font chain {list(spec.fonts + spec.extra_fonts)} has no font "
-                         "installed here; install fonts-noto-core/fonts-unifont or list font paths")
-    return chain
-
-
-def _cmap(path: Path) -> set[int]:
-    from fontTools.ttLib import TTFont, TTLibError
-
-    try:
-        with TTFont(path, lazy=True, fontNumber=0) as font:
-            cmap = font.getBestCmap() or {}
-    except (TTLibError, OSError, ValueError, AssertionError) as e:
-        raise ValueError(f"{path} is not a font fontTools can read ({e})") from e
-    return {cp for cp in cmap if cp in BMP}
+    """The spec's font chain (``zeroe_assets.visual.fonts``), aliases not installed skipped."""
+    return chain_fonts.resolve_chain(spec.fonts, spec.extra_fonts, spec.font_dirs,
+                                     warn=log.warning)
 
 
 def fingerprint(spec: GlyphSpec, fonts: list[FontInfo]) -> str:
@@ -197,10 +137,10 @@ def diacritics(spec: GlyphSpec) -> tuple[list[np.ndarray], list[bool]]:
     Each is drawn by the first font of the chain that covers it, else by DejaVu Sans."""
     todo = [cp for cp in DIACRITICS if unicodedata.combining(chr(cp)) in ABOVE + BELOW]
     inks, below = [], []
-    for path in resolve_chain(spec) + _alias("dejavu", spec.font_dirs):
+    for path in resolve_chain(spec) + chain_fonts.alias_fonts("dejavu", spec.font_dirs):
         if not todo:  # the first faces usually have them all: read no more cmaps
             break
-        covered = _cmap(path)
+        covered = chain_fonts.cmap(path)
         mine = [cp for cp in todo if cp in covered]
         todo = [cp for cp in todo if cp not in covered]
         images, kept = render_font(path, mine, spec)
@@ -268,7 +208,7 @@ def _render(spec: GlyphSpec, chain: list[Path], fonts: list[FontInfo], fp: str) 
     done: set[int] = set()
     parts, cps, owner = [], [], []
     for i, path in enumerate(chain):
-        todo = sorted(cp for cp in _cmap(path) - done if visible(chr(cp), spec))
+        todo = sorted(cp for cp in chain_fonts.cmap(path) - done if visible(chr(cp), spec))
         images, kept = render_font(path, todo, spec)
         done.update(todo)  # a blank rendering in the first covering font is final: it is that font's glyph
         parts.append(images)
@@ -289,7 +229,7 @@ def _alternates(spec: GlyphSpec, chain: list[Path], codepoints: np.ndarray,
     row = {int(cp): i for i, cp in enumerate(codepoints.tolist())}
     parts, rows = [], []
     for i, path in enumerate(chain):
-        todo = sorted(cp for cp in _cmap(path) if cp in row and font_index[row[cp]] < i)
+        todo = sorted(cp for cp in chain_fonts.cmap(path) if cp in row and font_index[row[cp]] < i)
         images, kept = render_font(path, todo, spec)
         parts.append(images)
         rows.extend(row[cp] for cp in kept)

@@ -11,6 +11,7 @@ letter stay itself when it is moved, resized, widened or drawn bolder?
 from __future__ import annotations
 
 import math
+import re
 import string
 import unicodedata
 
@@ -18,6 +19,8 @@ import numpy as np
 import torch
 
 from zeroe_assets.assets.index import exact_top_k, normalise
+from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.visual.confusables import reads_as
 
 from .augment import affine, stroke
 
@@ -50,6 +53,35 @@ def confusable_groups(codepoints: np.ndarray) -> dict[str, list[int]]:
 
 
 YARDSTICKS = {"nfkd": nfkd_groups, "confusables": confusable_groups}
+
+
+def reads_like(letter: str, ch: str) -> bool:
+    """Whether Unicode says ``ch`` reads as ``letter`` (either case): UTS #39 or NFKD
+    (`reads_as`), or its name is the letter's with something (LATIN SMALL LETTER K WITH HOOK)."""
+    if letter.lower() in reads_as(ch):
+        return True
+    name = unicodedata.name(ch, "")
+    return re.search(rf"\bLETTER (SMALL |CAPITAL )?{letter.upper()}\b", name) is not None
+
+
+def table_figures(table: NeighbourTable, k: int = 20) -> dict:
+    """The exported table's own figures for a-z, A-Z (what the attack draws from): same-letter
+    precision@k, the share of a letter's top k that reads like it (`reads_like`), and UTS #39
+    recall@k (`confusable_groups` of the table's glyphs, normalised as in `group_recall`); both
+    macro over the letters."""
+    rows = {int(c): i for i, c in enumerate(table.keys.tolist())}
+    groups = confusable_groups(table.keys.astype(np.int64))
+    precision, recall = [], []
+    for letter in string.ascii_letters:
+        if ord(letter) not in rows:
+            continue
+        top = table.neighbours[rows[ord(letter)], :k].tolist()
+        precision.append(np.mean([reads_like(letter, chr(c)) for c in top]))
+        if letter in groups:
+            recall.append(len(set(groups[letter]) & set(top)) / min(len(groups[letter]), k))
+    return {"k": k, "letters": len(precision),
+            "same_letter_precision": round(float(np.mean(precision)), 4) if precision else None,
+            "confusables_recall": round(float(np.mean(recall)), 4) if recall else None}
 
 
 def letter_tops(vectors: np.ndarray, codepoints: np.ndarray, letters: list[str],

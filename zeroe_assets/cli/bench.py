@@ -1,5 +1,6 @@
-"""``zeroe bench generate | train-victim | evaluate | heatmap`` (paper §4) and ``zeroe bench
-constraints`` (constraint robustness, Morris et al. 2020)."""
+"""``zeroe bench generate | train-victim | evaluate | heatmap`` (paper §4), ``zeroe bench
+constraints`` (constraint robustness, Morris et al. 2020) and ``zeroe bench readability`` (do
+readers still read attacked words)."""
 from __future__ import annotations
 
 import sys
@@ -7,8 +8,9 @@ from pathlib import Path
 
 from ..protocol import PROTOCOLS
 from ..tasks import task_names
-from ._common import (add_fields_option, add_input_option, add_renamed, add_shield_options,
-                      add_strict_option, cap_processes, shield_of)
+from ._common import (add_fields_option, add_input_option, add_perturb_options, add_renamed,
+                      add_shield_options, add_strict_option, build_perturbation, cap_processes,
+                      shield_of)
 
 
 def register(sub) -> None:
@@ -111,6 +113,23 @@ def register(sub) -> None:
     c.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the run")
     c.set_defaults(run=run_constraints)
 
+    r = bench.add_parser("readability", help="render attacked words and read them back with "
+                                             "Tesseract, next to UTS #39 and random letters")
+    r.add_argument("--input", type=Path, required=True, metavar="FILE",
+                   help="where the held-out words come from: a .conllu file (FORM column) or "
+                        "any text (whitespace-separated tokens); words of 4-10 letters")
+    r.add_argument("--words", type=int, default=300, metavar="N",
+                   help="distinct words drawn from FILE (default: 300)")
+    r.add_argument("-p", "--perturbers", default="visual", metavar="SPEC",
+                   help="the attack, as for `zeroe perturb` (default: visual)")
+    add_perturb_options(r, default_level="1")
+    r.set_defaults(phi="0.3", strict=True)
+    r.add_argument("--px", type=int, default=None,
+                   help="pixels per em of the rendered words (default: 48)")
+    r.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="folder for readability.json and readability.png")
+    r.set_defaults(run=run_readability)
+
 
 def run_generate(args) -> int:
     from ..bench import generate as gen
@@ -202,4 +221,26 @@ def run_constraints(args) -> int:
         print(f"{name}: ACCS {value}", file=sys.stderr)
     for name in (TABLE_JSON, TABLE_MD, EXAMPLES):
         print(args.out / name)
+    return 0
+
+
+def run_readability(args) -> int:
+    from ..bench import readability as R
+    from ..validate import check_int
+    from ..visual.render import WordRenderer
+
+    check_int("--words", args.words, 1)
+    px = R.PX if args.px is None else check_int("--px", args.px, 8, 400)
+    version = R.reader_version()  # no Tesseract: one line saying how to install it, before work
+    attack = build_perturbation(args.perturbers, args)
+    words = R.held_out_words(args.input, args.words, args.seed)
+    renderer = WordRenderer(px)
+    result = R.measure(words, attack, args.seed, renderer=renderer)
+    settings = {"reader": f"{version} (eng, --psm 6)", "px": px, "fonts": len(renderer.chain),
+                "input": str(args.input), "seed": args.seed, "attack": repr(attack)}
+    paths = R.write(result, settings, renderer, args.out)
+    for condition, rate in result.summary()["read_back"].items():
+        print(f"{condition}: read back {rate:.1%}", file=sys.stderr)
+    for path in paths:
+        print(path)
     return 0

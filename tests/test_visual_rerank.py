@@ -1,0 +1,115 @@
+"""Re-ranking the letters' look-alikes for reading (issue #36): what Unicode says reads as the
+letter first, plain letters and other letters' look-alikes never, the table's format kept."""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from train.visual.quality import reads_like, table_figures
+from train.visual.rerank import (Rerank, carrier_words, keeps_word, letter_case, read_back_rates,
+                                 rerank)
+from zeroe_assets.assets.index import VectorIndex
+from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.visual.fonts import alias_fonts
+from zeroe_assets.visual.render import WordRenderer
+
+needs_tesseract = pytest.mark.skipif(
+    shutil.which("tesseract") is None,
+    reason="no tesseract on the PATH: `make test` installs Debian's tesseract-ocr as root")
+
+
+def test_reads_like_follows_unicode_and_names():
+    assert reads_like("a", "\u0430")  # Cyrillic а: UTS #39
+    assert reads_like("e", "\u00e9") and reads_like("E", "\u00e9")  # é: NFKD, either case
+    assert reads_like("k", "\u0199")  # ƙ LATIN SMALL LETTER K WITH HOOK: by its name
+    assert not reads_like("l", "\u00ec")  # ì reads as i
+    assert not reads_like("a", "\u0434")  # Cyrillic д
+
+
+def test_letter_case_of_look_alikes():
+    assert [letter_case(c) for c in "a\u1e02\u0432\u1d18\u00e9"] == [  # a Ḃ в ᴘ é
+        "lower", "upper", "lower", "lower", "lower"]
+    assert letter_case("7") is None and letter_case("\u2202") is None  # ∂
+
+
+def test_a_look_alike_keeps_the_word_one_word():
+    assert keeps_word("\u0430") and keeps_word("\u01c0") and keeps_word("0")  # а ǀ 0
+    assert not keeps_word("\u22ff") and not keeps_word("!")  # ⋿ and ! cut a word in two
+
+
+def test_carriers_show_the_letter_in_its_case():
+    words = ["banana", "apple", "kiwi", "grape"]
+    assert carrier_words("n", words, 2) == ["banana"]
+    assert carrier_words("A", words, 3) == ["Apple", "BANANA", "GRAPE"]
+    assert carrier_words("K", ["Kiwi"], 1) == ["Kiwi"]
+    assert all("p" in w for w in carrier_words("p", words, 5))
+
+
+@needs_tesseract
+def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
+    dejavu = alias_fonts("dejavu")
+    if not dejavu:
+        pytest.skip("no DejaVu Sans (system or matplotlib's)")
+    # the learned space puts Ж and o nearest to a; Cyrillic а is read as a in any word
+    chars = "a\u0416o\u0430\u00e4"
+    cos = np.array([1.0, 0.95, 0.9, 0.6, 0.5], np.float32)
+    vectors = np.stack([cos, np.sqrt(1 - cos ** 2), np.zeros(5)], 1)
+    vectors[1:3, 1] *= -1  # Ж and o on the other side: each letter its own direction
+    keys = np.array([ord(c) for c in chars], np.uint16)
+    index = VectorIndex.build(vectors, keys)
+    learned = [[ord("\u0416"), ord("o")]] + [[ord("a"), ord("o")]] * 4
+    table = NeighbourTable(keys, np.array(learned, np.uint16), np.full((5, 2), 0.9, np.float16))
+    renderer = WordRenderer(40, dejavu)
+    rates = read_back_rates("a", ["\u0430", "\u0416"], ["water", "cat"], renderer)
+    assert rates[0] == 1.0 and rates[1] < 1.0
+    settings = Rerank(letters="a", pool=4, carriers=2, px=40, bonus=0.0, weight=0.1)
+    new, rows = rerank(table, index, ["water", "cat", "data"], settings, renderer)
+    a = [chr(c) for c in new.neighbours[0].tolist()]
+    assert a[0] == "\u0430" and "o" not in a  # read first; a plain letter never
+    assert rows["a"] == {"before": "\u0416o", "after": "".join(a)}
+    expected = [float(cos[chars.index(c)]) for c in a]
+    assert np.allclose(new.scores[0].astype(np.float32), expected, atol=2e-3)  # cosines kept
+    assert new.neighbours.dtype == table.neighbours.dtype and new.k == table.k
+    assert np.array_equal(new.neighbours[1:], table.neighbours[1:])  # other rows as they were
+    assert table_figures(new)["same_letter_precision"] > table_figures(table)[
+        "same_letter_precision"]
+
+
+@needs_tesseract
+def test_rerank_exported_rewrites_the_table_and_keeps_the_index(tmp_path):
+    """``python -m train.export export=visual ckpt=null``: the letters of an exported table
+    re-ranked in place, its index byte for byte, the manifest's checksums right."""
+    from omegaconf import OmegaConf
+
+    from train.publish import Destination
+    from train.visual.export import rerank_exported
+    from zeroe_assets.assets import load_component, write_component
+
+    chars = "a\u0416\u2202\u0430"  # a Ж ∂ а
+    cos = np.array([1.0, 0.95, 0.9, 0.6], np.float32)
+    vectors = np.stack([cos, np.sqrt(1 - cos ** 2), np.zeros(4)], 1)
+    vectors[1:3, 1] *= -1
+    keys = np.array([ord(c) for c in chars], np.uint16)
+    index = VectorIndex.build(vectors, keys)
+    learned = np.array([[0x416, 0x2202]] + [[ord("a"), 0x2202]] * 3, np.uint16)
+    table = NeighbourTable(keys, learned, np.full((4, 2), 0.9, np.float16))
+    write_component("visual", {**index.files("index"), **table.files("table")}, {"top_k": 2},
+                    root=tmp_path)
+    before = load_component("visual", tmp_path)
+    index_bytes = before.file("index.faiss").read_bytes()
+    (tmp_path / "train.txt").write_text("water data lava salad\n")  # water: held out
+    (tmp_path / "test.txt").write_text("house water\n")
+    cfg = OmegaConf.create({"top_k": 2, "batch_size": 1, "rerank": {
+        "words": str(tmp_path / "train.txt"), "held_out": str(tmp_path / "test.txt"),
+        "tuning_words": 3, "seed": 0, "pool": 3, "carriers": 2, "px": 40, "bonus": 1.0,
+        "weight": 0.3, "case": 1.0}})
+    meta = rerank_exported(cfg, Destination(tmp_path, tmp_path, tmp_path / "run", replace=True,
+                                            force=False))
+    after = load_component("visual", tmp_path)  # verifies every checksum
+    row = NeighbourTable.from_component(after, "table").neighbours[0].tolist()
+    assert chr(row[0]) == "\u0430" and 0x2202 not in row  # ∂ would cut the word
+    assert after.file("index.faiss").read_bytes() == index_bytes
+    assert meta["rerank"]["rows"]["a"]["before"] == "\u0416\u2202"
+    assert meta["quality"]["table"] == meta["rerank"]["table_after"]
