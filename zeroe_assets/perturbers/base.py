@@ -38,8 +38,10 @@ class Perturber:
     - ``reference = "sentence"``: under ``protocol="reference"`` the original bypassed the word
       protocol (visual, segment): ``reference_sentence`` does what it did; default ``"words"``.
 
-    ``token_aligned`` (False for perturbers that change the number of tokens) and ``prepares``
-    (True where ``prepare`` does batch work) are data too.
+    ``token_aligned`` (False for perturbers that change the number of tokens), ``prepares``
+    (True where ``prepare`` does batch work) and ``draws`` (False where ``perturb_word`` and
+    ``reference_word`` never use ``rng`` or ``phi``: the protocol then keeps each spelling's
+    outcome, and they are called with ``rng=None``) are data too.
     """
 
     name: str = ""
@@ -48,6 +50,7 @@ class Perturber:
     reference: str = "words"
     token_aligned: bool = True
     prepares: bool = False
+    draws: bool = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
