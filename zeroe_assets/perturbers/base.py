@@ -115,7 +115,9 @@ class Perturber:
     def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
                      phi: float, rng: random.Random) -> int:
         """``scope = "drawn"``: change the ``drawn`` words (in the protocol's order) until
-        ``target`` changed, and return how many did."""
+        ``target`` changed, and return how many did. Read only ``words[k]`` and the gap after
+        it, ``gaps[k + 1]``, for k in ``drawn``: the protocol may pass the split's one list
+        (`tokenize.parts`, words at odd k) as both."""
         raise NotImplementedError
 
     def attack_at(self, words: list[str], gaps: list[str], k: int, phi: float,
