@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 import pytest
 
 from zeroe_assets import tokenize
-from zeroe_assets.constraints import MaxPerturbed, NoRepeat, Protected, Stopwords
+from zeroe_assets.constraints import MaxPerturbed, NoRepeat, Protected, Stopwords, check_all
 from zeroe_assets.search import (AttackedText, Beam, Classification, Greedy, RandomProtocol,
                                  SearchAttack, Tagging, get_recipe, get_transformations,
                                  recipe_names, summarize)
@@ -289,6 +290,101 @@ def test_recipe_options(tc, examples):
         options = {"name": "textfooler-zeroe", **bad}
         with pytest.raises(ValueError, match=message):
             get_recipe(options.pop("name"), "tc", **options)
+
+
+SENTENCE = "@USER the day is so lovely and The team was kind today URL"
+
+
+def _changes(attack, text=SENTENCE):
+    """(old word, new word) of every candidate the attack may send for ``text``: the changes of
+    its attackable words that its constraints accept."""
+    original = AttackedText.from_input("text", text)
+    found = []
+    for position in attack.attackable(original):
+        candidates = attack.transformation.candidates(original, position, 2000,
+                                                      random.Random(position))
+        found += [(original.word(position), c.word(position))
+                  for c in check_all(attack.constraints, original, candidates)]
+    assert found
+    return found
+
+
+def _ends_changed(old, new):
+    return old[0] != new[:1] or old[-1] != new[-1:]
+
+
+def test_edit_ends_lets_first_and_last_letters_change(tc, examples):
+    assert not any(_ends_changed(*pair) for pair in _changes(get_recipe("pruthi", "tc")))
+    assert any(_ends_changed(*pair) for pair in _changes(get_recipe("pruthi", "tc",
+                                                                    edit_ends=True)))
+    # against a reader that takes words as Sakaguchi et al.'s scRNN does (first letter, the
+    # inner letters as a bag, last letter), inner swaps never succeed and end swaps do
+    reader = InnerBlind(tc)
+    won = {}
+    for edit_ends in (False, True):
+        attack = get_recipe("pruthi", "tc", transformations="pruthi-swap", edit_ends=edit_ends)
+        results = [attack.run(e, reader, i) for i, e in enumerate(examples[:12])]
+        won[edit_ends] = [(old, new) for r in results if r.status == SUCCESSFUL
+                          for old, new in zip(r.original.split(" "), r.adversarial.split(" "))
+                          if old != new]
+    assert not won[False] and won[True]
+    assert all(_ends_changed(*pair) for pair in won[True])
+
+
+class InnerBlind:
+    """A victim behind the defense edit_ends ignores: every word read as its first letter, its
+    inner letters sorted and its last letter, so that inner reorderings change nothing."""
+
+    def __init__(self, victim):
+        self.victim, self.task = victim, victim.task
+
+    def predict(self, batch):
+        return self.victim.predict([" ".join(w[:1] + "".join(sorted(w[1:-1])) + w[-1:]
+                                             if len(w) > 2 else w for w in text.split(" "))
+                                    for text in batch])
+
+
+def test_min_word_length_replaces_the_recipes(tc):
+    def lengths(**options):
+        return {len(old) for old, _ in _changes(get_recipe("pruthi", "tc", **options))}
+    assert min(lengths()) == 4 and min(lengths(min_word_length=2)) < 4
+    assert min(len(old) for old, _ in _changes(
+        get_recipe("textfooler-zeroe", "tc", transformations=SAFE, min_word_length=6))) >= 6
+
+
+def test_edit_capitals_and_any_unicode_widen_the_letters_drawn(tc):
+    def capitals(word):
+        return sum(c.isupper() for c in word)
+
+    lower = SENTENCE.lower()  # Charmer's alphabet holds the text's own characters
+    for name in ("deepwordbug", "charmer"):
+        assert not any(capitals(new) > capitals(old) for old, new in _changes(
+            get_recipe(name, "tc"), lower))
+        assert any(capitals(new) > capitals(old) for old, new in _changes(
+            get_recipe(name, "tc", edit_capitals=True), lower))
+    assert all(new.isascii() for _, new in _changes(get_recipe("deepwordbug", "tc")))
+    wide = _changes(get_recipe("deepwordbug", "tc", any_unicode=True))
+    assert sum(not new.isascii() for _, new in wide) > len(wide) / 4
+    # words outside ASCII change only when any Unicode is allowed
+    text = "@USER the café is so lovely today"
+    assert "café" not in {old for old, _ in _changes(get_recipe("deepwordbug", "tc"), text)}
+    assert "café" in {old for old, _ in _changes(
+        get_recipe("deepwordbug", "tc", any_unicode=True), text)}
+
+
+@pytest.mark.parametrize("name, options, message", [
+    ("textfooler-zeroe", dict(transformations="inner-shuffle,intrude", edit_ends=True),
+     "edit_ends cannot apply to textfooler-zeroe with inner-shuffle|intrude: none of them "
+     "changes a word's first or last character"),
+    ("textfooler-zeroe", dict(edit_capitals=True), "edit_capitals cannot apply to "
+                                                   "textfooler-zeroe with inner-shuffle"),
+    ("bad-characters", dict(any_unicode=True), "any_unicode cannot apply to bad-characters"),
+    ("charmer", dict(any_unicode=True), "any_unicode cannot apply to any-char"),
+    ("pruthi", dict(min_word_length=0), "min_word_length must be an integer at least 1"),
+])
+def test_lifts_refused_where_they_cannot_apply(name, options, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        get_recipe(name, "tc", **options)
 
 
 class Broken:

@@ -37,6 +37,17 @@ def register(sub) -> None:
                         "words (default: the recipe's)")
     p.add_argument("--target", default=None, metavar="LABEL",
                    help="targeted attack: the label to reach (default: untargeted)")
+    lifts = p.add_argument_group(
+        "lifting a defense's assumptions (every recipe; refused where its perturbers cannot)")
+    lifts.add_argument("--edit-ends", action="store_true", default=None,
+                       help="first and last letters of a word may change too")
+    lifts.add_argument("--min-word-length", type=int, default=None, metavar="N",
+                       help="the shortest word that may change (default: the recipe's; pruthi 4)")
+    lifts.add_argument("--edit-capitals", action="store_true", default=None,
+                       help="inserted and substituted letters include A-Z")
+    lifts.add_argument("--any-unicode", action="store_true", default=None,
+                       help="inserted and substituted letters are any character that draws "
+                            "something, and words outside ASCII may change")
     add_shield_options(p)
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--limit", type=int, default=None, metavar="N",
@@ -52,10 +63,15 @@ def register(sub) -> None:
     p.set_defaults(run=run_search)
 
 
+RECIPE_LIFTS = ("edit_ends", "min_word_length", "edit_capitals", "any_unicode")
+
+
 def recipe_options(args) -> dict:
-    """The recipe options given on the command line (the others stay the recipe's)."""
-    options = {"transformations": args.perturbers or None, "max_queries": args.max_queries, "max_perturbed": args.max_perturbed,
-               "target": args.target}
+    """The recipe options given on the command line (the others stay the recipe's, and stay out
+    of the run's fingerprint, so runs from before these options existed still resume)."""
+    options = {"transformations": args.perturbers or None, "max_queries": args.max_queries,
+               "max_perturbed": args.max_perturbed, "target": args.target,
+               **{k: getattr(args, k) for k in RECIPE_LIFTS}}
     return {k: v for k, v in options.items() if v is not None}
 
 
