@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from ..tasks import task_names
-from ._common import (add_fields_option, add_input_option, add_renamed, add_shield_options,
-                      cap_processes, names, shield_of)
+from ._common import (add_engine_options, add_fields_option, add_input_option, add_renamed,
+                      add_shield_options, cap_processes, names, shield_of)
 
 
 def register(sub) -> None:
@@ -55,6 +55,8 @@ def register(sub) -> None:
     p.add_argument("-j", "--processes", type=int, default=1,
                    help="worker processes, at most the CPU cores; results are identical for any "
                         "number (default: 1)")
+    add_engine_options(p, "actors, each loading the victim once, with a CPU and a GPU (or a "
+                          "share of one) where the cluster has them")
     p.add_argument("--restart", action="store_true",
                    help="discard the results in DIR and start over")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -83,8 +85,14 @@ def run_search(args) -> int:
         task=args.task, victim=args.victim, data=str(args.input), recipe=args.recipe,
         victim_path=args.victim_path, fields=args.fields,
         options=recipe_options(args), seed=args.seed, limit=args.limit, shield=shield_of(args))
-    summary = run(settings, args.out, cap_processes(args.processes, "search"), args.restart,
-                  progress=not args.quiet)
+    if args.engine == "ray":
+        from ..integrations.ray_search import RayEngine
+
+        summary = run(settings, args.out, restart=args.restart, progress=not args.quiet,
+                      engine=RayEngine(args.workers, args.ray_address))
+    else:
+        summary = run(settings, args.out, cap_processes(args.processes, "search"),
+                      args.restart, progress=not args.quiet)
 
     def pct(key):
         return "—" if summary[key] is None else f"{summary[key]:.1f}%"
