@@ -144,8 +144,13 @@ def test_search_engine_ray_writes_the_files_of_one_process(ray, search_files, tm
     ray_run = ("--engine", "ray", "--workers", "2")
     assert _search(search_files, tmp_path / "ray", *ray_run, "--limit", "3") == 0
     assert _search(search_files, tmp_path / "ray", *ray_run) == 0  # resumes after the 3
+    # four examples at a time in each actor, their queries gathered into one victim call
+    assert _search(search_files, tmp_path / "gathered", *ray_run, "--examples-per-worker",
+                   "4") == 0
     for name in ("results.jsonl", "report.md", "report.html"):
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+        assert (tmp_path / "gathered" / name).read_bytes() == \
+            (tmp_path / "local" / name).read_bytes()
     assert b'"status": "successful"' in (tmp_path / "local" / "results.jsonl").read_bytes()
 
 

@@ -4,8 +4,10 @@ recipe, and the bad inputs of issue #23."""
 from __future__ import annotations
 
 import math
+import queue
 import random
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -17,6 +19,7 @@ from zeroe_assets.search import (AttackedText, Beam, Classification, Greedy, Ran
 from zeroe_assets.search.results import (EXHAUSTED, MISCLASSIFIED, NOTHING_TO_ATTACK, SKIPPED,
                                          SUCCESSFUL)
 from zeroe_assets.victims.sklearn import train_victim
+from zeroe_assets.victims.wrapper import Gather
 
 BAD = ["idiot", "stupid", "moron", "loser", "trash", "garbage", "pathetic", "disgusting"]
 GOOD = ["lovely", "great", "wonderful", "kind", "helpful", "amazing", "sunny", "pleasant"]
@@ -385,6 +388,34 @@ def test_edit_capitals_and_any_unicode_widen_the_letters_drawn(tc):
 def test_lifts_refused_where_they_cannot_apply(name, options, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         get_recipe(name, "tc", **options)
+
+
+def test_gathered_queries_of_several_examples_give_the_results_of_one_at_a_time(tc, examples):
+    """What an actor of ``zeroe search --engine ray --examples-per-worker 4`` does: four threads
+    attack, each with its own copy of the recipe, and their queries reach the victim together."""
+    def recipe():
+        return get_recipe("textfooler-zeroe", "tc", transformations=SAFE, seed=2)
+
+    alone = Counting(tc)
+    expected = [recipe().run(e, alone, i) for i, e in enumerate(examples)]
+    together = Counting(tc)
+    gather, recipes = Gather(together), queue.SimpleQueue()
+    for _ in range(4):
+        recipes.put(recipe())
+
+    def attack(job):
+        attack = recipes.get()
+        try:
+            with gather.member() as victim:
+                return attack.run(job[1], victim, job[0])
+        finally:
+            recipes.put(attack)
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(attack, enumerate(examples)))
+    assert [r.to_json() for r in results] == [r.to_json() for r in expected]
+    assert sorted(together.sent) == sorted(alone.sent)
+    assert len(together.batches) < len(alone.batches) / 2
 
 
 class Broken:

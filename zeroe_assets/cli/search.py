@@ -57,6 +57,10 @@ def register(sub) -> None:
                         "number (default: 1)")
     add_engine_options(p, "actors, each loading the victim once, with a CPU and a GPU (or a "
                           "share of one) where the cluster has them")
+    p.add_argument("--examples-per-worker", type=int, default=1, metavar="N",
+                   help="with --engine ray: examples each actor attacks at once, their victim "
+                        "queries sent as one call (default 1; above 1, results equal -j 1's for "
+                        "victims whose output for a text does not depend on its batch)")
     p.add_argument("--restart", action="store_true",
                    help="discard the results in DIR and start over")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -89,7 +93,8 @@ def run_search(args) -> int:
         from ..integrations.ray_search import RayEngine
 
         summary = run(settings, args.out, restart=args.restart, progress=not args.quiet,
-                      engine=RayEngine(args.workers, args.ray_address))
+                      engine=RayEngine(args.workers, args.ray_address,
+                                       args.examples_per_worker))
     else:
         summary = run(settings, args.out, cap_processes(args.processes, "search"),
                       args.restart, progress=not args.quiet)

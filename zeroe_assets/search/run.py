@@ -108,17 +108,23 @@ def segments(task, fields: list[str] | None) -> list[int] | None:
 
 def build(settings: RunSettings):
     """(attack, victim) of a run: the recipe with its options and seed, the victim loaded."""
-    from .recipes import get_recipe
-
     task = get_task(settings.task)
     victim = load_victim(settings.victim, settings.victim_path, task=task.name)
     if settings.shield is not None:
         from ..shield import ShieldedVictim, get_shield
 
         victim = ShieldedVictim(victim, task, get_shield(settings.shield), settings.victim)
-    attack = get_recipe(settings.recipe, task, seed=settings.seed,
-                        segments=segments(task, settings.fields), **settings.options)
-    return attack, victim
+    return recipe(settings), victim
+
+
+def recipe(settings: RunSettings):
+    """The run's attack: the recipe with its options and seed (one per thread that attacks:
+    its constraints and perturbers keep per-text caches)."""
+    from .recipes import get_recipe
+
+    task = get_task(settings.task)
+    return get_recipe(settings.recipe, task, seed=settings.seed,
+                      segments=segments(task, settings.fields), **settings.options)
 
 
 def check_target(settings: RunSettings, victim, gold: list) -> None:
@@ -143,20 +149,14 @@ def attack_one(attack, victim: TimedVictim, index: int, example) -> tuple[str, f
     return json.dumps(result.to_json(), ensure_ascii=False) + "\n", victim.seconds, elapsed
 
 
-def worker(settings: RunSettings) -> tuple[object, TimedVictim]:
-    """What a worker (a ``-j`` process, a Ray actor) attacks with, built once: the run's attack
-    and its victim, timed."""
-    attack, victim = build(settings)
-    return attack, TimedVictim(victim, settings.victim)
-
-
 _worker = None  # the pool worker's (attack, timed victim), built once by _init
 
 
 def _init(settings: RunSettings, processes: int) -> None:
     global _worker
     start_worker(processes)
-    _worker = worker(settings)
+    attack, victim = build(settings)
+    _worker = attack, TimedVictim(victim, settings.victim)
 
 
 def _attack_in_worker(job: tuple[int, object]) -> tuple[str, float, float]:
