@@ -63,11 +63,12 @@ class Lifts:
     edit_capitals: bool = False
     any_unicode: bool = False
 
-    def letters(self) -> str:
-        """What insertions and substitutions draw from."""
+    def letters(self, letters: str) -> str:
+        """What insertions and substitutions draw from where they drew from ``letters``."""
         if self.any_unicode:
             return unicode_characters()
-        return LETTERS + string.ascii_uppercase if self.edit_capitals else LETTERS
+        return "".join(dict.fromkeys(letters + letters.upper())) if self.edit_capitals \
+            else letters
 
 
 class Transformation:
@@ -213,7 +214,7 @@ class CharEdit(Transformation):
 
     def lifted(self, lifts):
         return CharEdit(self.op, self.inner and not lifts.edit_ends, self.exhaustive, self.name,
-                        lifts.min_word_length or self.min_length, lifts.letters(),
+                        lifts.min_word_length or self.min_length, lifts.letters(self.letters),
                         self.ascii_only and not lifts.any_unicode)
 
     def _places(self, word: str) -> range:
@@ -289,9 +290,11 @@ class AnyCharacter(Transformation):
 
     def lifted(self, lifts):
         if lifts.any_unicode:
-            raise ValueError("any_unicode cannot apply to any-char (charmer's edits): it tries every character of "
-                             "its alphabet at a slot, and Unicode has some 150,000")
-        return AnyCharacter(self.alphabet, lifts.letters())
+            raise ValueError("any_unicode cannot apply to any-char (charmer's edits): it tries "
+                             "every character of its alphabet at a slot, and Unicode has some "
+                             "150,000")
+        alphabet = None if self.alphabet is None else lifts.letters(self.alphabet)
+        return AnyCharacter(alphabet, lifts.letters(self.letters))
 
     def characters(self, text: AttackedText) -> list[str]:
         """The alphabet for ``text``, in a fixed order, with the deletion first."""
