@@ -38,8 +38,10 @@ class Perturber:
     - ``reference = "sentence"``: under ``protocol="reference"`` the original bypassed the word
       protocol (visual, segment): ``reference_sentence`` does what it did; default ``"words"``.
 
-    ``token_aligned`` (False for perturbers that change the number of tokens) and ``prepares``
-    (True where ``prepare`` does batch work) are data too.
+    ``token_aligned`` (False for perturbers that change the number of tokens), ``prepares``
+    (True where ``prepare`` does batch work) and ``keeps_ends`` (True where no change touches a
+    word's first or last character: a search recipe asked to edit them refuses a set of such
+    perturbers, ``search.recipes``) are data too.
     """
 
     name: str = ""
@@ -48,6 +50,7 @@ class Perturber:
     reference: str = "words"
     token_aligned: bool = True
     prepares: bool = False
+    keeps_ends: bool = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
