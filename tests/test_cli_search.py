@@ -113,6 +113,8 @@ def test_other_settings_refused_unless_restart(reference, olid, tmp_path, capsys
     (["--perturbers", "intrude,nope"], "nope"),
     (["--target", "purple"], "purple"),
     (["--max-queries", "0"], "0"),
+    (["--edit-capitals"], "edit_capitals cannot apply to textfooler-zeroe with intrude|"),
+    (["--min-word-length", "0"], "min_word_length must be an integer at least 1"),
 ])
 def test_bad_options_exit_2(extra, message, olid, tmp_path, capsys):
     code, _, err = attack(capsys, *olid, tmp_path / "run", *extra)

@@ -1,5 +1,6 @@
-"""The Ray engine on a local two-CPU Ray instance: output identical to the single-process CLI for
-any number of workers and blocks (text, JSON Lines and Parquet in; Parquet and JSON Lines out)."""
+"""The Ray engines on a local two-CPU Ray instance: perturbations identical to the single-process
+CLI for any number of workers and blocks (text, JSON Lines and Parquet in; Parquet and JSON Lines
+out), and ``zeroe search --engine ray`` writing the files of ``-j 1``, resumed or not."""
 import io
 import json
 import sys
@@ -24,7 +25,10 @@ def _line(i):
 
 @pytest.fixture(scope="module")
 def ray():
-    ray = ray_data.init(workers=2)
+    try:
+        ray = ray_data.init(workers=2)
+    except Exception as e:  # a sandbox without the sockets or shared memory Ray needs
+        pytest.skip(f"a local Ray instance could not start here: {e}")
     yield ray
     ray.shutdown()
 
@@ -92,3 +96,68 @@ def test_bad_input_is_a_value_error(ray, tmp_path):
                                batch_size=100)
     with pytest.raises(ValueError, match="no columns"):
         ray_data.perturb_files(tmp_path / "in.parquet", tmp_path / "o", "truncate", columns=[])
+
+
+BAD, GOOD = ["idiot", "stupid", "loser", "trash"], ["lovely", "great", "kind", "sunny"]
+
+
+def _tweets(n, seed):
+    """OLID-style rows (id, tweet, subtask_a): offensive tweets have one offensive word."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        words = [rng.choice(GOOD), rng.choice(GOOD)]
+        bad = rng.random() < 0.5
+        if bad:
+            words[rng.randrange(2)] = rng.choice(BAD)
+        rows.append((str(i), f"@USER the {WORDS[i % len(WORDS)]} is {words[0]} and {words[1]} "
+                             "URL", "OFF" if bad else "NOT"))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def search_files(tmp_path_factory):
+    """(data file of 8 tweets, a tc-tfidf victim trained on 200 others)."""
+    from zeroe_assets.victims.sklearn import save_victim, train_victim
+
+    work = tmp_path_factory.mktemp("search")
+    rows = _tweets(200, 0)
+    save_victim(train_victim("tc-tfidf", [r[1] for r in rows],
+                             [int(r[2] == "OFF") for r in rows]), work / "tc.joblib")
+    data = work / "test.tsv"
+    data.write_text("id\ttweet\tsubtask_a\n" + "".join("\t".join(r) + "\n"
+                                                      for r in _tweets(8, 1)))
+    return data, work / "tc.joblib"
+
+
+def _search(files, out, *extra, victim="tc-tfidf"):
+    data, model = files
+    return main(["search", "--task", "tc", "--victim", victim, "--victim-path", str(model),
+                 "--input", str(data), "--recipe", "textfooler-zeroe", "--perturbers",
+                 "keyboard-typo,truncate,intrude", "--out", str(out), "-q", *extra])
+
+
+def test_search_engine_ray_writes_the_files_of_one_process(ray, search_files, tmp_path):
+    assert _search(search_files, tmp_path / "local") == 0
+    ray_run = ("--engine", "ray", "--workers", "2")
+    assert _search(search_files, tmp_path / "ray", *ray_run, "--limit", "3") == 0
+    assert _search(search_files, tmp_path / "ray", *ray_run) == 0  # resumes after the 3
+    # four examples at a time in each actor, their queries gathered into one victim call
+    assert _search(search_files, tmp_path / "gathered", *ray_run, "--examples-per-worker",
+                   "4") == 0
+    for name in ("results.jsonl", "report.md", "report.html"):
+        assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+        assert (tmp_path / "gathered" / name).read_bytes() == \
+            (tmp_path / "local" / name).read_bytes()
+    assert b'"status": "successful"' in (tmp_path / "local" / "results.jsonl").read_bytes()
+
+
+def test_search_engine_ray_failures_are_one_line(ray, search_files, tmp_path, capsys):
+    code = _search(search_files, tmp_path / "run", "--engine", "ray",
+                   victim="tests.attack_fixtures:raising_victim")
+    err = capsys.readouterr().err
+    assert code == 3 and "CUDA out of memory" in err and "Traceback" not in err
+    with pytest.raises(ValueError, match="no Ray cluster answers at 127.0.0.1:1"):
+        ray_data._reachable("127.0.0.1:1")

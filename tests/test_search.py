@@ -4,18 +4,22 @@ recipe, and the bad inputs of issue #23."""
 from __future__ import annotations
 
 import math
+import queue
 import random
+import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from zeroe_assets import tokenize
-from zeroe_assets.constraints import MaxPerturbed, NoRepeat, Protected, Stopwords
+from zeroe_assets.constraints import MaxPerturbed, NoRepeat, Protected, Stopwords, check_all
 from zeroe_assets.search import (AttackedText, Beam, Classification, Greedy, RandomProtocol,
                                  SearchAttack, Tagging, get_recipe, get_transformations,
                                  recipe_names, summarize)
 from zeroe_assets.search.results import (EXHAUSTED, MISCLASSIFIED, NOTHING_TO_ATTACK, SKIPPED,
                                          SUCCESSFUL)
 from zeroe_assets.victims.sklearn import train_victim
+from zeroe_assets.victims.wrapper import Gather
 
 BAD = ["idiot", "stupid", "moron", "loser", "trash", "garbage", "pathetic", "disgusting"]
 GOOD = ["lovely", "great", "wonderful", "kind", "helpful", "amazing", "sunny", "pleasant"]
@@ -289,6 +293,129 @@ def test_recipe_options(tc, examples):
         options = {"name": "textfooler-zeroe", **bad}
         with pytest.raises(ValueError, match=message):
             get_recipe(options.pop("name"), "tc", **options)
+
+
+SENTENCE = "@USER the day is so lovely and The team was kind today URL"
+
+
+def _changes(attack, text=SENTENCE):
+    """(old word, new word) of every candidate the attack may send for ``text``: the changes of
+    its attackable words that its constraints accept."""
+    original = AttackedText.from_input("text", text)
+    found = []
+    for position in attack.attackable(original):
+        candidates = attack.transformation.candidates(original, position, 2000,
+                                                      random.Random(position))
+        found += [(original.word(position), c.word(position))
+                  for c in check_all(attack.constraints, original, candidates)]
+    assert found
+    return found
+
+
+def _ends_changed(old, new):
+    return old[0] != new[:1] or old[-1] != new[-1:]
+
+
+def test_edit_ends_lets_first_and_last_letters_change(tc, examples):
+    assert not any(_ends_changed(*pair) for pair in _changes(get_recipe("pruthi", "tc")))
+    assert any(_ends_changed(*pair) for pair in _changes(get_recipe("pruthi", "tc",
+                                                                    edit_ends=True)))
+    # against a reader that takes words as Sakaguchi et al.'s scRNN does (first letter, the
+    # inner letters as a bag, last letter), inner swaps never succeed and end swaps do
+    reader = InnerBlind(tc)
+    won = {}
+    for edit_ends in (False, True):
+        attack = get_recipe("pruthi", "tc", transformations="pruthi-swap", edit_ends=edit_ends)
+        results = [attack.run(e, reader, i) for i, e in enumerate(examples[:12])]
+        won[edit_ends] = [(old, new) for r in results if r.status == SUCCESSFUL
+                          for old, new in zip(r.original.split(" "), r.adversarial.split(" "))
+                          if old != new]
+    assert not won[False] and won[True]
+    assert all(_ends_changed(*pair) for pair in won[True])
+
+
+class InnerBlind:
+    """A victim behind the defense edit_ends ignores: every word read as its first letter, its
+    inner letters sorted and its last letter, so that inner reorderings change nothing."""
+
+    def __init__(self, victim):
+        self.victim, self.task = victim, victim.task
+
+    def predict(self, batch):
+        return self.victim.predict([" ".join(w[:1] + "".join(sorted(w[1:-1])) + w[-1:]
+                                             if len(w) > 2 else w for w in text.split(" "))
+                                    for text in batch])
+
+
+def test_min_word_length_replaces_the_recipes(tc):
+    def lengths(**options):
+        return {len(old) for old, _ in _changes(get_recipe("pruthi", "tc", **options))}
+    assert min(lengths()) == 4 and min(lengths(min_word_length=2)) < 4
+    assert min(len(old) for old, _ in _changes(
+        get_recipe("textfooler-zeroe", "tc", transformations=SAFE, min_word_length=6))) >= 6
+
+
+def test_edit_capitals_and_any_unicode_widen_the_letters_drawn(tc):
+    def capitals(word):
+        return sum(c.isupper() for c in word)
+
+    lower = SENTENCE.lower()  # Charmer's alphabet holds the text's own characters
+    for name in ("deepwordbug", "charmer"):
+        assert not any(capitals(new) > capitals(old) for old, new in _changes(
+            get_recipe(name, "tc"), lower))
+        assert any(capitals(new) > capitals(old) for old, new in _changes(
+            get_recipe(name, "tc", edit_capitals=True), lower))
+    assert all(new.isascii() for _, new in _changes(get_recipe("deepwordbug", "tc")))
+    wide = _changes(get_recipe("deepwordbug", "tc", any_unicode=True))
+    assert sum(not new.isascii() for _, new in wide) > len(wide) / 4
+    # words outside ASCII change only when any Unicode is allowed
+    text = "@USER the café is so lovely today"
+    assert "café" not in {old for old, _ in _changes(get_recipe("deepwordbug", "tc"), text)}
+    assert "café" in {old for old, _ in _changes(
+        get_recipe("deepwordbug", "tc", any_unicode=True), text)}
+
+
+@pytest.mark.parametrize("name, options, message", [
+    ("textfooler-zeroe", dict(transformations="inner-shuffle,intrude", edit_ends=True),
+     "edit_ends cannot apply to textfooler-zeroe with inner-shuffle|intrude: none of them "
+     "changes a word's first or last character"),
+    ("textfooler-zeroe", dict(edit_capitals=True), "edit_capitals cannot apply to "
+                                                   "textfooler-zeroe with inner-shuffle"),
+    ("bad-characters", dict(any_unicode=True), "any_unicode cannot apply to bad-characters"),
+    ("charmer", dict(any_unicode=True), "any_unicode cannot apply to any-char"),
+    ("pruthi", dict(min_word_length=0), "min_word_length must be an integer at least 1"),
+])
+def test_lifts_refused_where_they_cannot_apply(name, options, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        get_recipe(name, "tc", **options)
+
+
+def test_gathered_queries_of_several_examples_give_the_results_of_one_at_a_time(tc, examples):
+    """What an actor of ``zeroe search --engine ray --examples-per-worker 4`` does: four threads
+    attack, each with its own copy of the recipe, and their queries reach the victim together."""
+    def recipe():
+        return get_recipe("textfooler-zeroe", "tc", transformations=SAFE, seed=2)
+
+    alone = Counting(tc)
+    expected = [recipe().run(e, alone, i) for i, e in enumerate(examples)]
+    together = Counting(tc)
+    gather, recipes = Gather(together), queue.SimpleQueue()
+    for _ in range(4):
+        recipes.put(recipe())
+
+    def attack(job):
+        attack = recipes.get()
+        try:
+            with gather.member() as victim:
+                return attack.run(job[1], victim, job[0])
+        finally:
+            recipes.put(attack)
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(attack, enumerate(examples)))
+    assert [r.to_json() for r in results] == [r.to_json() for r in expected]
+    assert sorted(together.sent) == sorted(alone.sent)
+    assert len(together.batches) < len(alone.batches) / 2
 
 
 class Broken:

@@ -161,6 +161,19 @@ def add_line_options(parser: argparse.ArgumentParser, verb: str) -> None:
                         help="worker processes; output is identical for any number (default 1)")
 
 
+def add_engine_options(parser: argparse.ArgumentParser, actors: str) -> None:
+    """``--engine local|ray``, ``--ray-address`` and ``--workers`` of the commands that scale
+    out on Ray with the output of a local run (``actors``: what the workers are, for the help)."""
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local: this machine's processes (-j); ray: a Ray cluster, output "
+                             "identical (pip install 'zeroe[scale]'; default local)")
+    parser.add_argument("--ray-address", default=None, metavar="ADDR",
+                        help="with --engine ray: the cluster to join, e.g. ray://head:10001 or "
+                             "auto (default: start a local instance of --workers CPUs)")
+    parser.add_argument("--workers", type=int, default=2,
+                        help=f"with --engine ray: {actors} (default 2)")
+
+
 def check_line_options(args: argparse.Namespace) -> None:
     """Usage errors of `add_line_options`, before anything slow is built."""
     if args.fields and not args.jsonl:

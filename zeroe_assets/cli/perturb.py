@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import (add_perturb_options, add_line_options, add_renamed, add_strict_option,
-                      perturb_options, build_perturbation, check_line_options, stream_lines)
+from ._common import (add_engine_options, add_perturb_options, add_line_options, add_renamed,
+                      add_strict_option, perturb_options, build_perturbation, check_line_options,
+                      stream_lines)
 
 
 def register(sub) -> None:
@@ -17,14 +18,7 @@ def register(sub) -> None:
     add_perturb_options(p)
     add_strict_option(p)
     add_line_options(p, "attack")
-    p.add_argument("--engine", choices=("local", "ray"), default="local",
-                   help="local: this machine's processes (-j); ray: a Ray cluster, output "
-                        "identical (pip install 'zeroe[scale]'; default local)")
-    p.add_argument("--ray-address", default=None, metavar="ADDR",
-                   help="with --engine ray: the cluster to join, e.g. ray://head:10001 or auto "
-                        "(default: start a local instance of --workers CPUs)")
-    p.add_argument("--workers", type=int, default=2,
-                   help="with --engine ray: perturbing actors, one CPU each (default 2)")
+    add_engine_options(p, "perturbing actors, one CPU each")
     p.set_defaults(run=run)
 
 

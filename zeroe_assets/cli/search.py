@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from ..tasks import task_names
-from ._common import (add_fields_option, add_input_option, add_renamed, add_shield_options,
-                      cap_processes, names, shield_of)
+from ._common import (add_engine_options, add_fields_option, add_input_option, add_renamed,
+                      add_shield_options, cap_processes, names, shield_of)
 
 
 def register(sub) -> None:
@@ -37,6 +37,17 @@ def register(sub) -> None:
                         "words (default: the recipe's)")
     p.add_argument("--target", default=None, metavar="LABEL",
                    help="targeted attack: the label to reach (default: untargeted)")
+    lifts = p.add_argument_group(
+        "lifting a defense's assumptions (every recipe; refused where its perturbers cannot)")
+    lifts.add_argument("--edit-ends", action="store_true", default=None,
+                       help="first and last letters of a word may change too")
+    lifts.add_argument("--min-word-length", type=int, default=None, metavar="N",
+                       help="the shortest word that may change (default: the recipe's; pruthi 4)")
+    lifts.add_argument("--edit-capitals", action="store_true", default=None,
+                       help="inserted and substituted letters include A-Z")
+    lifts.add_argument("--any-unicode", action="store_true", default=None,
+                       help="inserted and substituted letters are any character that draws "
+                            "something, and words outside ASCII may change")
     add_shield_options(p)
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--limit", type=int, default=None, metavar="N",
@@ -44,6 +55,12 @@ def register(sub) -> None:
     p.add_argument("-j", "--processes", type=int, default=1,
                    help="worker processes, at most the CPU cores; results are identical for any "
                         "number (default: 1)")
+    add_engine_options(p, "actors, each loading the victim once, with a CPU and a GPU (or a "
+                          "share of one) where the cluster has them")
+    p.add_argument("--examples-per-worker", type=int, default=1, metavar="N",
+                   help="with --engine ray: examples each actor attacks at once, their victim "
+                        "queries sent as one call (default 1; above 1, results equal -j 1's for "
+                        "victims whose output for a text does not depend on its batch)")
     p.add_argument("--restart", action="store_true",
                    help="discard the results in DIR and start over")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -52,10 +69,15 @@ def register(sub) -> None:
     p.set_defaults(run=run_search)
 
 
+RECIPE_LIFTS = ("edit_ends", "min_word_length", "edit_capitals", "any_unicode")
+
+
 def recipe_options(args) -> dict:
-    """The recipe options given on the command line (the others stay the recipe's)."""
-    options = {"transformations": args.perturbers or None, "max_queries": args.max_queries, "max_perturbed": args.max_perturbed,
-               "target": args.target}
+    """The recipe options given on the command line (the others stay the recipe's, and stay out
+    of the run's fingerprint, so runs from before these options existed still resume)."""
+    options = {"transformations": args.perturbers or None, "max_queries": args.max_queries,
+               "max_perturbed": args.max_perturbed, "target": args.target,
+               **{k: getattr(args, k) for k in RECIPE_LIFTS}}
     return {k: v for k, v in options.items() if v is not None}
 
 
@@ -67,8 +89,15 @@ def run_search(args) -> int:
         task=args.task, victim=args.victim, data=str(args.input), recipe=args.recipe,
         victim_path=args.victim_path, fields=args.fields,
         options=recipe_options(args), seed=args.seed, limit=args.limit, shield=shield_of(args))
-    summary = run(settings, args.out, cap_processes(args.processes, "search"), args.restart,
-                  progress=not args.quiet)
+    if args.engine == "ray":
+        from ..integrations.ray_search import RayEngine
+
+        summary = run(settings, args.out, restart=args.restart, progress=not args.quiet,
+                      engine=RayEngine(args.workers, args.ray_address,
+                                       args.examples_per_worker))
+    else:
+        summary = run(settings, args.out, cap_processes(args.processes, "search"),
+                      args.restart, progress=not args.quiet)
 
     def pct(key):
         return "—" if summary[key] is None else f"{summary[key]:.1f}%"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import io
 import logging
+import os
 import sys
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -37,18 +38,56 @@ READERS = {".txt": "text", ".jsonl": "json", ".json": "json", ".parquet": "parqu
 WRITERS = ("parquet", "json")
 
 
-def init(address: str | None = None, workers: int | None = None):
-    """Ray (connected to the cluster at ``address``, else a local instance of ``workers``
-    CPUs), with Ray Data keeping the order of blocks and its progress bars on a terminal only."""
+def connect(address: str | None = None, workers: int | None = None):
+    """Ray, connected to the cluster at ``address`` (``auto``, ``HOST:PORT``,
+    ``ray://HOST:PORT``) or else to a local instance of ``workers`` CPUs started here, its
+    logging quiet (errors only, not its notes on token authentication; the workers' output kept
+    off the driver's terminal); used as it is when already initialised. An address that does not
+    answer within ``CONNECT_TIMEOUT`` seconds is a ``ValueError``; one that accepts connections
+    but is no Ray cluster fails after as many attempts, about a second each
+    (``RAY_gcs_server_port_wait_time_s``, where set, wins): Ray itself retries for minutes."""
     try:
         import ray
+    except ImportError:
+        raise ImportError(f"the Ray engine needs Ray: {EXTRA}") from None
+    if not ray.is_initialized():
+        if address:
+            _reachable(address)
+            os.environ.setdefault("RAY_gcs_server_port_wait_time_s", str(CONNECT_TIMEOUT))
+        logging.getLogger("ray").setLevel(logging.ERROR)
+        ray.init(address=address, num_cpus=None if address else workers,
+                 include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    return ray
+
+
+CONNECT_TIMEOUT = 5  # seconds a cluster's address has to accept a connection
+
+
+def _reachable(address: str) -> None:
+    """A ``ValueError`` unless ``HOST:PORT`` (after an optional ``ray://``) accepts a TCP
+    connection within ``CONNECT_TIMEOUT``; ``auto`` and other forms are left to Ray, which
+    fails fast on them."""
+    import socket
+
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), CONNECT_TIMEOUT).close()
+    except OSError as e:
+        raise ValueError(f"no Ray cluster answers at {address} ({e.strerror or e}); start one "
+                         "with `ray start --head`, or leave the address out for a local "
+                         "instance") from None
+
+
+def init(address: str | None = None, workers: int | None = None):
+    """Ray as `connect` gives it, with Ray Data keeping the order of blocks and its progress
+    bars on a terminal only."""
+    ray = connect(address, workers)
+    try:
         import ray.data
     except ImportError:
         raise ImportError(f"the Ray engine needs Ray Data: {EXTRA}") from None
-    if not ray.is_initialized():
-        logging.getLogger("ray").setLevel(logging.WARNING)
-        ray.init(address=address, num_cpus=None if address else workers,
-                 include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True  # positions and output order rely on it
     context.enable_progress_bars = sys.stderr.isatty()

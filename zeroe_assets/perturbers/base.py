@@ -39,7 +39,9 @@ class Perturber:
       protocol (visual, segment): ``reference_sentence`` does what it did; default ``"words"``.
 
     ``token_aligned`` (False for perturbers that change the number of tokens), ``prepares``
-    (True where ``prepare`` does batch work) and ``draws`` (False where ``perturb_word`` and
+    (True where ``prepare`` does batch work), ``keeps_ends`` (True where no change touches a
+    word's first or last character: a search recipe asked to edit them refuses a set of such
+    perturbers, ``search.recipes``) and ``draws`` (False where ``perturb_word`` and
     ``reference_word`` never use ``rng`` or ``phi``: the protocol then keeps each spelling's
     outcome, and they are called with ``rng=None``) are data too.
     """
@@ -50,6 +52,7 @@ class Perturber:
     reference: str = "words"
     token_aligned: bool = True
     prepares: bool = False
+    keeps_ends: bool = False
     draws: bool = True
 
     def __init_subclass__(cls, **kwargs):

@@ -14,6 +14,7 @@ class IntrudePerturber(Perturber):
     """Between each two characters insert the word's symbol with probability φ (≥ 1 insertion)."""
 
     name = "intrude"
+    keeps_ends = True
     description = "insert a repeated punctuation symbol or space between letters"
 
     def __init__(self, symbols: str = SYMBOLS):

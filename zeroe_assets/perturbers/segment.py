@@ -23,6 +23,7 @@ def _join(gap: str) -> str:
 
 class SegmentPerturber(Perturber):
     name = "segment"
+    keeps_ends = True
     description = "join adjacent words (not for token-aligned tasks such as POS)"
     scope = "context"
     reference = "sentence"

@@ -37,6 +37,7 @@ class InnerShufflePerturber(Perturber):
     """Shuffle all letters but the first and last; words of length ≥ 3."""
 
     name = "inner-shuffle"
+    keeps_ends = True
     description = "shuffle the inner letters, keeping the first and last (Rawlinson)"
 
     def __init__(self, min_length: int = 3):

@@ -28,6 +28,13 @@
   differential evolution; every word may change (stopwords too), no query budget; a candidate
   is kept only where the changed word, with the gaps around it, draws the same pixels
   (kerning can tell a homoglyph: F + Cyrillic і is set closer than F + i in DejaVu Sans).
+
+Every recipe takes the same four options that lift what a defense may assume of its attacker
+(``transformations.Lifts``): ``edit_ends`` (first and last letters change too),
+``min_word_length`` (the shortest word that may change, replacing the recipe's), ``edit_capitals``
+and ``any_unicode`` (what inserted and substituted letters are drawn from). A recipe that already
+does what an option asks takes it as it is; one whose transformations cannot do it (no member
+edits a word's ends, none draws letters) refuses it with a ``ValueError`` saying why.
 """
 from __future__ import annotations
 
@@ -37,12 +44,13 @@ from ..constraints import EditDistance, MaxPerturbed, MinWordLength, NoRepeat, P
     Stopwords
 from ..spec import perturbers_here
 from ..tasks import get_task
+from ..validate import check_int
 from .attack import SearchAttack
 from .charmer import Charmer
 from .display import RendersIdentically
 from .goals import goal_for
 from .methods import Beam, Greedy, RandomProtocol
-from .transformations import IMPERCEPTIBLE, AnyCharacter, get_transformations
+from .transformations import IMPERCEPTIBLE, AnyCharacter, Lifts, get_transformations
 
 DEEPWORDBUG_OPS = ("dwb-swap", "dwb-substitute", "dwb-delete", "dwb-insert")
 PRUTHI_OPS = ("pruthi-swap", "pruthi-drop", "pruthi-add", "pruthi-keyboard")
@@ -135,14 +143,40 @@ def recipe_names() -> tuple[str, ...]:
     return tuple(RECIPES)
 
 
+def _lift(key: str, parts: dict, lifts: Lifts) -> None:
+    """The recipe's parts without the restrictions ``lifts`` names, or a ``ValueError`` where
+    its transformations cannot do what an option asks."""
+    if lifts.min_word_length is not None:
+        check_int("min_word_length", lifts.min_word_length)
+    transformation = parts["transformation"].lifted(lifts)
+    where = f"{key} with {transformation.name}"
+    if lifts.edit_ends and transformation.keeps_ends:
+        raise ValueError(f"edit_ends cannot apply to {where}: none of them changes a word's "
+                         "first or last character")
+    for option in ("edit_capitals", "any_unicode"):
+        if getattr(lifts, option) and not transformation.draws_letters:
+            raise ValueError(f"{option} cannot apply to {where}: none of them draws letters "
+                             "(dwb-insert, dwb-substitute, pruthi-add and any-char do)")
+    parts["transformation"] = transformation
+    if lifts.min_word_length is not None:
+        parts["constraints"] = [c for c in parts["constraints"]
+                                if not isinstance(c, MinWordLength)]
+        if lifts.min_word_length > 1:
+            parts["constraints"].insert(0, MinWordLength(lifts.min_word_length))
+
+
 def get_recipe(name: str, task, transformations: Sequence[str] | str | None = None,
                max_queries: int | None = None, max_perturbed: int | float | None = None,
                target=None, seed: int = 0, candidates: int | None = None,
-               segments: Sequence[int] | None = None) -> SearchAttack:
+               segments: Sequence[int] | None = None, edit_ends: bool = False,
+               min_word_length: int | None = None, edit_capitals: bool = False,
+               any_unicode: bool = False) -> SearchAttack:
     """The recipe ``name`` for ``task``, with its parts overridable: ``transformations``
     (names, see ``transformation_names``), ``max_queries`` (instead of the recipe's budget),
     ``max_perturbed`` (a share ρ_max as a float < 1, or a count of words as an int),
-    ``target`` (a targeted goal), ``candidates`` per word, NLI ``segments``."""
+    ``target`` (a targeted goal), ``candidates`` per word, NLI ``segments``; and the
+    restrictions a defense may rely on, lifted (``transformations.Lifts``): ``edit_ends``,
+    ``min_word_length``, ``edit_capitals``, ``any_unicode``."""
     key = name.strip().lower() if isinstance(name, str) else name
     if key not in RECIPES:
         raise ValueError(f"unknown recipe {name!r}; choose from {', '.join(RECIPES)}")
@@ -150,6 +184,7 @@ def get_recipe(name: str, task, transformations: Sequence[str] | str | None = No
     if isinstance(transformations, str):
         transformations = [t for t in transformations.split(",") if t.strip()]
     parts = RECIPES[key](task, list(transformations or ()), {"max_perturbed": max_perturbed})
+    _lift(key, parts, Lifts(edit_ends, min_word_length, edit_capitals, any_unicode))
     if candidates is not None:
         parts["candidates"] = candidates
     if max_queries is not None:

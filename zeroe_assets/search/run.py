@@ -7,7 +7,8 @@ timings), ``report.md`` and ``report.html``.
 A rerun with the same fingerprint resumes after the last complete line (a partial last line,
 left by a kill, is dropped), so its files equal those of an uninterrupted run; other settings
 are refused unless ``restart``. Example i is attacked with index i (the core seeds from it) by
-whichever process: results are identical for any number of processes. Timings are only in
+whichever process: results are identical for any number of processes, or with another
+``engine`` (`integrations.ray_search.RayEngine`: Ray actors). Timings are only in
 ``summary.json``.
 """
 from __future__ import annotations
@@ -107,17 +108,23 @@ def segments(task, fields: list[str] | None) -> list[int] | None:
 
 def build(settings: RunSettings):
     """(attack, victim) of a run: the recipe with its options and seed, the victim loaded."""
-    from .recipes import get_recipe
-
     task = get_task(settings.task)
     victim = load_victim(settings.victim, settings.victim_path, task=task.name)
     if settings.shield is not None:
         from ..shield import ShieldedVictim, get_shield
 
         victim = ShieldedVictim(victim, task, get_shield(settings.shield), settings.victim)
-    attack = get_recipe(settings.recipe, task, seed=settings.seed,
-                        segments=segments(task, settings.fields), **settings.options)
-    return attack, victim
+    return recipe(settings), victim
+
+
+def recipe(settings: RunSettings):
+    """The run's attack: the recipe with its options and seed (one per thread that attacks:
+    its constraints and perturbers keep per-text caches)."""
+    from .recipes import get_recipe
+
+    task = get_task(settings.task)
+    return get_recipe(settings.recipe, task, seed=settings.seed,
+                      segments=segments(task, settings.fields), **settings.options)
 
 
 def check_target(settings: RunSettings, victim, gold: list) -> None:
@@ -191,11 +198,13 @@ def load_results(path: Path) -> list[AttackResult]:
 
 
 def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool = False,
-        progress: bool = True) -> dict:
+        progress: bool = True, engine=None) -> dict:
     """Attack the examples of ``settings.data`` not yet in ``out_dir`` and write the run's
     files; the summary. Everything is checked (data, victim, recipe, folder) before the first
     attack; an error or Ctrl-C later leaves every finished result in ``results.jsonl``.
-    ``progress``: a bar on stderr when it is a terminal."""
+    ``progress``: a bar on stderr when it is a terminal. ``engine``: where the examples are
+    attacked instead of ``processes`` here: called with the settings and the (index, example)
+    jobs, it yields `attack_one`'s triple per job in job order, and has ``workers``."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
     examples = read_examples(settings)
@@ -210,14 +219,17 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
         victim_s = attack_s = 0.0
         start = time.perf_counter()
         with bar, open(path, "a", encoding="utf-8") as f:
-            for line, in_victim, elapsed in _attacked(settings, attack, victim, jobs, processes):
+            attacked = engine(settings, jobs) if engine is not None else \
+                _attacked(settings, attack, victim, jobs, processes)
+            for line, in_victim, elapsed in attacked:
                 append_line(f, line)
                 victim_s, attack_s = victim_s + in_victim, attack_s + elapsed
                 bar.update()
         wall = time.perf_counter() - start
         results = load_results(path)
         summary = {**summarize(results), "settings": settings.to_json(),
-                   "timing": _timing(len(jobs), wall, victim_s, attack_s, processes)}
+                   "timing": _timing(len(jobs), wall, victim_s, attack_s,
+                                     processes if engine is None else engine.workers)}
         atomic_write(out / SUMMARY, json.dumps(summary, indent=1).encode() + b"\n")
         atomic_write(out / REPORT, report(results, summary).encode())
         atomic_write(out / PAGE, page(results, summary, victim).encode())
@@ -225,9 +237,9 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
 
 
 def _timing(attacked: int, wall: float, victim: float, attack: float, processes: int) -> dict:
-    """This invocation's speed: the attack's own overhead is the time inside ``attack.run``
-    outside the victim (summed over processes; with one, the wall time less the victim's and
-    the writing of results)."""
+    """This invocation's speed (``processes``: or an engine's workers): the attack's own
+    overhead is the time inside ``attack.run`` outside the victim (summed over processes; with
+    one, the wall time less the victim's and the writing of results)."""
     overhead = attack - victim
     return {"examples": attacked, "processes": processes, "wall_seconds": wall,
             "examples_per_second": attacked / wall if attacked and wall > 0 else None,

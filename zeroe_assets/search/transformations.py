@@ -14,11 +14,19 @@
 
 Candidates are always changes of the *original* word at a position (no stacking), so a search
 computes them once per position and example (``edits``) and applies them to any text.
+
+``lifted(Lifts(...))`` gives a transformation without the restrictions a defense may rely on
+(Pruthi's inner letters, a minimum word length, lower-case ASCII letters): the recipes' options
+of the same names (``search.recipes``), so that the defender table can ask every recipe for an
+attack that ignores them.
 """
 from __future__ import annotations
 
+import functools
 import random
 import string
+import unicodedata
+from dataclasses import dataclass
 
 from .. import registry, tokenize
 from ..perturbers.base import CANDIDATE_PHI, Perturber
@@ -27,6 +35,40 @@ from . import imperceptible
 from .text import AttackedText, Edit
 
 LETTERS = string.ascii_lowercase
+# what draws nothing on its own: controls, format characters (zero-width, bidi: Bad Characters'
+# domain), surrogates, private use, unassigned code points and spaces
+UNDRAWN = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"))
+
+
+@functools.lru_cache(maxsize=1)
+def unicode_characters() -> str:
+    """Every code point of this Python's Unicode database that draws something (not in
+    ``UNDRAWN``), in code point order: the letters an attack with ``any_unicode`` draws from."""
+    return "".join(c for c in map(chr, range(0x110000))
+                   if unicodedata.category(c) not in UNDRAWN)
+
+
+@dataclass(frozen=True)
+class Lifts:
+    """Restrictions to lift, as the recipes' options name them. ``edit_ends``: the first and
+    last character of a word may change (Pruthi's operations keep them: the assumption of
+    scRNN-style word recognisers); ``min_word_length``: the shortest word a character operation
+    acts on (None: each operation's own); ``edit_capitals``: inserted and substituted letters
+    are drawn from a–z and A–Z (defenses that lower-case their input never see them);
+    ``any_unicode``: from every character that draws something, and words outside ASCII may
+    change too (defenses that map input to ASCII)."""
+
+    edit_ends: bool = False
+    min_word_length: int | None = None
+    edit_capitals: bool = False
+    any_unicode: bool = False
+
+    def letters(self, letters: str) -> str:
+        """What insertions and substitutions draw from where they drew from ``letters``."""
+        if self.any_unicode:
+            return unicode_characters()
+        return "".join(dict.fromkeys(letters + letters.upper())) if self.edit_capitals \
+            else letters
 
 
 class Transformation:
@@ -34,6 +76,13 @@ class Transformation:
 
     name = ""
     token_aligned = True  # False where an edit changes how many tokens there are (segment)
+    keeps_ends = False  # True where no edit changes a word's first or last character
+    draws_letters = False  # True where insertions or substitutions draw from an alphabet
+
+    def lifted(self, lifts: Lifts) -> Transformation:
+        """This transformation without the restrictions ``lifts`` names (itself where it has
+        none of them: what a recipe option cannot change is refused by the recipe)."""
+        return self
 
     def prepare(self, text: AttackedText) -> None:
         """Batch work for the words of ``text`` before their candidates are asked for one by
@@ -83,6 +132,7 @@ class PerturberSwap(Transformation):
         self.perturber, self.phi = perturber, phi
         self.name = perturber.name
         self.token_aligned = perturber.token_aligned
+        self.keeps_ends = perturber.keeps_ends
         self._context = perturber.scope == "context"
 
     def prepare(self, text):
@@ -140,22 +190,32 @@ CHAR_OPS = {
 class CharEdit(Transformation):
     """One character operation at random places of a word (``inner``: never the first or last
     character, as Pruthi et al.; words shorter than ``min_length`` are left alone), or with
-    ``exhaustive`` every place once (TextAttack's ``random_one=False``), in order.
+    ``exhaustive`` every place once (TextAttack's ``random_one=False``), in order. Insertions
+    and substitutions draw from ``letters``; ``ascii_only``: words with other characters stay
+    (no combining marks to split).
     """
 
     def __init__(self, op: str, inner: bool = False, exhaustive: bool = False,
-                 name: str | None = None, min_length: int = 1):
+                 name: str | None = None, min_length: int = 1, letters: str = LETTERS,
+                 ascii_only: bool = True):
         if op not in CHAR_OPS:
             raise ValueError(f"unknown character operation {op!r}; choose from "
                              f"{', '.join(CHAR_OPS)}")
         self.op, self.inner, self.exhaustive = op, inner, exhaustive
-        self.min_length = min_length
+        self.min_length, self.letters, self.ascii_only = min_length, letters, ascii_only
         self.name = name or f"char-{op}"
+        self.keeps_ends = inner
+        self.draws_letters = op in ("substitute", "insert")
         self._keys = None
         if op == "keyboard":
             from ..perturbers.keyboard import KeyboardPerturber
 
             self._keys = KeyboardPerturber().neighbours
+
+    def lifted(self, lifts):
+        return CharEdit(self.op, self.inner and not lifts.edit_ends, self.exhaustive, self.name,
+                        lifts.min_word_length or self.min_length, lifts.letters(self.letters),
+                        self.ascii_only and not lifts.any_unicode)
 
     def _places(self, word: str) -> range:
         """Where the operation may act: character indices (swap: i with i + 1; insertion:
@@ -170,7 +230,7 @@ class CharEdit(Transformation):
         return range(inner, n - inner)
 
     def can_change_word(self, word):
-        if not word.isascii():  # character edits work on ASCII words (no marks to split)
+        if self.ascii_only and not word.isascii():
             return False
         if self.op == "keyboard":
             keys = self._keys
@@ -183,10 +243,11 @@ class CharEdit(Transformation):
             return [word[:i] + word[i + 1] + word[i] + word[i + 2:]]
         if op == "delete":
             return [word[:i] + word[i + 1:]]
+        letters = self.letters
         if op == "insert":
-            return [word[:i] + LETTERS[int(rng.random() * 26)] + word[i:]]
+            return [word[:i] + letters[int(rng.random() * len(letters))] + word[i:]]
         if op == "substitute":
-            return [word[:i] + LETTERS[int(rng.random() * 26)] + word[i + 1:]]
+            return [word[:i] + letters[int(rng.random() * len(letters))] + word[i + 1:]]
         near = self._keys.get(word[i].lower(), ())
         up = word[i].isupper()
         return [word[:i] + (c.upper() if up else c) + word[i + 1:] for c in near]
@@ -214,21 +275,32 @@ class AnyCharacter(Transformation):
     """Charmer's edits (Abad Rocamora et al. 2024, §3): one character of ``alphabet`` inserted
     at any place of a word, or put in place of any of its characters, or a character deleted.
     The places of a word of n characters are its 2n + 1 slots: slot 2i is before character i,
-    slot 2i + 1 is character i. ``alphabet`` None: the characters of the text edited, plus a–z
-    (Charmer's alphabet is its dataset's characters). As candidates of a word (``edits``) only
-    the word's slots; Charmer's search (``search.charmer``) also edits the gap after it."""
+    slot 2i + 1 is character i. ``alphabet`` None: the characters of the text edited, plus
+    ``letters`` (Charmer's alphabet is its dataset's characters). As candidates of a word
+    (``edits``) only the word's slots; Charmer's search (``search.charmer``) also edits the gap
+    after it."""
 
     name = "any-char"
     DELETE = ""  # the alphabet's stand-in for a deletion
+    draws_letters = True
 
-    def __init__(self, alphabet: str | None = None):
+    def __init__(self, alphabet: str | None = None, letters: str = LETTERS):
         self.alphabet = None if alphabet is None else "".join(dict.fromkeys(alphabet))
+        self.letters = letters
+
+    def lifted(self, lifts):
+        if lifts.any_unicode:
+            raise ValueError("any_unicode cannot apply to any-char (charmer's edits): it tries "
+                             "every character of its alphabet at a slot, and Unicode has some "
+                             "150,000")
+        alphabet = None if self.alphabet is None else lifts.letters(self.alphabet)
+        return AnyCharacter(alphabet, lifts.letters(self.letters))
 
     def characters(self, text: AttackedText) -> list[str]:
         """The alphabet for ``text``, in a fixed order, with the deletion first."""
         chars = self.alphabet if self.alphabet is not None else "".join(sorted(
-            set(LETTERS).union(*(part for words, gaps in text.segments
-                                 for part in (*words, *gaps)))))
+            set(self.letters).union(*(part for words, gaps in text.segments
+                                      for part in (*words, *gaps)))))
         return [self.DELETE, *chars]
 
     def can_change_word(self, word):
@@ -305,6 +377,11 @@ class Union(Transformation):
         self.members = list(members)
         self.name = "|".join(m.name for m in self.members)
         self.token_aligned = all(m.token_aligned for m in self.members)
+        self.keeps_ends = all(m.keeps_ends for m in self.members)
+        self.draws_letters = any(m.draws_letters for m in self.members)
+
+    def lifted(self, lifts):
+        return Union([m.lifted(lifts) for m in self.members])
 
     def prepare(self, text):
         for m in self.members:
