@@ -54,6 +54,11 @@ class Problem:
             self._edits[position] = have, ask == self.k or len(drawn) < ask
         return list(have[:want])
 
+    def sort_edits(self, position: int, key) -> None:
+        """Put all k edits of ``position`` in the order of ``key`` (smallest first, stable),
+        so that searches taking a word's first edits take the best by ``key``."""
+        self._edits[position] = tuple(sorted(self.edits(position), key=key)), True
+
     def allowed(self, text: AttackedText, position: int) -> bool:
         """Whether every constraint lets the word at ``position`` of ``text`` change."""
         return all(c.allows(text, position) for c in self.constraints)
@@ -136,8 +141,13 @@ class Greedy(SearchMethod):
         return [positions[i] for i in order]
 
     def search(self, problem):
-        beam: list[Scored] = [(problem.original, problem.start)]
-        for position in self.rank(problem):
+        return self.climb(problem, self.rank(problem))
+
+    def climb(self, problem: Problem, order: list[int], beam: list[Scored] | None = None
+              ) -> Scored:
+        """Each position of ``order`` in turn, from ``beam`` (default: the original)."""
+        beam = beam or [(problem.original, problem.start)]
+        for position in order:
             texts = [t for t, _ in beam if problem.allowed(t, position)]
             if problem.exhausted:
                 break
