@@ -7,12 +7,13 @@ candidates without asking the victim, the victim is asked only about whole plans
   opened). Scoring a changed word costs a few dictionary look-ups, so thousands of candidates
   cost less than one victim call.
 - ``Guided``: the surrogate's best candidate per word, the words by predicted gain; one query
-  puts the fewest words the surrogate thinks flip the label all at once (a few stronger plans
-  in the same call), the victim's answer rescales the surrogate, and the next query adds
-  words, then swaps in the next-best candidates of the words changed.
+  puts the fewest words the surrogate thinks flip the label all at once, the victim's answer
+  rescales the surrogate, the next query adds words or swaps in a word's next-best candidate,
+  and where the surrogate stays wrong TextFooler's greedy search asks the victim, candidates
+  in the surrogate's order.
 
-Nothing is learned across examples, so an example's result depends on its index and seed
-alone (identical for any ``-j``); the surrogate is fixed before the first example.
+Nothing is learned across examples, so an example's result depends on its index, the seed and
+the surrogate, fixed before the first example (identical for any ``-j``).
 """
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ from .methods import Greedy, Problem, Scored, SearchMethod
 from .text import AttackedText, Edit
 
 WORD = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
-SPACE = re.compile(r"\s+")
 
 
 def char_ngrams(token: str, low: int = 2, high: int = 4) -> list[str]:
@@ -88,10 +88,13 @@ class NgramSurrogate:
     def score(self, span: str, norms: tuple[float, float]) -> float:
         """The surrogate's logit contribution of a stretch of text."""
         get, c = self.chars.get, 0.0
-        for token in span.lower().split():
+        for token in span.lower().split():  # char_ngrams, summed in place: the hot loop
             padded = f" {token} "
             for n in (2, 3, 4):
-                for i in range(max(len(padded) - n, 0) + 1):
+                if len(padded) <= n:
+                    c += get(padded, 0.0)
+                    break
+                for i in range(len(padded) - n + 1):
                     c += get(padded[i:i + n], 0.0)
         words = self.words.get
         return c / norms[0] + sum(words(t, 0.0) for t in WORD.findall(span.lower())) / norms[1]
@@ -185,19 +188,21 @@ class Guided(SearchMethod):
             want = (-_logit(best[1].score) + self.margin) / scale
             draw(self.pool * want + sum(options[p][r][0] for p, r in chosen.items()))
             plan, added = dict(chosen), 0.0
+            text = self.build(problem, plan, options)
             for p in sorted((p for p in options if p not in chosen and options[p]),
                             key=lambda p: -options[p][0][0]):
                 if added >= want:
                     break
-                if self.build(problem, {**plan, p: 0}, options) is not None:
-                    plan[p] = 0
+                if check_all(problem.constraints, original, [trial := text.apply(
+                        options[p][0][1])]):
+                    text, plan[p] = trial, 0
                     added += options[p][0][0]
             if plan == chosen:  # no word left to add: a changed word tries its next candidate
                 plan = self.swap(chosen, options, tried)
                 if plan is None:
                     break
+                text = self.build(problem, plan, options)
             tried.add(frozenset(plan.items()))
-            text = self.build(problem, plan, options)
             if text is None:
                 continue
             scored = problem.query([text])
