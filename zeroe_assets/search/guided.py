@@ -222,10 +222,9 @@ class Guided(SearchMethod):
         if problem.exhausted or self.chunk is None:
             return best
         # where the surrogate was wrong, the victim decides: greedy from the best plan (a
-        # changed word may take another candidate), then from the original; each word's
-        # candidates in the surrogate's order, the words as the plans took them
-        for p in problem.positions:
-            problem.sort_edits(p, lambda e: -gain(e))
+        # changed word may take another candidate), then from the original; the words those
+        # the surrogate most wants gone first, each word's candidates best-predicted first
+        problem.prefer(lambda e: -gain(e))
         greedy = Greedy(chunk=self.chunk)
         found = greedy.climb(problem, order, [best])
         if not found[1].met and not problem.exhausted:
