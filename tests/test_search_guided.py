@@ -1,14 +1,17 @@
 """zeroe-fast (issue #35): a surrogate the attacker trained on other tweets ranks candidates
 without queries; against real victims trained here: success in a few queries, the victim's
 answers checked, budgets exact and never exceeded, a wrong surrogate costing queries but not
-success, and the same results for any number of processes."""
+success, and the same results for any number of processes; and ``Problem.prefer``, the order
+its greedy part takes a word's candidates in."""
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
-from zeroe_assets.search import NgramSurrogate, get_recipe, summarize
+from zeroe_assets.search import (AttackedText, Classification, NgramSurrogate, Outcome, Problem,
+                                 get_recipe, get_transformations, summarize)
 from zeroe_assets.search.results import EXHAUSTED, SKIPPED, SUCCESSFUL
 from zeroe_assets.search.run import RunSettings, run
 from zeroe_assets.victims.sklearn import save_victim, train_victim
@@ -133,3 +136,19 @@ def test_a_surrogate_is_needed_and_only_zeroe_fast_takes_one(tc, surrogate):
         get_recipe("zeroe-fast", "nli", surrogate=surrogate)
     # a trained model is a surrogate too
     assert get_recipe("zeroe-fast", "tc", surrogate=tc).method.surrogate.chars
+
+
+def test_prefer_orders_every_word_s_edits(tc):
+    """Edits drawn before and after ``prefer`` come in the key's order, the same k of them."""
+    text = AttackedText.from_input("text", "@USER the movie was lovely and kind today URL")
+    start = Outcome(0, 0.0, False)
+    problem = Problem(text, start, Classification("tc").session(tc, 0, 10), get_transformations(
+        SAFE), [], list(range(1, len(text))), 8, random.Random(0))
+    before = problem.edits(3)
+    problem.prefer(lambda e: (len(e.words[0][1]), e.words[0][1]))
+    assert sorted(before, key=lambda e: (len(e.words[0][1]), e.words[0][1])) == \
+        problem.edits(3)
+    for p in (4, 5):
+        forms = [(len(e.words[0][1]), e.words[0][1]) for e in problem.edits(p)]
+        assert forms == sorted(forms) and len(forms) == len(set(forms)) > 1
+        assert [e.words for e in problem.edits(p, 2)] == [e.words for e in problem.edits(p)[:2]]
