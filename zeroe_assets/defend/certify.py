@@ -113,27 +113,42 @@ def _combinations(sizes, budget: int) -> int:
 
 def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]],
              budget: int) -> bool:
-    """For a model whose logit is its intercept plus the weights of the words present
+    """For a model whose logit is its intercept plus the weights of the distinct words present
     (``tc-monotone``: ``logits``, ``weight``, ``words``), whether the prediction holds for every
-    choice of at most ``budget`` unstable words. Changing a word can add at most the positive
-    weights of its new encoding's words and the negative weights of its own it takes away (and
-    the reverse downwards); the ``budget`` largest such bounds bound the logit's move. Repeated
-    words only make the bound looser, never wrong."""
-    (z,) = model.logits([" ".join(e for e in encoded if e)])
+    choice of at most ``budget`` unstable words. Upwards, a word that takes an encoding of one
+    new word adds that word's weight once however many words take it (``unkword`` counts once),
+    so those gains are pooled by word; a word whose encodings bring several words, or take away
+    negative weight of its own, is one item of its largest gain. Downwards, a word takes away at
+    most its own positive weights and brings at most the negative weights of its new encodings.
+    The ``budget`` largest items bound the logit's move."""
+    text = " ".join(e for e in encoded if e)
+    (z,) = model.logits([text])
+    present = set(model.words(text))
 
-    def signed(text: str) -> tuple[float, float]:
-        weights = [model.weight(w) for w in set(model.words(text))]
-        return sum(w for w in weights if w > 0), -sum(w for w in weights if w < 0)
+    def weights(encoding: str) -> list[float]:
+        return [model.weight(w) for w in set(model.words(encoding))]
 
-    ups, downs = [], []
+    if z >= 0:
+        downs = [sum(w for w in weights(encoded[i]) if w > 0)
+                 + max(-sum(w for w in weights(e) if w < 0) for e in alternatives)
+                 for i, alternatives in others]
+        return z - sum(sorted(downs, reverse=True)[:budget]) >= 0
+    pooled: dict[str, float] = {}  # one new word's gain, whichever word brings it
+    items: list[float] = []
     for i, alternatives in others:
-        own_up, own_down = signed(encoded[i])
-        new = [signed(e) for e in alternatives]
-        ups.append(max(u for u, _ in new) + own_down)
-        downs.append(own_up + max(d for _, d in new))
-    if z < 0:
-        return z + sum(sorted(ups, reverse=True)[:budget]) < 0
-    return z - sum(sorted(downs, reverse=True)[:budget]) >= 0
+        own_down = -sum(w for w in weights(encoded[i]) if w < 0)
+        largest = 0.0
+        for e in alternatives:
+            new = {w: model.weight(w) for w in set(model.words(e)) - present}
+            gains = {w: g for w, g in new.items() if g > 0}
+            if len(gains) == 1 and not own_down:
+                (w, g), = gains.items()
+                pooled[w] = g
+            else:
+                largest = max(largest, sum(gains.values()) + own_down)
+        if largest:
+            items.append(largest)
+    return z + sum(sorted(items + list(pooled.values()), reverse=True)[:budget]) < 0
 
 
 def certify(victim: DefendedVictim, inputs: Sequence, gold: Sequence, surface: Surface,

@@ -74,6 +74,7 @@ class RobustEncoder:
 
     def _encodings(self, words: list[str], gaps: list[str]) -> list[str]:
         """The encodings of a line's units; pieces a space split a word into are one word."""
+        words, gaps = self._intruded(words, gaps)
         units = self.shield.units(words, gaps)
         out, k = [], 0
         while k < len(units):
@@ -87,6 +88,32 @@ class RobustEncoder:
             out.append(self.cluster(self._token(raw, unit)))
             k += 1
         return [o for o in out if o]
+
+    def _intruded(self, words: list[str], gaps: list[str]) -> tuple[list[str], list[str]]:
+        """Two words with one symbol (not a space) between them, that together are a vocabulary
+        word with that symbol intruded (*he.llo*), made one word again, so a one-symbol
+        intrusion never leaves a word's encoding (with ``counts``)."""
+        if self.counts is None or len(words) < 2:
+            return words, gaps
+        out_words, out_gaps = [words[0]], [gaps[0]]
+        for k in range(1, len(words)):
+            gap, joined = gaps[k], out_words[-1] + gaps[k] + words[k]
+            if (len(gap) == 1 and not gap.isspace() and not gap.isalnum()
+                    and self.surface.intruded(joined, self.counts)):
+                out_words[-1] = joined
+                continue
+            out_words.append(words[k])
+            out_gaps.append(gap)
+        return out_words, out_gaps + [gaps[-1]]
+
+    @property
+    def surface(self):
+        """The certificates' surface (`surface.Surface`), whose changes ``counts`` undo."""
+        if self._surface is None:
+            from .surface import Surface
+
+            self._surface = Surface()
+        return self._surface
 
     def _split_word(self, units, k: int, gaps: list[str]) -> tuple[int, str]:
         """(pieces, word) when units ``k..`` are two to ``PIECES`` letter pieces with one and the same
@@ -152,29 +179,29 @@ class RobustEncoder:
         return self.cluster(self._kept(head + stem + tail, stem) or self._unknown(stem))
 
     def _vocabulary_word(self, whole: str, stem: str) -> str | None:
-        """The vocabulary word a token is (whole with its marks, or its stem), else the one it
-        is one change from (whole first: *mor'on* is *moron* intruded, not *mor* cut)."""
-        for word in (whole.lower(), stem.lower()):
-            if word in self.vocabulary:
-                return word
-        for word in (whole, stem):
-            found = self.source(word)
-            if found is not None:
-                return found
-        return None
+        """The vocabulary word a token is, or is one change from: the whole token with its marks
+        first, then its stem (*mor'on* is *moron* intruded, not *mor* cut)."""
+        if whole.lower() in self.vocabulary:
+            return whole.lower()
+        found = self.source(whole)  # before the stem: *t'his* is *this* intruded, not *his*
+        if found is not None:
+            return found
+        if stem.lower() in self.vocabulary:
+            return stem.lower()
+        return self.source(stem)
 
     def source(self, token: str) -> str | None:
-        """With ``counts``: the most frequent vocabulary word ``token`` is one change of the
-        certificates' surface away from (`surface.Surface.sources`), if any: the change undone
-        before any restorer guesses, so a word's one-change forms keep its encoding."""
+        """With ``counts``: the vocabulary word ``token`` is one change of the certificates'
+        surface away from (`surface.Surface.sources`), if any: the change undone before any
+        restorer guesses, so a word's one-change forms keep its encoding. A token one change
+        from words of two clusters (*shiot*: *shot*, *shit*) is ``UNKNOWN``: picking the more
+        frequent would let an attacker turn a word into its neighbour."""
         if self.counts is None or not token:
             return None
-        if self._surface is None:
-            from .surface import Surface
-
-            self._surface = Surface()
-        found = self._surface.sources(token, self.counts)
-        return max(found, key=lambda w: (self.counts[w], w)) if found else None
+        found = self.surface.sources(token, self.counts)
+        if len({self.clusters.get(w, w) for w in found}) > 1:
+            return UNKNOWN
+        return next(iter(found)) if found else None
 
     def _kept(self, whole: str, stem: str) -> str | None:
         whole, low = whole.lower(), stem.lower()

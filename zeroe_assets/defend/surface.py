@@ -98,6 +98,13 @@ class Surface:
 
     # the inverse ---------------------------------------------------------------------------
 
+    def intruded(self, token: str, words) -> set[str]:
+        """The words of ``words`` that ``token`` (lower-cased) is with one symbol of intrude's
+        set put between two letters."""
+        t, symbols = token.lower(), self._perturber("intrude").symbols
+        return {u for i in range(1, len(t) - 1)
+                if t[i] in symbols and (u := t[:i] + t[i + 1:]) in words}
+
     def index(self, words: Iterable[str]) -> Mapping[str, set[str]]:
         """The lookups `sources` needs for the vocabulary ``words`` (lower case), built once:
         the families whose inverse is not a handful of edits of the token (deletions, cut
@@ -143,9 +150,7 @@ class Surface:
                 found.update(u for i in range(1, len(t) - 1)
                              if t[i] in LETTERS and (u := t[:i] + t[i + 1:]) in vocabulary)
             elif family == "intrude":
-                symbols = self._perturber("intrude").symbols
-                found.update(u for i in range(1, len(t) - 1)
-                             if t[i] in symbols and (u := t[:i] + t[i + 1:]) in vocabulary)
+                found.update(self.intruded(t, vocabulary))
             else:  # keyboard, visual: each character back to the letters it stands for
                 for i, c in enumerate(t):
                     for b in tables.get(family + ":" + c, ()):
