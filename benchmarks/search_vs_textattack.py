@@ -4,7 +4,9 @@ One run, one victim (``tc-tfidf`` trained on OLID train, seed 0), the same first
 tweets and the same query budget per example: TextAttack's ``DeepWordBugGao2018`` and
 ``Pruthi2019`` through its ``Attacker``, and our ``deepwordbug``, ``pruthi``,
 ``textfooler-zeroe`` (all ten Zéroe transformations) and ``zeroe-random`` (no search); on
-request (``--recipes``) ``charmer`` and ``bad-characters``. Rows give the characters changed
+request (``--recipes``) ``charmer``, ``bad-characters`` and ``zeroe-fast`` (its surrogate
+trained on the even-numbered OLID training tweets; ``--victim-half odd`` trains the victim on
+the others, held out from it). Rows give the characters changed
 and, for bad-characters, how many adversarial texts render as the original (code points shown).
 Every attack's results become ``AttackResult`` records and go through the same ``summarize``; the
 perturbed-word share is given as each tool counts it and recounted with our tokenizer's words.
@@ -44,6 +46,33 @@ OURS = ("deepwordbug", "pruthi", "textfooler-zeroe", "zeroe-random")
 THEIRS = ("DeepWordBugGao2018", "Pruthi2019")
 SAME_RECIPE = {"deepwordbug": "DeepWordBugGao2018", "pruthi": "Pruthi2019"}
 WARM_UP = ("you are such a stupid liar and everyone knows it", 1)  # not an OLID tweet
+
+def olid_half(data: Path, work: Path, parity: str) -> Path:
+    """The even- or odd-numbered OLID training tweets (by line, header kept) as a TSV."""
+    out = work / "olid" / f"train-{parity}.tsv"
+    if not out.exists():  # written once: its age tells `train` whether to retrain
+        out.parent.mkdir(parents=True, exist_ok=True)
+        lines = (data / "olid/olid-training-v1.0.tsv").read_text(
+            encoding="utf-8").splitlines(True)
+        out.write_text(lines[0] + "".join(lines[1 + (parity == "odd")::2]), encoding="utf-8")
+    return out
+
+
+def olid_victim(data: Path, work: Path, half: str = "all"):
+    """``tc-tfidf`` trained on all OLID training tweets, or on the odd-numbered ones."""
+    if half == "all":
+        return train("tc", "tc-tfidf", data / "olid/olid-training-v1.0.tsv",
+                     work / "tc-tfidf.joblib")
+    return train("tc", "tc-tfidf", olid_half(data, work, "odd"), work / "tc-tfidf-odd.joblib")
+
+
+def olid_surrogate(data: Path, work: Path) -> Path:
+    """zeroe-fast's surrogate: ``tc-tfidf`` trained on the even-numbered OLID training tweets,
+    as an attacker holding half the data would (its file)."""
+    model = work / "surrogate-even.joblib"
+    train("tc", "tc-tfidf", olid_half(data, work, "even"), model)
+    return model
+
 
 def words_perturbed(original: str, adversarial: str) -> tuple[int, int]:
     """(words, perturbed) with our tokenizer's words: the original words not kept in the
@@ -135,18 +164,28 @@ def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, 
     return records, wall, (sum(own) / len(own) if own else None), setup
 
 
-def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: int):
+def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: int,
+             surrogate=None):
     """One of our recipes (``RECIPE:T1+T2`` with those transformations), example by example
-    (index = the example's line: its seed)."""
-    from tqdm import tqdm
+    (index = the example's line: its seed); ``surrogate`` for zeroe-fast."""
     from zeroe_assets.search import get_recipe
 
     start = time.perf_counter()
     recipe, _, transformations = name.partition(":")
     attack = get_recipe(recipe, "tc", transformations.replace("+", ",") or None,
-                        max_queries=budget, seed=seed)
-    attack.run(WARM_UP, victim.victim)  # loads the perturbers' tables: setup, not attack time
-    setup = time.perf_counter() - start
+                        max_queries=budget, seed=seed,
+                        **({"surrogate": surrogate} if recipe == "zeroe-fast" else {}))
+    return attack_all(attack, name, victim, examples, time.perf_counter() - start)
+
+
+def attack_all(attack, name: str, victim: TimedVictim, examples: list, setup: float):
+    """``attack`` on every example (records, wall seconds, None, setup seconds); a warm-up text
+    first loads the perturbers' tables (setup, not attack time)."""
+    from tqdm import tqdm
+
+    start = time.perf_counter()
+    attack.run(WARM_UP, victim.victim)
+    setup += time.perf_counter() - start
     start = time.perf_counter()
     records = [attack.run(example, victim, index=i)
                for i, example in enumerate(tqdm(examples, desc=name, file=sys.stderr))]
@@ -221,6 +260,10 @@ def targets(rows: dict, spread: dict) -> dict:
         out["deepwordbug_success_within_3_points_seed_mean"] = \
             abs(a["mean_success_rate"] - b["mean_success_rate"]) <= 3
         out["deepwordbug_no_more_queries_seed_mean"] = a["mean_queries"] <= b["mean_queries"]
+    fast = get("ours:zeroe-fast")
+    if fast:
+        out["zeroe_fast_success_ge_95"] = fast["success_rate"] >= 95
+        out["zeroe_fast_queries_le_30"] = fast["queries"] <= 30
     charmer, bad = get("ours:charmer"), get("ours:bad-characters")
     if charmer:
         out["charmer_success_ge_95"] = charmer["success_rate"] >= 95
@@ -299,6 +342,12 @@ def main() -> None:
                         help="TextAttack's recipes, comma-separated; zeroe:MECHANISM for a Zéroe "
                              "transformation under textfooler-zeroe's search and limits")
     parser.add_argument("--skip-textattack", action="store_true")
+    parser.add_argument("--victim-half", choices=("all", "odd"), default="all",
+                        help="train the victim on all OLID training tweets, or on the "
+                             "odd-numbered ones only: held out from zeroe-fast's surrogate")
+    parser.add_argument("--surrogate", type=Path, default=None,
+                        help="zeroe-fast's surrogate, a tc-tfidf model file (default: one "
+                             "trained on the even-numbered OLID training tweets)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--spread-seeds", default="1,2,3,4",
                         help="more seeds for both DeepWordBugs ('' for none): one seed's Suc%% "
@@ -316,9 +365,13 @@ def main() -> None:
     test = olid_test_with_labels(data, args.work)
     ex = task.examples(test, task.format_for(test))
     examples = list(zip(ex.inputs, ex.gold))[: args.examples]
-    victim = train(task.name, "tc-tfidf", data / "olid/olid-training-v1.0.tsv",
-                   args.work / "tc-tfidf.joblib")
+    victim = olid_victim(data, args.work, args.victim_half)
     victim.predict([t for t, _ in examples[:8]])  # warm up outside the timings
+    surrogate = None
+    if any(r.partition(":")[0] == "zeroe-fast" for r in ours):
+        from zeroe_assets.search import NgramSurrogate
+
+        surrogate = NgramSurrogate.load(args.surrogate or olid_surrogate(data, args.work))
 
     rows, load = {}, os.getloadavg()
     for tool, names, runner in (("textattack", theirs, run_textattack),
@@ -326,7 +379,8 @@ def main() -> None:
         for name in names:
             timed = TimedVictim(victim)
             records, wall, own, setup = runner(name, timed, examples, args.max_queries,
-                                               args.seed)
+                                               args.seed, *([surrogate] if tool == "ours"
+                                                            else []))
             rows[f"{tool}:{name}"] = row(tool, name, records, wall, timed, own, setup)
             lines = "".join(json.dumps(r.to_json()) + "\n" for r in records)
             (args.work / "records").mkdir(parents=True, exist_ok=True)
@@ -335,7 +389,8 @@ def main() -> None:
     spread = seed_spread(args, victim, examples, rows) if args.spread_seeds else {}
     words = [len(tokenize.words(t)) for t, _ in examples]
     result = {
-        "victim": "tc-tfidf (trained on OLID train, seed 0)",
+        "victim": "tc-tfidf (trained on OLID train, seed 0)" if args.victim_half == "all" else
+                  "tc-tfidf (trained on the odd-numbered OLID training tweets, seed 0)",
         "data": f"first {len(examples)} OLID level-A test tweets",
         "examples": len(examples), "mean_words": sum(words) / len(words),
         "max_queries": args.max_queries, "seed": args.seed,

@@ -188,3 +188,44 @@ def test_cli_certify_writes_the_certificates(defended, tmp_path, capsys):
     assert printed["examples"] == saved["examples"] == 2
     assert len(saved["certificates"]) == 2 and "certificates" not in printed
     assert main(["certify", "--task", "tc", "--victim", "tc-tfidf", "--input", str(test)]) == 2
+
+
+def test_sources_undo_every_change_of_the_surface():
+    from zeroe_assets.defend.surface import Surface
+
+    counts = {w: 2 + i for i, w in enumerate(OFFENSIVE + FRIENDLY + FILLER)}
+    surface, families = Surface(), set()
+    for word in ["idiot", "People", "wonderful", "THE", "government"]:
+        forms = surface.forms(word)
+        families |= set(forms.values())
+        for form in forms:  # every one-change form leads back to its word, whatever the case
+            assert word.lower() in surface.sources(form, counts), (word, form)
+    assert families == set(surface.families)
+    assert surface.sources("qxzv", counts) == set() and surface.sources("idiot", counts) == set()
+
+
+def test_clusters_merge_rare_neighbours_but_never_two_frequent_words():
+    from zeroe_assets.defend.clusters import build_clusters
+    from zeroe_assets.defend.surface import Surface
+
+    counts = {"duck": 3, "fuck": 90, "suck": 40, "luck": 2, "lick": 30, "moron": 50}
+    surface = Surface(["keyboard", "insert", "delete"])
+    assert build_clusters(counts, surface, 0) == {w: w for w in counts}
+    clusters = build_clusters(counts, surface, 10)
+    # duck (rare) touches fuck and suck (d–f, d–s keys): it joins the most frequent
+    assert clusters["duck"] == "fuck" and clusters["suck"] == "suck"
+    assert clusters["luck"] == "lick" and clusters["moron"] == "moron"
+    for rep in set(clusters.values()):
+        assert sum(counts[w] >= 10 for w in clusters if clusters[w] == rep) <= 1
+    connected = build_clusters(counts, surface, 10**9)  # RobEn's connected components
+    assert len({connected[w] for w in ("duck", "fuck", "suck")}) == 1  # two frequent words
+    assert connected["luck"] == connected["lick"] != connected["duck"]  # no change links them
+
+
+def test_an_encoding_with_counts_reads_one_change_back_to_the_word():
+    counts = {"idiot": 40, "government": 9, "moron": 12, "morons": 2}
+    encoder = RobustEncoder(counts, counts=counts, clusters={"morons": "moron"})
+    for token in ("idoit", "iduot", "idi-ot", "ıdiot", "goverment", "gvrnmnt", "morons"):
+        assert encoder.encode(token).split()[0] in ("idiot", "government", "moron"), token
+    assert encoder.encode("moron morons") == "moron moron"
+    assert encoder.token("morins") == "moron"  # one change from morons, whose cluster is moron

@@ -13,9 +13,9 @@ import pytest
 
 from zeroe_assets import tokenize
 from zeroe_assets.constraints import MaxPerturbed, NoRepeat, Protected, Stopwords, check_all
-from zeroe_assets.search import (AttackedText, Beam, Classification, Greedy, RandomProtocol,
-                                 SearchAttack, Tagging, get_recipe, get_transformations,
-                                 recipe_names, summarize)
+from zeroe_assets.search import (AttackedText, Beam, Classification, Greedy, NgramSurrogate,
+                                 RandomProtocol, SearchAttack, Tagging, get_recipe,
+                                 get_transformations, recipe_names, summarize)
 from zeroe_assets.search.results import (EXHAUSTED, MISCLASSIFIED, NOTHING_TO_ATTACK, SKIPPED,
                                          SUCCESSFUL)
 from zeroe_assets.victims.sklearn import train_victim
@@ -271,8 +271,9 @@ def test_pos_tagging_goals():
 @pytest.mark.parametrize("name", recipe_names())
 def test_every_recipe_runs(tc, examples, name):
     own = ("deepwordbug", "pruthi", "charmer", "bad-characters")  # their own transformations
+    extra = {"surrogate": tc} if name == "zeroe-fast" else {}  # the victim as its own surrogate
     attack = get_recipe(name, "tc", transformations=None if name in own
-                        else SAFE + ["segment", "intrude"], seed=1)
+                        else SAFE + ["segment", "intrude"], seed=1, **extra)
     results = [attack.run(e, tc, i) for i, e in enumerate(examples[:4])]
     assert all(r.queries >= 1 for r in results)
     assert any(r.status == SUCCESSFUL for r in results), results
@@ -509,6 +510,10 @@ def test_recipes_for_pos_and_nli():
     assert pos.method.ranking == "mask" and "segment" not in pos.transformation.name
     assert get_recipe("textfooler-zeroe", "nli").method.ranking == "delete"
     for name in recipe_names():
+        if name == "zeroe-fast":  # a surrogate of a binary victim: tc only
+            with pytest.raises(ValueError, match="it takes task tc, not pos"):
+                get_recipe(name, "pos", surrogate=NgramSurrogate({}, {}, {}))
+            continue
         assert get_recipe(name, "pos").goal.task.name == "pos"
     with pytest.raises(ValueError, match="segment changes the number of tokens"):
         get_recipe("zeroe-beam", "pos", transformations=["segment", "truncate"])

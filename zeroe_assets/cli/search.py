@@ -25,7 +25,7 @@ def register(sub) -> None:
                          "the hypothesis only, --fields sentence1,sentence2 both)")
     p.add_argument("--recipe", required=True,
                    help="deepwordbug, pruthi, textfooler-zeroe, zeroe-beam, zeroe-random, "
-                        "charmer or bad-characters")
+                        "charmer, bad-characters or zeroe-fast")
     p.add_argument("--perturbers", type=names, default=None, metavar="P,P,...",
                    help="comma-separated perturbers and character operations the search may "
                         "use (default: the recipe's; see docs/search.md)")
@@ -35,6 +35,9 @@ def register(sub) -> None:
     p.add_argument("--max-perturbed", type=float, default=None, metavar="RHO",
                    help="most words perturbed: a share ρ_max below 1, or a whole number of "
                         "words (default: the recipe's)")
+    p.add_argument("--surrogate", default=None, metavar="FILE",
+                   help="zeroe-fast: the attacker's own tc-tfidf model (zeroe bench "
+                        "train-victim) that ranks candidates without queries")
     p.add_argument("--target", default=None, metavar="LABEL",
                    help="targeted attack: the label to reach (default: untargeted)")
     lifts = p.add_argument_group(
@@ -77,7 +80,7 @@ def recipe_options(args) -> dict:
     of the run's fingerprint, so runs from before these options existed still resume)."""
     options = {"transformations": args.perturbers or None, "max_queries": args.max_queries,
                "max_perturbed": args.max_perturbed, "target": args.target,
-               **{k: getattr(args, k) for k in RECIPE_LIFTS}}
+               "surrogate": args.surrogate, **{k: getattr(args, k) for k in RECIPE_LIFTS}}
     return {k: v for k, v in options.items() if v is not None}
 
 

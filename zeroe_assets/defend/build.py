@@ -25,6 +25,7 @@ from .victim import PARTS, DefendedVictim, save_defense
 ATTACK = "rand"  # the augmentation's attackers: the ten Zéroe perturbers, mixed
 LEVEL = "mid"
 RECIPE = "textfooler-zeroe"  # the attack in the loop
+MERGE_BELOW = 0  # clusters: words seen fewer times join a frequent neighbour (docs/defend.md)
 
 
 def parse_parts(parts: str | Sequence[str]) -> list[str]:
@@ -51,6 +52,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            copies: int = 1, level: str = LEVEL, fields: Sequence[str] | None = None,
            encoder_model: str | None = None, min_count: int = 2, rounds: int = 0,
            per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
+           sources: bool = True, merge_below: int = MERGE_BELOW,
            progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
     ``out`` and return it as it loads (``defended:OUT``)."""
@@ -62,6 +64,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     copies = check_int("copies", copies, low=0)
     rounds = check_int("rounds", rounds, low=0)
     per_round = check_int("per_round", per_round)
+    merge_below = check_int("merge_below", merge_below, low=0)
     train = Path(train)
     if not train.is_file():
         raise ValueError(f"training file not found: {train}")
@@ -71,13 +74,20 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
         raise ValueError(f"defenses take text or sentence-pair tasks, not {spec.name}")
     start = time.perf_counter()
     texts = [t for item in examples.inputs for t in (item if kind == "pairs" else (item,))]
-    words = vocabulary(texts, min_count) if "encode" in parts else []
+    counts = vocabulary(texts, min_count) if "encode" in parts else {}
     shield = None
     if "shield" in parts:
         from ..shield import get_shield
 
         shield = get_shield()
-    encoder = RobustEncoder(words, anagrams=anagrams) if "encode" in parts else None
+    clusters = {}
+    if "encode" in parts and merge_below:
+        from .clusters import build_clusters
+        from .surface import Surface
+
+        clusters = build_clusters(counts, Surface(), merge_below)
+    encoder = RobustEncoder(counts, anagrams=anagrams, counts=counts if sources else None,
+                            clusters=clusters) if "encode" in parts else None
     defended = DefendedVictim(None, spec.name, encoder, shield)
     inputs, gold = list(examples.inputs), list(examples.gold)
     if "adversarial" in parts and copies:
@@ -108,6 +118,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     meta = {"task": spec.name, "victim": victim, "parts": parts, "seed": seed,
             "copies": copies if "adversarial" in parts else 0, "level": level,
             "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
+            "sources": sources, "merge_below": merge_below,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
             "shield": list(shield.mechanisms) if shield is not None else None,
@@ -117,7 +128,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     from .. import __version__
 
     meta["zeroe_version"] = __version__
-    save_defense(Path(out), meta, words, model)
+    save_defense(Path(out), meta, counts, clusters, model)
     from .victim import load_defended
 
     return load_defended(out, spec.name)

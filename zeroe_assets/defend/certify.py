@@ -1,108 +1,26 @@
 """Certificates for encoded victims (``zeroe certify``): a prediction is certified when no choice
 of perturbed words, up to ρ_max of them, out of an enumerable attack surface can change it.
 
-The surface (`SURFACE`), one change per word, every instance enumerated:
-
-- ``swap``: two neighbouring inner letters swapped (the smallest inner shuffle);
-- ``delete`` / ``insert``: one inner letter deleted, one letter a–z inserted inside the word;
-- ``keyboard``: one letter replaced by a QWERTY neighbour (the keyboard-typo perturber's keys);
-- ``visual``: one character replaced by one of its look-alikes in the visual table (top 20);
-- ``intrude``: one symbol of the intrude perturber's set put between two letters;
-- ``truncate``: the last letter cut; ``disemvowel``: every vowel dropped;
-- ``natural-typo`` and ``phonetic``: every misspelling and respelling their tables hold.
-
-The first and last letters are changed by ``keyboard``, ``visual`` and ``truncate`` too (RobEn's
-typos keep them; these attacks do not). The victim sees the encoding, word by word
+The surface is `surface.SURFACE` (one change per word, every instance enumerated). The victim sees the encoding, word by word
 (`encoding.RobustEncoder.token`, with the words the shield protects — #tags, @users, URLs — read
 as protected): a word is *stable* when all its perturbations encode as it does. An example whose
 words are all stable is certified without a query (the victim's input cannot change). For a
 victim whose logit is its intercept plus word weights (``tc-monotone``) the worst choice of
-unstable words is bounded without a query (`_bounded`). Otherwise every combination of at most ⌊ρ_max·L⌋ unstable words, each taking each of its other encodings,
-is sent to the victim when there are at most ``max_queries`` of them, and the example is certified
+unstable words is bounded without a query (`_bounded`). Otherwise every combination of at
+most ⌊ρ_max·L⌋ unstable words, each taking each of its other encodings, is sent to the victim when there are at most ``max_queries`` of them, and the example is certified
 when none changes the label. Beyond that it is not certified (counted apart).
 """
 from __future__ import annotations
 
 import math
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, product
 
-from .. import registry
+from .surface import SURFACE, Surface
 from .victim import DefendedVictim
 
-SURFACE = ("swap", "delete", "insert", "keyboard", "visual", "intrude", "truncate",
-           "disemvowel", "natural-typo", "phonetic")
-VOWELS = frozenset("aeiouAEIOU")
 MAX_QUERIES = 256
-
-
-class Surface:
-    """``forms(word)``: every one-change perturbation of ``word`` the surface holds."""
-
-    def __init__(self, families: Sequence[str] = SURFACE):
-        unknown = [f for f in families if f not in SURFACE]
-        if unknown or not families:
-            raise ValueError(f"unknown certificate surface {', '.join(unknown) or '(none)'}; "
-                             f"choose from {', '.join(SURFACE)}")
-        self.families = tuple(f for f in SURFACE if f in families)
-        self._perturbers: dict[str, object] = {}
-
-    def _perturber(self, name: str):
-        if name not in self._perturbers:
-            options = {"oov": "off"} if name == "phonetic" else {}
-            self._perturbers[name] = registry.get_perturber(name, **options)
-        return self._perturbers[name]
-
-    def forms(self, word: str) -> dict[str, str]:
-        """Each perturbation of ``word`` and the first family (in `SURFACE` order) giving it."""
-        out: dict[str, str] = {}
-        for family in self.families:
-            for form in getattr(self, "_" + family.replace("-", "_"))(word):
-                out.setdefault(form, family)
-        out.pop(word, None)
-        return out
-
-    def _swap(self, w):
-        return {w[:i] + w[i + 1] + w[i] + w[i + 2:] for i in range(1, len(w) - 2)}
-
-    def _delete(self, w):
-        return {w[:i] + w[i + 1:] for i in range(1, len(w) - 1)} if len(w) > 2 else set()
-
-    def _insert(self, w):
-        return {w[:i] + c + w[i:] for i in range(1, len(w)) for c in string.ascii_lowercase}
-
-    def _keyboard(self, w):
-        table = self._perturber("keyboard-typo").neighbours
-        return {w[:i] + (n.upper() if c.isupper() else n) + w[i + 1:]
-                for i, c in enumerate(w) for n in table.get(c.lower(), ())}
-
-    def _visual(self, w):
-        visual = self._perturber("visual")
-        out = set()
-        for i, c in enumerate(w):
-            found = visual._options[c] if c in visual._options else visual._choices(c)
-            if found is not None:
-                out.update(w[:i] + n + w[i + 1:] for n in found[0])
-        return out
-
-    def _intrude(self, w):
-        symbols = self._perturber("intrude").symbols
-        return {w[:i] + s + w[i:] for i in range(1, len(w)) for s in symbols}
-
-    def _truncate(self, w):
-        return {w[:-1]} if len(w) > 2 else set()
-
-    def _disemvowel(self, w):
-        out = "".join(c for c in w if c not in VOWELS)
-        return {out} if out else set()
-
-    def _natural_typo(self, w):
-        return set(self._perturber("natural-typo").candidates(w, 1000, None))
-
-    def _phonetic(self, w):
-        return set(self._perturber("phonetic").forms(w))
 
 
 @dataclass
@@ -124,8 +42,10 @@ def _label(task, output) -> str:
 
 
 def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
-                 rho: float = 0.3, max_queries: int = MAX_QUERIES) -> Certificate:
-    """The certificate of one text example (``tc``, ``generic``) of an encoded victim."""
+                 rho: float = 0.3, max_queries: int = MAX_QUERIES,
+                 memo: dict | None = None) -> Certificate:
+    """The certificate of one text example (``tc``, ``generic``) of an encoded victim;
+    ``memo`` keeps each word's other encodings across the examples of one run."""
     from ..shield.core import _protected, split
 
     encoder = victim.encoder
@@ -139,13 +59,17 @@ def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
     correct = _label(victim.task, clean) == str(gold)
     others: list[tuple[int, list[str]]] = []
     families: dict[str, int] = {}
+    memo = {} if memo is None else memo
     for i, w in enumerate(words):
-        read = encoder.protected if i in protected else encoder.token
-        seen: dict[str, str] = {}
-        for form, family in surface.forms(w).items():
-            e = read(form)
-            if e != encoded[i]:
-                seen.setdefault(e, family)
+        key = (w, i in protected)
+        if key not in memo:
+            read = encoder.protected if i in protected else encoder.token
+            memo[key] = {}
+            for form, family in surface.forms(w).items():
+                e = read(form)
+                if e != encoded[i]:
+                    memo[key].setdefault(e, family)
+        seen = memo[key]
         if seen:
             others.append((i, sorted(seen)))
             for family in set(seen.values()):
@@ -156,10 +80,7 @@ def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
     budget = max(1, math.floor(rho * len(words)))
     if hasattr(victim.victim, "weight") and _bounded(victim.victim, encoded, others, budget):
         return cert
-    total = sum(math.prod(len(o) for _, o in chosen)
-                for r in range(1, min(budget, len(others)) + 1)
-                for chosen in combinations(others, r))
-    if total > max_queries:
+    if _combinations([len(o) for _, o in others], budget) > max_queries:
         cert.certified = None
         return cert
     batch = []
@@ -180,29 +101,54 @@ def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
 
 
 
+def _combinations(sizes, budget: int) -> int:
+    """How many choices of 1..``budget`` of the words, each taking one of its ``sizes`` other
+    encodings, there are: the elementary symmetric sums, without listing the choices."""
+    counts = [1] + [0] * budget
+    for size in sizes:
+        for r in range(budget, 0, -1):
+            counts[r] += counts[r - 1] * size
+    return sum(counts[1:])
+
+
 def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]],
              budget: int) -> bool:
-    """For a model whose logit is its intercept plus the weights of the words present
+    """For a model whose logit is its intercept plus the weights of the distinct words present
     (``tc-monotone``: ``logits``, ``weight``, ``words``), whether the prediction holds for every
-    choice of at most ``budget`` unstable words. Changing a word can add at most the positive
-    weights of its new encoding's words and the negative weights of its own it takes away (and
-    the reverse downwards); the ``budget`` largest such bounds bound the logit's move. Repeated
-    words only make the bound looser, never wrong."""
-    (z,) = model.logits([" ".join(e for e in encoded if e)])
+    choice of at most ``budget`` unstable words. Upwards, a word that takes an encoding of one
+    new word adds that word's weight once however many words take it (``unkword`` counts once),
+    so those gains are pooled by word; a word whose encodings bring several words, or take away
+    negative weight of its own, is one item of its largest gain. Downwards, a word takes away at
+    most its own positive weights and brings at most the negative weights of its new encodings.
+    The ``budget`` largest items bound the logit's move."""
+    text = " ".join(e for e in encoded if e)
+    (z,) = model.logits([text])
+    present = set(model.words(text))
 
-    def signed(text: str) -> tuple[float, float]:
-        weights = [model.weight(w) for w in set(model.words(text))]
-        return sum(w for w in weights if w > 0), -sum(w for w in weights if w < 0)
+    def weights(encoding: str) -> list[float]:
+        return [model.weight(w) for w in set(model.words(encoding))]
 
-    ups, downs = [], []
+    if z >= 0:
+        downs = [sum(w for w in weights(encoded[i]) if w > 0)
+                 + max(-sum(w for w in weights(e) if w < 0) for e in alternatives)
+                 for i, alternatives in others]
+        return z - sum(sorted(downs, reverse=True)[:budget]) >= 0
+    pooled: dict[str, float] = {}  # one new word's gain, whichever word brings it
+    items: list[float] = []
     for i, alternatives in others:
-        own_up, own_down = signed(encoded[i])
-        new = [signed(e) for e in alternatives]
-        ups.append(max(u for u, _ in new) + own_down)
-        downs.append(own_up + max(d for _, d in new))
-    if z < 0:
-        return z + sum(sorted(ups, reverse=True)[:budget]) < 0
-    return z - sum(sorted(downs, reverse=True)[:budget]) >= 0
+        own_down = -sum(w for w in weights(encoded[i]) if w < 0)
+        largest = 0.0
+        for e in alternatives:
+            new = {w: model.weight(w) for w in set(model.words(e)) - present}
+            gains = {w: g for w, g in new.items() if g > 0}
+            if len(gains) == 1 and not own_down:
+                (w, g), = gains.items()
+                pooled[w] = g
+            else:
+                largest = max(largest, sum(gains.values()) + own_down)
+        if largest:
+            items.append(largest)
+    return z + sum(sorted(items + list(pooled.values()), reverse=True)[:budget]) < 0
 
 
 def certify(victim: DefendedVictim, inputs: Sequence, gold: Sequence, surface: Surface,
@@ -213,10 +159,10 @@ def certify(victim: DefendedVictim, inputs: Sequence, gold: Sequence, surface: S
 
     if victim.kind != "texts":
         raise ValueError("certificates are for single-text tasks (tc, generic) in this release")
-    certs = []
+    certs, memo = [], {}
     with progress_bar(len(inputs), "certify", "ex", enabled=progress) as bar:
         for text, g in zip(inputs, gold):
-            certs.append(certify_text(victim, text, g, surface, rho, max_queries))
+            certs.append(certify_text(victim, text, g, surface, rho, max_queries, memo))
             bar.update()
     n = len(certs) or 1
     families: dict[str, int] = {}

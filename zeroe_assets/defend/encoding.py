@@ -27,7 +27,7 @@ the marks themselves) are dropped: the victim sees words.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -48,12 +48,16 @@ class RobustEncoder:
     ``vocabulary``: the words (lower case) that are kept as they are, besides the shield's
     lexicon; ``shield``: the `Shield` whose restorers read perturbed tokens (default all)."""
 
-    def __init__(self, vocabulary: Iterable[str], shield=None, anagrams: bool = False):
+    def __init__(self, vocabulary: Iterable[str], shield=None, anagrams: bool = False,
+                 counts: Mapping[str, int] | None = None, clusters: Mapping[str, str] | None = None):
         from ..shield import get_shield
 
         self.vocabulary = frozenset(w.lower() for w in vocabulary)
         self.shield = shield if shield is not None else get_shield()
         self.anagrams = anagrams
+        self.counts = counts  # with them, a token one change from vocabulary words is one of them
+        self.clusters = clusters or {}
+        self._surface = None
         self._cache: dict[str, str] = {}
 
     def known(self, word: str) -> bool:
@@ -70,6 +74,7 @@ class RobustEncoder:
 
     def _encodings(self, words: list[str], gaps: list[str]) -> list[str]:
         """The encodings of a line's units; pieces a space split a word into are one word."""
+        words, gaps = self._intruded(words, gaps)
         units = self.shield.units(words, gaps)
         out, k = [], 0
         while k < len(units):
@@ -83,6 +88,32 @@ class RobustEncoder:
             out.append(self.cluster(self._token(raw, unit)))
             k += 1
         return [o for o in out if o]
+
+    def _intruded(self, words: list[str], gaps: list[str]) -> tuple[list[str], list[str]]:
+        """Two words with one symbol (not a space) between them, that together are a vocabulary
+        word with that symbol intruded (*he.llo*), made one word again, so a one-symbol
+        intrusion never leaves a word's encoding (with ``counts``)."""
+        if self.counts is None or len(words) < 2:
+            return words, gaps
+        out_words, out_gaps = [words[0]], [gaps[0]]
+        for k in range(1, len(words)):
+            gap, joined = gaps[k], out_words[-1] + gaps[k] + words[k]
+            if (len(gap) == 1 and not gap.isspace() and not gap.isalnum()
+                    and self.surface.intruded(joined, self.counts)):
+                out_words[-1] = joined
+                continue
+            out_words.append(words[k])
+            out_gaps.append(gap)
+        return out_words, out_gaps + [gaps[-1]]
+
+    @property
+    def surface(self):
+        """The certificates' surface (`surface.Surface`), whose changes ``counts`` undo."""
+        if self._surface is None:
+            from .surface import Surface
+
+            self._surface = Surface()
+        return self._surface
 
     def _split_word(self, units, k: int, gaps: list[str]) -> tuple[int, str]:
         """(pieces, word) when units ``k..`` are two to ``PIECES`` letter pieces with one and the same
@@ -106,9 +137,12 @@ class RobustEncoder:
         return 0, ""
 
     def cluster(self, encoded: str) -> str:
-        """With ``anagrams``, each word as its anagram class (RobEn's clusters: a shuffle of a word
+        """Each vocabulary word as its cluster's representative (`clusters`), and with
+        ``anagrams`` each word as its anagram class (RobEn's clusters: a shuffle of a word
         can never move it): the class's most frequent lexicon word, so *evil*, *vile* and *live*
         are all *live*, and *read*, *dare*, *dear* are *read*."""
+        if self.clusters and encoded:
+            encoded = " ".join(self.clusters.get(w, w) for w in encoded.split())
         if not self.anagrams or not encoded or encoded == UNKNOWN:
             return encoded
         by_sorted = self.shield.lexicon.by_sorted
@@ -122,6 +156,10 @@ class RobustEncoder:
         from ..shield.core import split
 
         words, gaps = split(word)
+        if len(words) == 1:  # a vocabulary word or one change from one: no restorer needed
+            found = self._vocabulary_word(words[0], tokenize.stem(words[0])[1])
+            if found is not None:
+                return self.cluster(found)
         return " ".join(self._encodings(words, gaps)) if words else ""
 
     def _token(self, raw: str, unit) -> str:
@@ -140,6 +178,31 @@ class RobustEncoder:
         head, stem, tail = tokenize.stem(word)
         return self.cluster(self._kept(head + stem + tail, stem) or self._unknown(stem))
 
+    def _vocabulary_word(self, whole: str, stem: str) -> str | None:
+        """The vocabulary word a token is, or is one change from: the whole token with its marks
+        first, then its stem (*mor'on* is *moron* intruded, not *mor* cut)."""
+        if whole.lower() in self.vocabulary:
+            return whole.lower()
+        found = self.source(whole)  # before the stem: *t'his* is *this* intruded, not *his*
+        if found is not None:
+            return found
+        if stem.lower() in self.vocabulary:
+            return stem.lower()
+        return self.source(stem)
+
+    def source(self, token: str) -> str | None:
+        """With ``counts``: the vocabulary word ``token`` is one change of the certificates'
+        surface away from (`surface.Surface.sources`), if any: the change undone before any
+        restorer guesses, so a word's one-change forms keep its encoding. A token one change
+        from words of two clusters (*shiot*: *shot*, *shit*) is ``UNKNOWN``: picking the more
+        frequent would let an attacker turn a word into its neighbour."""
+        if self.counts is None or not token:
+            return None
+        found = self.surface.sources(token, self.counts)
+        if len({self.clusters.get(w, w) for w in found}) > 1:
+            return UNKNOWN
+        return next(iter(found)) if found else None
+
     def _kept(self, whole: str, stem: str) -> str | None:
         whole, low = whole.lower(), stem.lower()
         if whole in self.vocabulary:  # 2nd, o'clock: kept as the victim learnt them
@@ -151,6 +214,9 @@ class RobustEncoder:
         return UNKNOWN if any(c.isalpha() for c in stem) else ""
 
     def _decide(self, unit) -> str:
+        known = self._vocabulary_word(unit.head + unit.stem + unit.tail, unit.stem)
+        if known is not None:
+            return known
         kept = self._kept(unit.head + unit.stem + unit.tail, unit.stem)
         if kept is not None:
             return kept
@@ -170,15 +236,16 @@ class RobustEncoder:
         return found[best] if sure >= SURE else self._unknown(unit.stem)
 
 
-def vocabulary(texts: Iterable[str], min_count: int = 2) -> list[str]:
+def vocabulary(texts: Iterable[str], min_count: int = 2) -> dict[str, int]:
     """The lower-cased tokens (whole, with their marks: #tags, @users) that occur at least
-    ``min_count`` times in ``texts``: the words an encoding keeps besides the lexicon's."""
+    ``min_count`` times in ``texts``, with their counts: the words an encoding keeps besides the
+    lexicon's, and how often each was seen (which of two neighbours a token is read as)."""
     from collections import Counter
 
     counts: Counter = Counter()
     for text in texts:
         counts.update(w.lower() for w in tokenize.split(text)[0])
-    return sorted(w for w, c in counts.items() if c >= min_count)
+    return {w: c for w, c in sorted(counts.items()) if c >= min_count}
 
 
 def encode_inputs(encoder: RobustEncoder, inputs: Sequence, kind: str) -> list:

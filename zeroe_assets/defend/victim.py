@@ -1,14 +1,14 @@
 """A defended victim: one folder that loads like any other victim (``defended:DIR``).
 
 ``DIR/defense.json`` says what it is (task, the victim inside, the parts, what it was trained
-on), ``DIR/vocabulary.txt`` the words its encoding keeps, ``DIR/victim.joblib`` the victim
+on), ``DIR/vocabulary.txt`` the words its encoding keeps (with their training counts and clusters), ``DIR/victim.joblib`` the victim
 trained on encoded text. Every query goes through the parts in order: the shield restores, the
 encoding encodes, the victim predicts; an attacker who queries it queries the whole pipeline.
 """
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..tasks import get_task
@@ -48,7 +48,8 @@ class DefendedVictim(WrappedVictim):
         return [self.one(t) for t in batch]
 
 
-def save_defense(out: Path, meta: dict, vocabulary: Sequence[str], victim) -> None:
+def save_defense(out: Path, meta: dict, counts: Mapping[str, int], clusters: Mapping[str, str],
+                 victim) -> None:
     """Write a defended victim's folder (each file atomically; defense.json last, so a folder
     without it is an interrupted build that loads as none)."""
     import joblib
@@ -56,7 +57,8 @@ def save_defense(out: Path, meta: dict, vocabulary: Sequence[str], victim) -> No
     from ..assets import atomic_write
 
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write(out / VOCABULARY, "".join(w + "\n" for w in vocabulary).encode())
+    atomic_write(out / VOCABULARY, "".join(f"{w}\t{n}\t{clusters.get(w, w)}\n"
+                                           for w, n in counts.items()).encode())
     tmp = out / (MODEL + ".tmp")
     joblib.dump(victim, tmp)
     tmp.replace(out / MODEL)
@@ -103,9 +105,26 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
         words = folder / VOCABULARY
         if not words.is_file():
             raise ValueError(f"corrupt defense {folder}: {VOCABULARY} is missing")
-        encoder = RobustEncoder(words.read_text(encoding="utf-8").split(),
-                                anagrams=bool(meta.get("anagrams", False)))
+        counts, clusters = _read_vocabulary(words)
+        encoder = RobustEncoder(counts, anagrams=bool(meta.get("anagrams", False)),
+                                counts=counts if meta.get("sources") else None,
+                                clusters=clusters)
     parts = "+".join(p for p in meta["parts"] if p != "adversarial")
     trained = "+adv" if "adversarial" in meta["parts"] else ""
     return DefendedVictim(victim, meta["task"], encoder, shield,
                           f"defended[{parts or 'none'}{trained}] {meta['victim']}")
+
+
+def _read_vocabulary(path: Path) -> tuple[dict[str, int], dict[str, str]]:
+    """``vocabulary.txt``: ``word<TAB>count<TAB>cluster`` per line (a bare word: count 1, its own
+    cluster, as the first defenses wrote it)."""
+    counts, clusters = {}, {}
+    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        fields = line.split("\t")
+        if len(fields) not in (1, 3) or not fields[0] or (
+                len(fields) == 3 and not fields[1].isdigit()):
+            raise ValueError(f"corrupt defense: {path}, line {k}: not word<TAB>count<TAB>cluster")
+        counts[fields[0]] = int(fields[1]) if len(fields) == 3 else 1
+        if len(fields) == 3 and fields[2] != fields[0]:
+            clusters[fields[0]] = fields[2]
+    return counts, clusters

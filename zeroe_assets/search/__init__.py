@@ -7,6 +7,7 @@ every victim query is batched and counted. Records and the defender benchmark's 
 from .attack import SearchAttack
 from .charmer import Charmer
 from .goals import Classification, Goal, Outcome, Session, Tagging, goal_for
+from .guided import Guided, NgramSurrogate
 from .methods import Beam, Greedy, Problem, RandomProtocol, SearchMethod
 from .recipes import get_recipe, recipe_names
 from .results import AttackResult, summarize
@@ -15,7 +16,7 @@ from .transformations import (AnyCharacter, CharEdit, PerturberSwap, Transformat
                               get_transformation, get_transformations, transformation_names)
 
 __all__ = ["AnyCharacter", "AttackResult", "AttackedText", "Beam", "CharEdit", "Charmer",
-           "Classification", "Edit", "Goal", "Greedy", "Outcome", "PerturberSwap", "Problem",
-           "RandomProtocol", "SearchAttack", "SearchMethod", "Session", "Tagging",
+           "Classification", "Edit", "Goal", "Greedy", "Guided", "NgramSurrogate", "Outcome",
+           "PerturberSwap", "Problem", "RandomProtocol", "SearchAttack", "SearchMethod", "Session", "Tagging",
            "Transformation", "Union", "get_recipe", "get_transformation", "get_transformations",
            "goal_for", "recipe_names", "summarize", "transformation_names"]

@@ -37,22 +37,35 @@ class Problem:
         self.positions, self.k, self.rng = positions, k, rng
         self.attackable = frozenset(positions)
         self._edits: dict[int, tuple] = {}
+        self._key = None
 
     def edits(self, position: int, upto: int | None = None) -> list:
         """The first ``upto`` (default k) of the transformation's edits of the original word at
         ``position``. They are drawn once per example: first ``upto`` of them, and where more
         are wanted one draw of k whose new edits follow, so a search that stops early at a word
-        never pays for the rest of its candidates."""
+        never pays for the rest of its candidates (after ``prefer``, all k at once)."""
         want = self.k if upto is None else min(upto, self.k)
         have, complete = self._edits.get(position, ((), False))
         if len(have) < want and not complete:
-            ask = self.k if have else want
+            ask = self.k if have or self._key is not None else want
             drawn = self.transformation.edits(self.original, position, ask, self.rng)
             seen = {e.words + e.gaps for e in have}
             new = [e for e in drawn if e.words + e.gaps not in seen]
             have = (*have, *new)[:self.k]
+            if self._key is not None:
+                have = tuple(sorted(have, key=self._key))
             self._edits[position] = have, ask == self.k or len(drawn) < ask
         return list(have[:want])
+
+    def prefer(self, key) -> None:
+        """From now on a position's edits come in the order of ``key`` (smallest first,
+        stable), so that searches taking a word's first edits take the best by ``key``: those
+        drawn already are sorted now, the others when a search first asks for them."""
+        for position in list(self._edits):
+            self.edits(position)  # the rest of the k of a word begun
+        self._key = key
+        for position, (have, complete) in self._edits.items():
+            self._edits[position] = tuple(sorted(have, key=key)), complete
 
     def allowed(self, text: AttackedText, position: int) -> bool:
         """Whether every constraint lets the word at ``position`` of ``text`` change."""
@@ -136,8 +149,13 @@ class Greedy(SearchMethod):
         return [positions[i] for i in order]
 
     def search(self, problem):
-        beam: list[Scored] = [(problem.original, problem.start)]
-        for position in self.rank(problem):
+        return self.climb(problem, self.rank(problem))
+
+    def climb(self, problem: Problem, order: list[int], beam: list[Scored] | None = None
+              ) -> Scored:
+        """Each position of ``order`` in turn, from ``beam`` (default: the original)."""
+        beam = beam or [(problem.original, problem.start)]
+        for position in order:
             texts = [t for t, _ in beam if problem.allowed(t, position)]
             if problem.exhausted:
                 break

@@ -58,14 +58,18 @@ class RunSettings(Record):
     def fingerprint(self) -> dict:
         """What must match for a rerun to resume: the settings but the paths (a moved file
         with the same bytes is the same data) and the limit (a larger one extends a run), the
-        data's and the victim's bytes, the shield's ranker, and the toolkit's version."""
+        data's, the victim's and a surrogate's bytes, the shield's ranker, and the toolkit's
+        version."""
         from .. import __version__
 
-        return {"zeroe": __version__, "task": self.task, "victim": self.victim,
-                "recipe": self.recipe, "options": self.options, "fields": self.fields,
-                "seed": self.seed, "data_sha256": sha256_path(Path(self.data)),
-                "victim_sha256": sha256_path(Path(self.victim_path)) if self.victim_path else None,
-                "shield": _shield_fingerprint(self.shield)}
+        found = {"zeroe": __version__, "task": self.task, "victim": self.victim,
+                 "recipe": self.recipe, "options": self.options, "fields": self.fields,
+                 "seed": self.seed, "data_sha256": sha256_path(Path(self.data)),
+                 "victim_sha256": sha256_path(Path(self.victim_path)) if self.victim_path
+                 else None, "shield": _shield_fingerprint(self.shield)}
+        if self.options.get("surrogate"):  # zeroe-fast's own model decides its results too
+            found["surrogate_sha256"] = sha256_path(Path(self.options["surrogate"]))
+        return found
 
 
 def _shield_fingerprint(mechanisms: list[str] | None) -> dict | None:

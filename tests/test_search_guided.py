@@ -1,0 +1,154 @@
+"""zeroe-fast (issue #35): a surrogate the attacker trained on other tweets ranks candidates
+without queries; against real victims trained here: success in a few queries, the victim's
+answers checked, budgets exact and never exceeded, a wrong surrogate costing queries but not
+success, and the same results for any number of processes; and ``Problem.prefer``, the order
+its greedy part takes a word's candidates in."""
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from zeroe_assets.search import (AttackedText, Classification, NgramSurrogate, Outcome, Problem,
+                                 get_recipe, get_transformations, summarize)
+from zeroe_assets.search.results import EXHAUSTED, SKIPPED, SUCCESSFUL
+from zeroe_assets.search.run import RunSettings, run
+from zeroe_assets.victims.sklearn import save_victim, train_victim
+
+from .test_search import BAD, GOOD, SAFE, Counting, _label, _tweets
+
+
+@pytest.fixture(scope="module")
+def tc():
+    texts, labels = _tweets(300)
+    return train_victim("tc-tfidf", texts, labels)
+
+
+@pytest.fixture(scope="module")
+def surrogate():
+    """The attacker's own model: other tweets of the same kind (another seed)."""
+    texts, labels = _tweets(300, seed=7)
+    return NgramSurrogate.from_model(train_victim("tc-tfidf", texts, labels))
+
+
+@pytest.fixture(scope="module")
+def examples():
+    texts, labels = _tweets(24, seed=1)
+    return list(zip(texts, labels))
+
+
+def _logit(p):
+    return math.log(p / (1 - p))
+
+
+def test_the_surrogate_predicts_its_model(tc):
+    """A word swapped for another: the surrogate's logit change against the model's."""
+    surrogate = NgramSurrogate.from_model(tc)
+    text = "@USER the team is lovely and the game was great today URL"
+    norms = surrogate.norms(text)
+    before = _logit(tc.predict([text])[0])
+    predicted, actual = [], []
+    for new in BAD + GOOD[2:]:
+        changed = text.replace("lovely", new)
+        actual.append(_logit(tc.predict([changed])[0]) - before)
+        predicted.append(surrogate.score(new, norms) - surrogate.score("lovely", norms))
+    n = len(actual)
+    mp, ma = sum(predicted) / n, sum(actual) / n
+    cov = sum((p - mp) * (a - ma) for p, a in zip(predicted, actual))
+    r = cov / math.sqrt(sum((p - mp) ** 2 for p in predicted) * sum((a - ma) ** 2
+                                                                  for a in actual))
+    assert r > 0.95, (r, predicted, actual)
+    assert all(p > 0 for p in predicted[:len(BAD)])  # offensive words raise the logit
+
+
+def test_success_in_few_queries(tc, surrogate, examples):
+    attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate)
+    results = []
+    for i, example in enumerate(examples):
+        victim = Counting(tc)
+        r = attack.run(example, victim, i)
+        results.append(r)
+        assert r.queries == len(victim.sent) == len(set(victim.sent))  # counted, none twice
+        assert all(len(batch) == 1 for batch in victim.batches)  # one plan per query
+        if r.status == SUCCESSFUL:
+            assert _label(tc, r.adversarial) != example[1] == _label(tc, r.original)
+            assert "@USER" in r.adversarial and r.adversarial.endswith("URL")  # protected
+    summary = summarize(results)
+    assert summary["success_rate"] == 100.0, summary
+    assert summary["queries"] <= 4, summary  # the original, then a plan or two
+
+
+def test_a_wrong_surrogate_costs_queries_not_success(tc, surrogate, examples):
+    """Weights negated: every plan goes the wrong way, and the greedy search on the victim
+    takes over."""
+    wrong = NgramSurrogate({g: -w for g, w in surrogate.chars.items()},
+                           {g: -w for g, w in surrogate.words.items()}, surrogate.idf)
+    right = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate)
+    astray = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=wrong)
+    good = summarize([right.run(e, tc, i) for i, e in enumerate(examples)])
+    bad = summarize([astray.run(e, tc, i) for i, e in enumerate(examples)])
+    assert bad["success_rate"] >= 90, bad
+    assert bad["queries"] > 2 * good["queries"], (good, bad)
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3, 5, 9])
+def test_never_over_budget(tc, surrogate, examples, budget):
+    wrong = NgramSurrogate({g: -w for g, w in surrogate.chars.items()}, {}, surrogate.idf)
+    for s in (surrogate, wrong):  # the plans alone, and the greedy search after them
+        attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=s,
+                            max_queries=budget)
+        for i, example in enumerate(examples[:12]):
+            victim = Counting(tc)
+            r = attack.run(example, victim, i)
+            assert r.queries == len(victim.sent) <= budget
+            if r.status not in (SUCCESSFUL, SKIPPED):
+                assert r.status == EXHAUSTED and r.queries == budget, r
+
+
+def test_the_same_results_for_any_number_of_processes(tc, tmp_path):
+    texts, labels = _tweets(16, seed=3)
+    data = tmp_path / "tweets.tsv"
+    data.write_text("id\ttweet\tsubtask_a\n" + "".join(
+        f"{i}\t{t}\t{'OFF' if y else 'NOT'}\n" for i, (t, y) in enumerate(zip(texts, labels))),
+        encoding="utf-8")
+    save_victim(tc, tmp_path / "victim.joblib")
+    other, other_labels = _tweets(300, seed=7)
+    save_victim(train_victim("tc-tfidf", other, other_labels), tmp_path / "surrogate.joblib")
+    settings = RunSettings(task="tc", victim="tc-tfidf", data=str(data), recipe="zeroe-fast",
+                           victim_path=str(tmp_path / "victim.joblib"),
+                           options={"transformations": SAFE,
+                                    "surrogate": str(tmp_path / "surrogate.joblib")})
+    lines = []
+    for processes in (1, 2):
+        summary = run(settings, tmp_path / f"j{processes}", processes, progress=False)
+        assert summary["counts"][SUCCESSFUL] > 0
+        lines.append((tmp_path / f"j{processes}" / "results.jsonl").read_bytes())
+    assert lines[0] == lines[1]
+
+
+def test_a_surrogate_is_needed_and_only_zeroe_fast_takes_one(tc, surrogate):
+    with pytest.raises(ValueError, match="zeroe-fast needs a surrogate"):
+        get_recipe("zeroe-fast", "tc")
+    with pytest.raises(ValueError, match="only zeroe-fast takes a surrogate"):
+        get_recipe("textfooler-zeroe", "tc", surrogate=surrogate)
+    with pytest.raises(ValueError, match="it takes task tc, not nli"):
+        get_recipe("zeroe-fast", "nli", surrogate=surrogate)
+    # a trained model is a surrogate too
+    assert get_recipe("zeroe-fast", "tc", surrogate=tc).method.surrogate.chars
+
+
+def test_prefer_orders_every_word_s_edits(tc):
+    """Edits drawn before and after ``prefer`` come in the key's order, the same k of them."""
+    text = AttackedText.from_input("text", "@USER the movie was lovely and kind today URL")
+    start = Outcome(0, 0.0, False)
+    problem = Problem(text, start, Classification("tc").session(tc, 0, 10), get_transformations(
+        SAFE), [], list(range(1, len(text))), 8, random.Random(0))
+    before = problem.edits(3)
+    problem.prefer(lambda e: (len(e.words[0][1]), e.words[0][1]))
+    assert sorted(before, key=lambda e: (len(e.words[0][1]), e.words[0][1])) == \
+        problem.edits(3)
+    for p in (4, 5):
+        forms = [(len(e.words[0][1]), e.words[0][1]) for e in problem.edits(p)]
+        assert forms == sorted(forms) and len(forms) == len(set(forms)) > 1
+        assert [e.words for e in problem.edits(p, 2)] == [e.words for e in problem.edits(p)[:2]]

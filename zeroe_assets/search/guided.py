@@ -1,0 +1,271 @@
+"""A query-efficient search for binary (``tc``) victims: a cheap surrogate ranks every word's
+candidates without asking the victim, the victim is asked only about whole plans.
+
+- ``NgramSurrogate``: a linear model over lower-cased character 2-4-grams inside words and
+  word unigrams (scikit-learn's ``char_wb`` and word analyzers), read off a TF-IDF + logistic
+  regression model the attacker trained itself (a transfer prior: the victim is never
+  opened). Scoring a changed word costs a few dictionary look-ups, so thousands of candidates
+  cost less than one victim call.
+- ``Guided``: the surrogate's best candidate per word, the words by predicted gain; one query
+  puts the fewest words the surrogate thinks flip the label all at once, the victim's answer
+  rescales the surrogate, the next query adds words or swaps in a word's next-best candidate,
+  and where the surrogate stays wrong TextFooler's greedy search asks the victim, candidates
+  in the surrogate's order.
+
+Nothing is learned across examples, so an example's result depends on its index, the seed and
+the surrogate, fixed before the first example (identical for any ``-j``).
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from ..constraints import check_all
+from .methods import Greedy, Problem, Scored, SearchMethod
+from .text import AttackedText, Edit
+
+WORD = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
+
+
+def char_ngrams(token: str, low: int = 2, high: int = 4) -> list[str]:
+    """scikit-learn's ``char_wb`` n-grams of one whitespace token (lower-cased, padded)."""
+    padded = f" {token.lower()} "
+    out = []
+    for n in range(low, high + 1):
+        if len(padded) <= n:
+            out.append(padded)
+            break
+        out.extend(padded[i:i + n] for i in range(len(padded) - n + 1))
+    return out
+
+
+class NgramSurrogate:
+    """logit ≈ Σ (coefficient · idf) of a text's character n-grams / their TF-IDF norm + the
+    same for its words. ``chars`` and ``words`` map a feature to its coefficient · idf,
+    ``idf`` a feature (``w:`` before words) to its idf."""
+
+    def __init__(self, chars: dict[str, float], words: dict[str, float],
+                 idf: dict[str, float]):
+        self.chars, self.words, self.idf = chars, words, idf
+
+    @classmethod
+    def from_model(cls, model) -> "NgramSurrogate":
+        """From a trained ``tc-tfidf`` victim (`victims.sklearn.TextScorer`): the attacker's
+        own model, trained on data it holds."""
+        features = dict(model.features.transformer_list)
+        coef = model.model.coef_[0]
+        weights, idf, offset = {}, {}, 0
+        for part, prefix in (("word", "w:"), ("char", "")):
+            vectorizer = features[part]
+            weights[part] = {g: float(coef[offset + j] * vectorizer.idf_[j])
+                             for g, j in vectorizer.vocabulary_.items()}
+            idf.update((prefix + g, float(vectorizer.idf_[j]))
+                       for g, j in vectorizer.vocabulary_.items())
+            offset += len(vectorizer.idf_)
+        return cls(weights["char"], weights["word"], idf)
+
+    @classmethod
+    def load(cls, path) -> "NgramSurrogate":
+        """From a ``tc-tfidf`` model file (``zeroe bench train-victim``)."""
+        from ..victims import load_victim
+
+        return cls.from_model(load_victim("tc-tfidf", str(path), task="tc"))
+
+    def norms(self, text: str) -> tuple[float, float]:
+        """The L2 norms of ``text``'s TF-IDF vectors (characters, words): the scale of a
+        change's effect on the logit (1 for a text without known features)."""
+        def norm(grams):
+            counts: dict[str, int] = {}
+            for g in grams:
+                if g in self.idf:
+                    counts[g] = counts.get(g, 0) + 1
+            return math.sqrt(sum((self.idf[g] * (1 + math.log(c))) ** 2
+                                 for g, c in counts.items())) or 1.0
+
+        chars = [g for t in text.split() for g in char_ngrams(t)]
+        return norm(chars), norm("w:" + w for w in WORD.findall(text.lower()))
+
+    def score(self, span: str, norms: tuple[float, float]) -> float:
+        """The surrogate's logit contribution of a stretch of text."""
+        get, c = self.chars.get, 0.0
+        for token in span.lower().split():  # char_ngrams, summed in place: the hot loop
+            padded = f" {token} "
+            for n in (2, 3, 4):
+                if len(padded) <= n:
+                    c += get(padded, 0.0)
+                    break
+                for i in range(len(padded) - n + 1):
+                    c += get(padded[i:i + n], 0.0)
+        words = self.words.get
+        return c / norms[0] + sum(words(t, 0.0) for t in WORD.findall(span.lower())) / norms[1]
+
+    def __repr__(self):
+        return f"NgramSurrogate({len(self.chars)} character n-grams, {len(self.words)} words)"
+
+
+def _span(text: AttackedText, edit: Edit) -> str:
+    """The stretch of ``text``'s segment that ``edit`` changes: its words and the gaps
+    between them (a changed gap takes the words on both sides)."""
+    words, gaps = text.segments[edit.segment]
+    touched = [i for i, _ in edit.words] + [j - 1 for j, _ in edit.gaps] + \
+        [j for j, _ in edit.gaps]
+    touched = [i for i in touched if 0 <= i < len(words)]
+    lo, hi = min(touched), max(touched)
+    return "".join(words[i] + (gaps[i + 1] if i < hi else "") for i in range(lo, hi + 1))
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-9), 1 - 1e-9)
+    return math.log(p / (1 - p))
+
+
+class Guided(SearchMethod):
+    """Surrogate-ranked plans that change many words at once, rescaled by the victim's
+    answers, then a greedy search on the victim where the surrogate was wrong.
+
+    ``margin``: how far past the flip (in victim logits) a plan aims; ``pool``: candidates are
+    drawn for words, those the surrogate most wants gone first, until their best predicted
+    gains add up to ``pool`` times what the plan lacks, and the plan takes the best of them;
+    ``patience``: plans in a row without progress before the greedy search takes over;
+    ``chunk``: that search's victim calls per word (`Greedy`), None for none; ``prune``: at
+    most this many queries after success to undo changes the goal does not need."""
+
+    name = "guided"
+
+    def __init__(self, surrogate: NgramSurrogate, margin: float = 0.5, pool: float = 1.0,
+                 patience: int = 5, chunk: int | None = 5, prune: int = 0):
+        if patience < 1 or prune < 0 or (chunk is not None and chunk < 1):
+            raise ValueError("patience and chunk must be at least 1, prune at least 0")
+        self.surrogate, self.margin, self.pool = surrogate, margin, pool
+        self.patience, self.chunk, self.prune = patience, chunk, prune
+
+    def check(self, task):
+        if task.name != "tc":
+            raise ValueError("the guided search ranks candidates with a surrogate of a binary "
+                             f"toxicity victim: it takes task tc, not {task.name}")
+
+    def search(self, problem):
+        session, original, surrogate = problem.session, problem.original, self.surrogate
+        target = session.goal.target
+        sign = 1 if (1 - session.gold if target is None else target) == 1 else -1
+        norms = surrogate.norms(original.attacked_string())
+        cache: dict[str, float] = {}
+
+        def score(span: str) -> float:
+            if span not in cache:
+                cache[span] = surrogate.score(span, norms)
+            return cache[span]
+
+        def gain(edit: Edit) -> float:
+            """The surrogate's gain toward the goal of one edit of the original."""
+            if len(edit.words) == 1 and not edit.gaps:  # one word respelt: the usual case
+                i, new = edit.words[0]
+                old = original.segments[edit.segment][0][i]
+            else:
+                new, old = _span(original.apply(edit), edit), _span(original, edit)
+            return sign * (score(new) - score(old))
+
+        order = sorted(problem.positions, key=lambda p: sign * score(original.word(p)))
+        queue = list(order)
+        options: dict[int, list[tuple[float, Edit]]] = {}  # position → (gain, edit), best first
+
+        def draw(upto: float) -> None:
+            have = sum(o[0][0] for o in options.values() if o)
+            while queue and have < upto:
+                p = queue.pop(0)
+                found = sorted(((gain(e), i, e) for i, e in enumerate(problem.edits(p))),
+                               key=lambda g: (-g[0], g[1]))
+                options[p] = [(g, e) for g, _, e in found if g > 0]
+                have += options[p][0][0] if options[p] else 0.0
+
+        best: Scored = (original, problem.start)
+        start = _logit(problem.start.score)
+        scale = 1.0  # victim logits per surrogate logit, from the victim's answers
+        chosen: dict[int, int] = {}  # the best plan so far: position → rank in options
+        tried: set = set()
+        idle = 0
+        while not problem.exhausted and idle < self.patience:
+            want = (-_logit(best[1].score) + self.margin) / scale
+            draw(self.pool * want + sum(options[p][r][0] for p, r in chosen.items()))
+            plan, added = dict(chosen), 0.0
+            text = self.build(problem, plan, options)
+            for p in sorted((p for p in options if p not in chosen and options[p]),
+                            key=lambda p: -options[p][0][0]):
+                if added >= want:
+                    break
+                if check_all(problem.constraints, original, [trial := text.apply(
+                        options[p][0][1])]):
+                    text, plan[p] = trial, 0
+                    added += options[p][0][0]
+            if plan == chosen:  # no word left to add: a changed word tries its next candidate
+                plan = self.swap(chosen, options, tried)
+                if plan is None:
+                    break
+                text = self.build(problem, plan, options)
+            tried.add(frozenset(plan.items()))
+            if text is None:
+                continue
+            scored = problem.query([text])
+            if not scored:
+                break
+            (text, outcome), = scored
+            if outcome.met:
+                return self.pruned(problem, plan, options, (text, outcome))
+            predicted = sum(options[p][r][0] for p, r in plan.items())
+            observed = _logit(outcome.score) - start
+            if observed > 0 and predicted > 0:
+                scale = min(max(observed / predicted, 0.05), 20.0)
+            idle += 1
+            if outcome.score > best[1].score or not chosen:  # the first plan stands anyway
+                chosen, idle = plan, 0
+                best = max(best, (text, outcome), key=lambda s: s[1].score)
+        if problem.exhausted or self.chunk is None:
+            return best
+        # where the surrogate was wrong, the victim decides: greedy from the best plan (a
+        # changed word may take another candidate), then from the original; the words those
+        # the surrogate most wants gone first, each word's candidates best-predicted first
+        problem.prefer(lambda e: -gain(e))
+        greedy = Greedy(chunk=self.chunk)
+        found = greedy.climb(problem, order, [best])
+        if not found[1].met and not problem.exhausted:
+            again = greedy.climb(problem, order)
+            found = max(found, again, key=lambda s: s[1].score)
+        return found
+
+    @staticmethod
+    def build(problem: Problem, plan: dict[int, int], options) -> AttackedText | None:
+        """The original with the planned candidates, if the constraints accept it."""
+        text = problem.original
+        for p, r in plan.items():
+            text = text.apply(options[p][r][1])
+        found = check_all(problem.constraints, problem.original, [text])
+        return found[0] if found else None
+
+    @staticmethod
+    def swap(chosen: dict[int, int], options, tried: set) -> dict[int, int] | None:
+        """``chosen`` with one word's next candidate not tried yet, the word with the weakest
+        predicted gain first (None: none left)."""
+        for p in sorted(chosen, key=lambda p: options[p][chosen[p]][0]):
+            for r in range(chosen[p] + 1, len(options[p])):
+                plan = {**chosen, p: r}
+                if frozenset(plan.items()) not in tried:
+                    return plan
+        return None
+
+    def pruned(self, problem: Problem, plan: dict[int, int], options, won: Scored) -> Scored:
+        """``won`` with the changes the goal does not need undone, weakest predicted gain
+        first, one query each, at most ``prune`` queries."""
+        plan = dict(plan)
+        for p in sorted(plan, key=lambda p: options[p][plan[p]][0])[:self.prune]:
+            if len(plan) == 1 or problem.exhausted:
+                break
+            text = self.build(problem, {q: r for q, r in plan.items() if q != p}, options)
+            scored = problem.query([text]) if text is not None else []
+            if scored and scored[0][1].met:
+                won = scored[0]
+                del plan[p]
+        return won
+
+    def __repr__(self):
+        return (f"Guided({self.surrogate!r}, margin={self.margin}, pool={self.pool}, "
+                f"patience={self.patience}, chunk={self.chunk}, prune={self.prune})")
