@@ -61,6 +61,8 @@ COMPARABLE = {
     "phonetic": None,
     "visual": None,
 }
+# the settings of the environment recorded with the results (docker images often set both)
+ENVIRONMENT = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
 # the phonetic perturber on its table only: words outside it would be decoded by a seq2seq
 # model (torch), a cost measured apart (benchmarks/phonetic_quality.py, docs/phonetic.md)
 OPTIONS = {"phonetic": {"oov": "off"}}
@@ -229,7 +231,11 @@ def main() -> None:
               "nlpaug_lines": len(sub), "nlpaug_tokens": sub_tokens,
               "level": args.level, "processes": args.processes, "repeat": args.repeat,
               "cpu_count": os.cpu_count(), "load_average_1min": loads,
-              "python": platform.python_version(), "options": OPTIONS, "results": rows}
+              "python": platform.python_version(),
+              # both change what the command line costs: no bytecode cache means every start
+              # compiles the package; unbuffered means a write is a system call
+              "environment": {k: os.environ.get(k) for k in ENVIRONMENT},
+              "options": OPTIONS, "results": rows}
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     json.dump(result, sys.stdout, indent=1)
     print()

@@ -7,7 +7,6 @@ same lines with any number of processes.
 from __future__ import annotations
 
 import itertools
-import multiprocessing as mp
 import os
 import signal
 import sys
@@ -65,7 +64,9 @@ def start_worker(processes: int) -> None:
 def pool_context():
     """The multiprocessing context of every pool of the toolkit: fork where there is one (loaded
     tables and victims stay shared copy-on-write), spawn elsewhere (what a worker needs is
-    pickled to it once)."""
+    pickled to it once). multiprocessing is imported here: a one-process run never needs it."""
+    import multiprocessing as mp
+
     return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
 
 

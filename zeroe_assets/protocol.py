@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from . import reference, tokenize
 from .perturbers.base import Perturber
+from .perturbers._cache import PerWord
 from .rng import Seed, base_seed, block_rng, check_text, sample_rngs, shuffle
 from .validate import resolve_level
 
@@ -78,6 +79,13 @@ class ZeroePerturbation(Perturbation):
         self.p = resolve_level(level)
         self.phi = self.p if phi is None else resolve_level(phi, "phi")
         self.protocol = protocol
+        # the paper's protocol on a perturber that changes only the drawn words themselves:
+        # `perturb` takes the short way
+        self._in_parts = protocol == "paper" and perturber.scope in ("word", "drawn")
+        self._perturb_word = (perturber.perturb_word if protocol == "paper"
+                              else perturber.reference_word)
+        # a perturber that never draws changes a spelling the same way every time: once each
+        self._outcomes = None if getattr(perturber, "draws", True) else PerWord(self._outcome)
 
     def __repr__(self) -> str:
         return (f"ZeroePerturbation({self.name!r}, p={self.p}, phi={self.phi}, "
@@ -94,7 +102,25 @@ class ZeroePerturbation(Perturbation):
                                        for w in tokenize.words(text)})
 
     def perturb(self, text: str, rng: random.Random) -> str:
+        if self._in_parts:
+            return self._perturb_parts(check_text(text), rng)
         return self.perturb_counted(text, rng)[0]
+
+    def _perturb_parts(self, text: str, rng: random.Random) -> str:
+        """``perturb_counted(text, rng)[0]`` under the paper's protocol for a perturber of
+        scope "word" or "drawn", with the same draws: the split is kept as one list (word i at
+        ``2i + 1``, the gap after it at ``2i + 2``: `tokenize.parts`), which serves as both the
+        words and the gaps of ``attack_drawn``, so that there is nothing to take apart and
+        joining it back is one call (splitting and joining were most of a rule-based run)."""
+        parts = tokenize.parts(text)
+        n = len(parts) >> 1
+        target = math.ceil(self.p * n - 1e-9)
+        if target == 0:
+            return text
+        rand, p = rng.random, self.p
+        drawn = [k for k in range(1, 2 * n, 2) if rand() < p]  # the coins of perturb_words
+        shuffle(drawn, rng)
+        return "".join(parts) if self.attack_drawn(parts, parts, drawn, target, rng) else text
 
     def perturb_counted(self, text: str, rng: random.Random) -> tuple[str, int, int]:
         """``(perturbed text, words perturbed, words in the sample)``."""
@@ -136,21 +162,7 @@ class ZeroePerturbation(Perturbation):
         if perturber.scope == "drawn":  # a perturber with visits of its own (phonetic)
             return perturber.attack_drawn(words, gaps, drawn, target, phi, rng)
         if perturber.scope == "word":  # word-local: the fast path
-            perturb_word = (perturber.perturb_word if self.protocol == "paper"
-                            else perturber.reference_word)
-            for k in drawn:
-                word = words[k]
-                if "'" in word or "’" in word:  # the stem changes, apostrophes and clitics stay
-                    head, stem, tail = tokenize.stem(word)
-                    new = head + perturb_word(stem, phi, rng) + tail if stem else word
-                else:
-                    new = perturb_word(word, phi, rng)
-                if new != word:
-                    words[k] = new
-                    changed += 1
-                    if changed >= target:
-                        break
-            return changed
+            return self._attack_words(words, drawn, target, rng)
         done = bytearray(len(words))  # context perturbers (segment) change several words
         for k in drawn:
             if done[k]:
@@ -162,6 +174,43 @@ class ZeroePerturbation(Perturbation):
             if changed >= target:
                 break
         return changed
+
+    def _attack_words(self, words: list[str], drawn, target: int, rng: random.Random) -> int:
+        """The visits of a word-local perturber: ``words[k]`` for k in ``drawn`` (a list of
+        words, or `tokenize.parts` with odd ``drawn``), changed in place until ``target`` did."""
+        changed = 0
+        if self._outcomes is not None:  # no draws: each spelling's outcome is looked up
+            outcomes = self._outcomes
+            for k in drawn:
+                word = words[k]
+                new = outcomes[word]
+                if new != word:
+                    words[k] = new
+                    changed += 1
+                    if changed >= target:
+                        break
+            return changed
+        phi, perturb_word = self.phi, self._perturb_word
+        for k in drawn:
+            word = words[k]
+            if "'" in word or "’" in word:  # the stem changes, apostrophes and clitics stay
+                head, stem, tail = tokenize.stem(word)
+                new = head + perturb_word(stem, phi, rng) + tail if stem else word
+            else:
+                new = perturb_word(word, phi, rng)
+            if new != word:
+                words[k] = new
+                changed += 1
+                if changed >= target:
+                    break
+        return changed
+
+    def _outcome(self, word: str) -> str:
+        """What a visit makes of ``word`` when the perturber never draws (``draws = False``)."""
+        if "'" in word or "’" in word:
+            head, stem, tail = tokenize.stem(word)
+            return head + self._perturb_word(stem, self.phi, None) + tail if stem else word
+        return self._perturb_word(word, self.phi, None)
 
 
 class _Composite(Perturbation):

@@ -10,26 +10,33 @@ from __future__ import annotations
 
 import itertools
 import random
+import sys
 from collections.abc import Iterator
-from typing import Union
-
-import numpy as np
+from typing import TYPE_CHECKING, Union
 
 from .validate import check_seed
 
-Seed = Union[int, np.random.Generator, None]
+if TYPE_CHECKING:  # numpy is imported where a seed needs it: the rule-based CLI runs without it
+    import numpy as np
+
+Seed = Union[int, "np.random.Generator", None]
 BLOCK = 64
 _MASK64 = (1 << 64) - 1
 
 
 def base_seed(seed: Seed) -> int:
     """One 64-bit integer from an int seed (0 to 2^64 − 1), a Generator, or fresh OS entropy
-    (None)."""
-    if isinstance(seed, np.random.Generator):
+    (None). numpy is not imported for an int: a Generator or a numpy integer means numpy is
+    already loaded, and start-up without it is half the time of a short `zeroe perturb`."""
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(seed, np.random.Generator):
         return int(seed.integers(0, 1 << 63))
     if seed is None:
+        import numpy as np
+
         return int(np.random.SeedSequence().entropy) & _MASK64
-    if isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
+    integer = (int, np.integer) if np is not None else int
+    if isinstance(seed, (bool, float)) or not isinstance(seed, integer):
         raise ValueError(f"seed must be an int or a numpy.random.Generator, got {seed!r}")
     return check_seed(seed)
 
@@ -54,16 +61,32 @@ def sample_rngs(base: int, start: int = 0) -> Iterator[random.Random]:
 
 def shuffle(items: list, rng: random.Random) -> None:
     """``rng.shuffle(items)``: the same draws and the same order (a test holds the two together),
-    at half the cost. The protocol shuffles every sample's drawn words, and ``Random.shuffle``
-    makes a Python method call (``_randbelow``) per element."""
+    at a third of the cost. The protocol shuffles every sample's drawn words, and
+    ``Random.shuffle`` makes a Python method call (``_randbelow``) per element; here each step's
+    bound and bit count come from a table (`_steps`)."""
     getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _steps(len(items)):
         j = getrandbits(k)
         while j >= n:  # rejection, as Random._randbelow
             j = getrandbits(k)
         items[i], items[j] = items[j], items[i]
+
+
+_STEPS: list[tuple[tuple[int, int, int], ...]] = []
+_KEPT = 128  # sizes whose steps are kept (a sentence draws a few dozen words at most)
+
+
+def _steps(size: int):
+    """The steps of shuffling ``size`` items: (position, positions to draw from, bits per
+    draw) from the last position down to 1, as ``Random.shuffle`` takes them."""
+    if size < len(_STEPS):
+        return _STEPS[size]
+    if size >= _KEPT:
+        return ((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+    while len(_STEPS) <= size:
+        m = len(_STEPS)
+        _STEPS.append(tuple((i, i + 1, (i + 1).bit_length()) for i in range(m - 1, 0, -1)))
+    return _STEPS[size]
 
 
 def check_text(text) -> str:

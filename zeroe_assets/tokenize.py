@@ -38,8 +38,14 @@ def split(text: str) -> tuple[list[str], list[str]]:
     ``gaps[i]`` is the text before ``words[i]``; ``gaps[-1]`` is the tail. Digit-only runs stay
     in the gaps: shuffling or truncating a number changes its meaning, not its spelling.
     """
-    parts = (_ASCII_WORD if text.isascii() else _WORD).split(text)
-    return parts[1::2], parts[0::2]
+    found = parts(text)
+    return found[1::2], found[0::2]
+
+
+def parts(text: str) -> list[str]:
+    """``text`` split into gaps and words in one list: ``gaps[i]`` at ``2i``, ``words[i]`` at
+    ``2i + 1`` (so ``"".join(parts(text)) == text``)."""
+    return (_ASCII_WORD if text.isascii() else _WORD).split(text)
 
 
 def join(words: list[str], gaps: list[str]) -> str:

@@ -23,11 +23,9 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass
-from importlib import metadata as _metadata
 from pathlib import Path
 from typing import Any, Mapping
 
-import numpy as np
 
 from .hints import rebuild_hint
 
@@ -76,6 +74,8 @@ def sha256_path(path: Path) -> str:
 
 def npy_bytes(array: np.ndarray) -> bytes:
     """Serialise an array as ``.npy`` without pickle (object arrays are refused)."""
+    import numpy as np  # here, not at import: the rule-based perturbers never load an array
+
     buf = io.BytesIO()
     np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
     return buf.getvalue()
@@ -86,6 +86,8 @@ def json_bytes(obj: Any) -> bytes:
 
 
 def library_versions(*names: str) -> dict[str, str]:
+    from importlib import metadata as _metadata  # slow to import (email parsers): on use only
+
     out = {"python": platform.python_version()}
     for name in ("numpy", "faiss-cpu", *names):
         with contextlib.suppress(_metadata.PackageNotFoundError):
@@ -275,6 +277,8 @@ class Component:
         return self.path / rel
 
     def load_npy(self, rel: str, mmap: bool = False) -> np.ndarray:
+        import numpy as np
+
         return np.load(self.file(rel), allow_pickle=False, mmap_mode="r" if mmap else None)
 
     def load_json(self, rel: str) -> Any:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from ..progress import progress_bar
 from ..spec import get_perturbation
-from ..protocol import PROTOCOLS
+from ..protocol import PROTOCOLS, Perturbation
+from ..rng import base_seed, sample_rngs
 
 
 def add_perturb_options(parser: argparse.ArgumentParser, default_level: str = "mid") -> None:
@@ -185,21 +186,49 @@ def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0) 
     of the lines on a terminal."""
     args.processes = cap_processes(args.processes, command)
     src = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
-    out = sys.stdout
     try:
         lines = _lines(src, args.errors)
         if args.jsonl:
             outputs = _jsonl(attack, lines, args.fields or ["text"], args.processes, seed)
         else:
             outputs = _plain(attack, lines, args.processes, seed)
-        with progress_bar(desc=command, unit=" lines") as bar:
-            for line in outputs:
-                out.write(line)
-                bar.update()
-        out.flush()
+        _write(outputs, sys.stdout, command)
     finally:
         if src is not sys.stdin.buffer:
             src.close()
+
+
+BATCH = 1024  # output lines per write when stdout is not a terminal
+
+
+def _write(outputs, out, command: str) -> None:
+    """``outputs`` to ``out``, ``BATCH`` lines per write where nobody reads line by line (a
+    write and a bar update per line were a tenth of a short run); a line per write on a
+    terminal, with a progress bar on a terminal's stderr (tqdm is imported only then). Lines
+    produced before a failure are written before it propagates, as one at a time would."""
+    size = 1 if out.isatty() else BATCH
+    bar = progress_bar(desc=command, unit=" lines") if sys.stderr.isatty() else None
+    pending: list[str] = []
+    try:
+        for line in outputs:
+            pending.append(line)
+            if len(pending) >= size:
+                out.write("".join(pending))
+                if bar is not None:
+                    bar.update(len(pending))
+                pending.clear()
+    except BrokenPipeError:  # nobody reads any more (`zeroe … | head`)
+        raise
+    except BaseException:  # invalid input, Ctrl-C …: what was perturbed before it is out first
+        out.write("".join(pending))
+        out.flush()
+        raise
+    else:
+        out.write("".join(pending))
+        out.flush()
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _lines(stream, errors: str):
@@ -216,6 +245,9 @@ def _lines(stream, errors: str):
 
 
 def _plain(attack, lines, processes: int, seed: int):
+    if processes == 1 and type(attack).stream is Perturbation.stream:
+        yield from _plain_here(attack, lines, seed)
+        return
     endings: collections.deque[str] = collections.deque()
 
     def texts():
@@ -225,6 +257,14 @@ def _plain(attack, lines, processes: int, seed: int):
 
     for text in attack.stream(texts(), seed=seed, processes=processes):
         yield text + endings.popleft()
+
+
+def _plain_here(attack, lines, seed: int):
+    """``_plain`` in this process: what ``attack.stream`` does with one process (each line
+    perturbed with its sample's generator), without its layers of generators per line."""
+    perturb = attack.perturb
+    for (_, text, ending), rng in zip(lines, sample_rngs(base_seed(seed))):
+        yield perturb(text, rng) + ending
 
 
 def _jsonl(attack, lines, fields, processes: int, seed: int):

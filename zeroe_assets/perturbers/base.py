@@ -39,9 +39,11 @@ class Perturber:
       protocol (visual, segment): ``reference_sentence`` does what it did; default ``"words"``.
 
     ``token_aligned`` (False for perturbers that change the number of tokens), ``prepares``
-    (True where ``prepare`` does batch work) and ``keeps_ends`` (True where no change touches a
+    (True where ``prepare`` does batch work), ``keeps_ends`` (True where no change touches a
     word's first or last character: a search recipe asked to edit them refuses a set of such
-    perturbers, ``search.recipes``) are data too.
+    perturbers, ``search.recipes``) and ``draws`` (False where ``perturb_word`` and
+    ``reference_word`` never use ``rng`` or ``phi``: the protocol then keeps each spelling's
+    outcome, and they are called with ``rng=None``) are data too.
     """
 
     name: str = ""
@@ -51,6 +53,7 @@ class Perturber:
     token_aligned: bool = True
     prepares: bool = False
     keeps_ends: bool = False
+    draws: bool = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -115,7 +118,9 @@ class Perturber:
     def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
                      phi: float, rng: random.Random) -> int:
         """``scope = "drawn"``: change the ``drawn`` words (in the protocol's order) until
-        ``target`` changed, and return how many did."""
+        ``target`` changed, and return how many did. Read only ``words[k]`` and the gap after
+        it, ``gaps[k + 1]``, for k in ``drawn``: the protocol may pass the split's one list
+        (`tokenize.parts`, words at odd k) as both."""
         raise NotImplementedError
 
     def attack_at(self, words: list[str], gaps: list[str], k: int, phi: float,

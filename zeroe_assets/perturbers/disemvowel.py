@@ -16,6 +16,7 @@ class DisemvowelPerturber(Perturber):
 
     name = "disemvowel"
     description = "remove the vowels a, e, i, o, u"
+    draws = False  # a word's outcome is fixed: the protocol looks it up
 
     def can_change(self, word: str) -> bool:
         return self.perturb_word(word, 0.0, None) != word

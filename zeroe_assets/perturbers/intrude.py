@@ -27,7 +27,7 @@ class IntrudePerturber(Perturber):
         return length(word) >= 3
 
     def perturb_word(self, word, phi, rng):
-        units = clusters(word)
+        units = list(word) if word.isascii() else clusters(word)  # clusters' own fast path, inline
         if len(units) < 3:
             return word
         symbol = self.symbols[int(rng.random() * len(self.symbols))]

@@ -22,7 +22,7 @@ from ..phonetic.names import SEQ2SEQ
 from ..phonetic.space import load_phonetic
 from ..data import stopwords
 from ..tokenize import match_case, stem
-from ._cache import PerWord
+from ._cache import LIMIT, PerWord
 from .base import CANDIDATE_PHI, Perturber
 from ..validate import NeedsTorch, check_int
 
@@ -119,9 +119,13 @@ class PhoneticPerturber(Perturber):
         self.lookup: dict[str, tuple[str, ...]] = {**self.space.options, **self.respelled,
                                                    **dict.fromkeys(self.skip, ())}
         self._respeller = None  # phonetic.respell.Respeller, loaded on first need
-        # the policy worked out once per spelling: a word's forms, and how a drawn word is visited
+        # the policy worked out once per spelling: a word's forms, and how a drawn word is visited;
+        # the table's own rows (lower case, as most words of a text are) are visited from the
+        # start, so that a first pass over a corpus finds them too
         self._forms = PerWord(self.forms)
-        self._visits = PerWord(self._visit)
+        rows = self._row_visits()
+        self._visits = PerWord(self._visit, limit=LIMIT + len(rows))
+        self._visits.update(rows)
 
     def _can_respell(self) -> bool:
         """Loads the OOV models on first need; False (warned once) without torch."""
@@ -214,14 +218,25 @@ class PhoneticPerturber(Perturber):
         found = self._forms[word]
         return found[int(u * len(found))] if found else word
 
-    def _visit(self, word: str) -> tuple[str, str, str, bool, bool]:
-        """How ``attack_drawn`` visits ``word``: its apostrophes and clitics around the stem
-        (`tokenize.stem`), whether the stem is outside the table (visited second), and whether
-        it is an abbreviation (left alone before a full stop)."""
+    def _visit(self, word: str) -> tuple[tuple[str, ...], bool, bool, str, str, str]:
+        """How ``attack_drawn`` visits ``word``: what it may become (whole, with its apostrophes
+        and clitics around the stem: `tokenize.stem`; one entry per draw), whether the stem is
+        outside the table (visited second, its forms looked up only then: ``()`` here), whether
+        it is an abbreviation (left alone before a full stop), and its head, stem and tail."""
         head, body, tail = stem(word)
         low = _key(body)
-        return (head, body, tail, low not in self.space.options and low not in self.skip,
-                low in ABBREVIATIONS)
+        outside = low not in self.space.options and low not in self.skip
+        choices = () if outside else tuple(head + f + tail for f in self._forms[body])
+        return choices, outside, low in ABBREVIATIONS, head, body, tail
+
+    def _row_visits(self) -> dict[str, tuple]:
+        """``_visit`` of every word of the table and every function word spelled as the table
+        spells it (lower case, no apostrophe), worked out at once: the choices are the row
+        itself (``forms`` of such a word), or none where the policy leaves the word alone."""
+        allowed, options, skip = self._allowed, self.space.options, self.skip
+        return {key: (row if allowed(key) else (), False, key in ABBREVIATIONS, "", key, "")
+                for key, row in self.lookup.items()
+                if (key in options or key in skip) and key.islower() and "'" not in key}
 
     def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
                      phi: float, rng: random.Random) -> int:
@@ -240,18 +255,30 @@ class PhoneticPerturber(Perturber):
         looked up (decoded, outside the table) only when it is visited.
         """
         rand, visits = rng.random, self._visits
-        visited = [(k, visits[words[k]], rand()) for k in drawn]
-        changed = 0
-        for second in (False, True):
-            for k, (head, word, tail, outside, abbreviation), u in visited:
-                if outside != second or (abbreviation and gaps[k + 1][:1] == "."):
-                    continue
-                new = head + self._pick(word, u) + tail
-                if new != words[k]:
+        draws = [rand() for _ in drawn]
+        changed, outside = 0, []
+        for k, u in zip(drawn, draws):
+            word = words[k]
+            choices, later, abbreviation, _, _, _ = visits[word]
+            if later:
+                outside.append((k, u))
+            elif choices and not (abbreviation and gaps[k + 1][:1] == "."):
+                new = choices[int(u * len(choices))]
+                if new != word:
                     words[k] = new
                     changed += 1
                     if changed >= target:
                         return changed
+        for k, u in outside:  # what the table's words left of the target
+            _, _, abbreviation, head, body, tail = visits[words[k]]
+            if abbreviation and gaps[k + 1][:1] == ".":
+                continue
+            new = head + self._pick(body, u) + tail
+            if new != words[k]:
+                words[k] = new
+                changed += 1
+                if changed >= target:
+                    return changed
         return changed
 
     def __repr__(self) -> str:

@@ -8,6 +8,7 @@ from .base import Perturber
 class TruncatePerturber(Perturber):
     name = "truncate"
     description = "remove the last letter"
+    draws = False  # a word's outcome is fixed: the protocol looks it up
 
     def can_change(self, word: str) -> bool:
         return length(word) >= 3
