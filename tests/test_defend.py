@@ -229,3 +229,14 @@ def test_an_encoding_with_counts_reads_one_change_back_to_the_word():
         assert encoder.encode(token).split()[0] in ("idiot", "government", "moron"), token
     assert encoder.encode("moron morons") == "moron moron"
     assert encoder.token("morins") == "moron"  # one change from morons, whose cluster is moron
+
+
+def test_the_vocabulary_leaves_out_the_pieces_words_are_split_into():
+    from zeroe_assets.defend.encoding import vocabulary
+    from zeroe_assets.shield import get_shield
+
+    texts = ["f ck you", "f ck him", "go to it"] * 2
+    assert {"ck", "f"} <= set(vocabulary(texts))
+    kept = vocabulary(texts, lexicon=get_shield().lexicon)
+    assert "ck" not in kept and {"you", "him", "go", "to", "it"} <= set(kept)
+    assert kept["you"] == 2

@@ -25,7 +25,7 @@ from .victim import PARTS, DefendedVictim, save_defense
 ATTACK = "rand"  # the augmentation's attackers: the ten Zéroe perturbers, mixed
 LEVEL = "mid"
 RECIPE = "textfooler-zeroe"  # the attack in the loop
-MERGE_BELOW = 0  # clusters: words seen fewer times join a frequent neighbour (docs/defend.md)
+MERGE_BELOW = 20  # clusters: words seen fewer times join a frequent neighbour (docs/defend.md)
 
 
 def parse_parts(parts: str | Sequence[str]) -> list[str]:
@@ -52,7 +52,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            copies: int = 1, level: str = LEVEL, fields: Sequence[str] | None = None,
            encoder_model: str | None = None, min_count: int = 2, rounds: int = 0,
            per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
-           sources: bool = True, merge_below: int = MERGE_BELOW,
+           sources: bool = True, merge_below: int = MERGE_BELOW, fragments: bool = False,
            progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
     ``out`` and return it as it loads (``defended:OUT``)."""
@@ -74,12 +74,16 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
         raise ValueError(f"defenses take text or sentence-pair tasks, not {spec.name}")
     start = time.perf_counter()
     texts = [t for item in examples.inputs for t in (item if kind == "pairs" else (item,))]
-    counts = vocabulary(texts, min_count) if "encode" in parts else {}
     shield = None
     if "shield" in parts:
         from ..shield import get_shield
 
         shield = get_shield()
+    counts = {}
+    if "encode" in parts:
+        from ..shield import get_shield
+
+        counts = vocabulary(texts, min_count, None if fragments else get_shield().lexicon)
     clusters = {}
     if "encode" in parts and merge_below:
         from .clusters import build_clusters
@@ -118,7 +122,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     meta = {"task": spec.name, "victim": victim, "parts": parts, "seed": seed,
             "copies": copies if "adversarial" in parts else 0, "level": level,
             "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
-            "sources": sources, "merge_below": merge_below,
+            "sources": sources, "merge_below": merge_below, "fragments": fragments,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
             "shield": list(shield.mechanisms) if shield is not None else None,

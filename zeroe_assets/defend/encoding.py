@@ -236,16 +236,20 @@ class RobustEncoder:
         return found[best] if sure >= SURE else self._unknown(unit.stem)
 
 
-def vocabulary(texts: Iterable[str], min_count: int = 2) -> dict[str, int]:
+def vocabulary(texts: Iterable[str], min_count: int = 2,
+               lexicon=None) -> dict[str, int]:
     """The lower-cased tokens (whole, with their marks: #tags, @users) that occur at least
     ``min_count`` times in ``texts``, with their counts: the words an encoding keeps besides the
-    lexicon's, and how often each was seen (which of two neighbours a token is read as)."""
+    lexicon's, and how often each was seen. With ``lexicon``, tokens of one or two characters
+    must be its words: *ck*, *ar*, *tf* are the pieces an attacker splits words into (*f ck*),
+    and as words of their own the victim would learn them as cues."""
     from collections import Counter
 
     counts: Counter = Counter()
     for text in texts:
         counts.update(w.lower() for w in tokenize.split(text)[0])
-    return {w: c for w, c in sorted(counts.items()) if c >= min_count}
+    return {w: c for w, c in sorted(counts.items()) if c >= min_count
+            and (lexicon is None or len(w) > 2 or w in lexicon)}
 
 
 def encode_inputs(encoder: RobustEncoder, inputs: Sequence, kind: str) -> list:
