@@ -240,3 +240,16 @@ def test_the_vocabulary_leaves_out_the_pieces_words_are_split_into():
     kept = vocabulary(texts, lexicon=get_shield().lexicon)
     assert "ck" not in kept and {"you", "him", "go", "to", "it"} <= set(kept)
     assert kept["you"] == 2
+
+
+def test_the_combinations_are_counted_without_listing_them():
+    import math
+    from itertools import combinations
+
+    from zeroe_assets.defend.certify import _combinations
+
+    sizes = [3, 1, 4, 2, 5]
+    for budget in range(1, 6):
+        listed = sum(math.prod(c) for r in range(1, budget + 1) for c in combinations(sizes, r))
+        assert _combinations(sizes, budget) == listed
+    assert _combinations([50] * 40, 12) > 10**20  # counted at once where listing never ends
