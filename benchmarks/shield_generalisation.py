@@ -16,7 +16,7 @@ data.cache=<the full run's rows.npz> export_after=false`` (their ``metrics.json`
 the threshold picked on held-out rows); a row without such a run shows –.
 
     python benchmarks/shield_generalisation.py [--sentences 400] [--seed 0] [--runs runs/shield]
-        [--render]
+        [--trained-in ranker_families] [--render]
 
 Prints JSON, writes ``benchmarks/results/shield_generalisation.json`` and
 ``docs/shield-generalisation.md``.
@@ -110,9 +110,9 @@ def lofo_ranker(runs: Path, name: str) -> tuple[Ranker, dict] | None:
                    meta={"left_out": name}), metrics["val"]["by_attack"].get(name, {}))
 
 
-def trained_in_tokens(runs: Path, name: str) -> dict:
+def trained_in_tokens(runs: Path, name: str, run: str = "ranker_families") -> dict:
     """The shipped ranker's run: the held-out token figures of ``name``'s examples."""
-    path = runs / "ranker_families" / "metrics.json"
+    path = runs / run / "metrics.json"
     if not path.is_file():
         return {}
     return json.loads(path.read_text(encoding="utf-8"))["val"]["by_attack"].get(name, {})
@@ -125,6 +125,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=Path, default=RUNS,
                         help="the folder of the lofo_NAME runs (default: runs/shield)")
+    parser.add_argument("--trained-in", default="ranker_families",
+                        help="the shipped ranker's run folder under --runs (its held-out tokens)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--doc", type=Path, default=DOC)
     parser.add_argument("--render", action="store_true")
@@ -152,7 +154,8 @@ def main() -> None:
                 entry["left_out"] = score(clean, attacked,
                                           [left_out.restore(t) for t in attacked])["accuracy"]
                 entry["tokens"] = {  # held-out training tokens of this attack, as train.shield
-                    "trained_in": trained_in_tokens(args.runs, name).get("perturbed_accuracy"),
+                    "trained_in": trained_in_tokens(args.runs, name, args.trained_in)
+                    .get("perturbed_accuracy"),
                     "left_out": found[1].get("perturbed_accuracy"),
                     "perturbed_tokens": found[1].get("perturbed_tokens")}
             entry["example"] = next(({"clean": c, "attacked": a, "shield": shield.restore(a)}

@@ -192,7 +192,8 @@ class Shield:
                               unit.template.lower())
 
     def evidence(self, units: list[Unit]) -> dict[str, float]:
-        return line_evidence(self.lexicon, [(u.low, u.candidates) for u in units])
+        return line_evidence(self.lexicon, [(u.low, u.candidates, u.template.lower())
+                                            for u in units])
 
     def _decide(self, units: list[Unit], evidence: dict[str, float],
                 context: list[str | None]) -> list[str | None]:

@@ -21,12 +21,11 @@ THRESHOLD = 0.5  # a reading replaces the token only when the ranker gives it at
 # dictionary words close to the token, trust the mechanisms that rarely misfire
 HAND_SET = {"keep_known": 3.0, "keep_logfreq": 2.0, "keep_capital": 1.5, "keep_nonascii": -3.0,
             "keep_digit": 1.0, "keep_accented": 6.0, "keep_mixed_case": -2.0, "known": 2.0,
-            "channel": 2.0, "logfreq": 3.0, "edit": -3.0, "parts": -1.0, "proposers": 0.5,
-            "left": 1.0, "right": 1.0, "left_seen": 0.3, "right_seen": 0.3, "by_any": 1.0,
-            "line_any": 1.0,
-            "by_visual": 2.0, "by_intrude": 2.0, "by_segment": 1.5, "by_keyboard-typo": 0.5,
-            "by_natural-typo": 1.5, "by_inner-shuffle": 0.5, "by_full-shuffle": 0.3,
-            "by_truncate": 0.3, "by_disemvowel": 0.8, "by_phonetic": 1.5}
+            "channel": 2.0, "logfreq": 3.0, "edit": -3.0, "proposers": 0.5, "left": 1.0,
+            "right": 1.0, "left_seen": 0.3, "right_seen": 0.3, "by_any": 2.0, "line_any": 1.5,
+            "posterior": 1.0, "exact": 0.5, "top_freq": 0.3, "rel_anagram": 1.0,
+            "line_rel_anagram": 1.0, "rel_dropped": 0.5, "line_rel_dropped": 1.0,
+            "rel_consonants": 0.5, "rel_sound": 0.5}
 
 
 @dataclass(frozen=True)
