@@ -61,8 +61,10 @@ class DefendDataModule(TextsDataModule):
     one round of adversarial examples every ``epochs_per_round`` epochs (the trainer reloads the
     training loader each epoch). The vocabulary of the encoding is the training split's."""
 
-    def __init__(self, *args, defense: dict, run_dir: str, progress: bool = True, **kwargs):
+    def __init__(self, *args, defense: dict, run_dir: str, progress: bool = True,
+                 limit_train: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.limit_train = limit_train  # a seeded sample of the training split (bounded runs)
         d = dict(defense)
         self.parts = parse_parts(d.get("parts", "encode,adversarial"))
         self.rounds = int(d.get("rounds", 0)) if "adversarial" in self.parts else 0
@@ -78,6 +80,17 @@ class DefendDataModule(TextsDataModule):
         self.defense = None
 
     # --- the defense in front of the model ---------------------------------------------------
+    def _hold_out(self, examples: Examples) -> tuple[Examples, Examples]:
+        train, val = super()._hold_out(examples)
+        if self.limit_train and self.limit_train < len(train.gold):
+            import random
+
+            keep = sorted(random.Random(self.seed).sample(range(len(train.gold)),
+                                                          self.limit_train))
+            train = Examples(*([part[i] for i in keep] for part in
+                               (train.inputs, train.gold, train.texts)))
+        return train, val
+
     def _build_defense(self) -> None:
         train = self.examples["train"]
         pairs = self.task.inputs == "pair"
