@@ -131,3 +131,37 @@ def test_a_neural_defense_fails_like_every_victim(straight, tmp_path):
     (broken / "defense.json").write_text("{")
     with pytest.raises(ValueError, match="corrupt .*defense.json"):
         load_defended(broken)
+
+
+def test_pairs_are_attacked_in_the_loop_and_load_as_an_nli_defense(files, tmp_path):
+    """nli: (premise, hypothesis) pairs, both encoded; the rounds attack the hypothesis."""
+    from . import test_victims
+
+    saved, test_victims.WORDS = test_victims.WORDS, sorted(
+        {w.lower() for w in OFFENSIVE + FRIENDLY + FILLER})
+    try:
+        bert = tiny_bert(tmp_path / "bert", ["x"], head=False)  # a bare encoder: a fresh head
+    finally:
+        test_victims.WORDS = saved
+    rng = __import__("random").Random(3)
+    rows = []
+    for i in range(40):
+        words = rng.sample(FILLER, 4)
+        label = ["entailment", "neutral", "contradiction"][i % 3]
+        cue = {"entailment": "lovely", "neutral": "today", "contradiction": "garbage"}[label]
+        rows.append((label, " ".join(words), " ".join(words[:2] + [cue])))
+    path = tmp_path / "snli.tsv"
+    path.write_text("gold_label\tsentence1\tsentence2\n" + "".join(
+        "\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "run"
+    metrics = run({"bert": bert, "train": path, "test": path}, out, "data=snli",
+                  "data.test_labels=null", "data.val_fraction=0.25", "data.batch_size=4",
+                  "defense.rounds=1", "defense.per_round=4")
+    assert [r["round"] for r in metrics["rounds"]] == [1]
+    for line in (out / "adversarial" / "round1.jsonl").read_text().splitlines():
+        assert len(json.loads(line)["input"]) == 2  # a pair
+    victim = load_victim(f"defended:{out / 'defended'}", task="nli")
+    assert set(victim.predict([r[1:] for r in rows[:6]])) <= {
+        "entailment", "neutral", "contradiction"}
+    with pytest.raises(ValueError, match="a defense for nli, not tc"):
+        load_defended(out / "defended", "tc")
