@@ -36,7 +36,7 @@ from train import CONF
 from train.distributed import fit_trainer
 from train.victim.texts import TextsDataModule
 from zeroe_assets.assets.store import atomic_write, library_versions, sha256_file
-from zeroe_assets.defend.build import attacked, parse_parts, pipeline
+from zeroe_assets.defend.build import RECIPE, attacked, parse_parts, pipeline
 from zeroe_assets.defend.victim import HF, DefendedVictim, load_defended, save_defense
 from zeroe_assets.tasks import Examples
 
@@ -68,7 +68,7 @@ class DefendDataModule(TextsDataModule):
         d = dict(defense)
         self.parts = parse_parts(d.get("parts", "encode,adversarial"))
         self.rounds = int(d.get("rounds", 0)) if "adversarial" in self.parts else 0
-        self.per_round, self.recipe = int(d.get("per_round", 100)), str(d.get("recipe"))
+        self.per_round, self.recipe = int(d.get("per_round", 100)), str(d.get("recipe") or RECIPE)
         self.epochs_per_round = int(d.get("epochs_per_round", 1))
         if self.rounds < 0 or self.per_round < 1 or self.epochs_per_round < 1:
             raise ValueError("defense.rounds must be >= 0, defense.per_round and "
@@ -79,8 +79,8 @@ class DefendDataModule(TextsDataModule):
         self.found: dict[int, list] = {}  # round → [(input, gold)], read or attacked
         self.defense = None
 
-    # --- the defense in front of the model ---------------------------------------------------
     def _hold_out(self, examples: Examples) -> tuple[Examples, Examples]:
+        """The held-out validation split, then (``limit_train``) a seeded sample of the rest."""
         train, val = super()._hold_out(examples)
         if self.limit_train and self.limit_train < len(train.gold):
             import random
@@ -91,6 +91,7 @@ class DefendDataModule(TextsDataModule):
                                (train.inputs, train.gold, train.texts)))
         return train, val
 
+    # --- the defense in front of the model ---------------------------------------------------
     def _build_defense(self) -> None:
         train = self.examples["train"]
         pairs = self.task.inputs == "pair"
