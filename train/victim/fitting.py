@@ -8,10 +8,12 @@ import pytorch_lightning as pl
 import torch
 
 
-def warmup_cosine(opt, trainer: pl.Trainer, warmup_steps: int, min_lr_ratio: float) -> dict:
+def warmup_cosine(opt, trainer: pl.Trainer, warmup_steps: int, min_lr_ratio: float,
+                  total: int | None = None) -> dict:
     """Linear warm-up to the peak rate, then cosine decay to ``min_lr_ratio`` of it by the last
-    planned step, so a short CPU budget still ends on a low learning rate."""
-    total = max(int(trainer.estimated_stepping_batches), 1)
+    planned step (``total``; default the trainer's estimate), so a short CPU budget still ends on
+    a low learning rate."""
+    total = max(int(total or trainer.estimated_stepping_batches), 1)
     warm, floor = min(warmup_steps, total - 1), min_lr_ratio
 
     def scale(step: int) -> float:

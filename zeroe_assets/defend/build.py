@@ -74,24 +74,9 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
         raise ValueError(f"defenses take text or sentence-pair tasks, not {spec.name}")
     start = time.perf_counter()
     texts = [t for item in examples.inputs for t in (item if kind == "pairs" else (item,))]
-    shield = None
-    if "shield" in parts:
-        from ..shield import get_shield
-
-        shield = get_shield()
-    counts = {}
-    if "encode" in parts:
-        from ..shield import get_shield
-
-        counts = vocabulary(texts, min_count, None if fragments else get_shield().lexicon)
-    clusters = {}
-    if "encode" in parts and merge_below:
-        from .clusters import build_clusters
-        from .surface import Surface
-
-        clusters = build_clusters(counts, Surface(), merge_below)
-    encoder = RobustEncoder(counts, anagrams=anagrams, counts=counts if sources else None,
-                            clusters=clusters) if "encode" in parts else None
+    counts, clusters, encoder, shield = pipeline(parts, texts, min_count=min_count,
+                                                 anagrams=anagrams, sources=sources,
+                                                 merge_below=merge_below, fragments=fragments)
     defended = DefendedVictim(None, spec.name, encoder, shield)
     inputs, gold = list(examples.inputs), list(examples.gold)
     if "adversarial" in parts and copies:
@@ -113,7 +98,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             raise ValueError("the attack in the loop (--rounds) takes single-text tasks")
         for r in range(rounds):
             defended.victim = model
-            adversarial = _attacked(defended, spec, examples, per_round, recipe,
+            adversarial = attacked(defended, spec, examples, per_round, recipe,
                                     seed * 1000 + r, progress, f"defend: round {r + 1}")
             found += len(adversarial)
             seen += defended.seen([text for text, _ in adversarial])
@@ -138,10 +123,35 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     return load_defended(out, spec.name)
 
 
-def _attacked(victim: DefendedVictim, spec, examples, n: int, recipe: str, seed: int,
-              progress: bool, desc: str) -> list[tuple[str, object]]:
-    """(adversarial text, gold) for the successful attacks of ``recipe`` on a seeded sample of
-    ``n`` training examples, querying ``victim`` (the pipeline as it stands)."""
+def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
+             anagrams: bool = False, sources: bool = True, merge_below: int = MERGE_BELOW,
+             fragments: bool = False):
+    """What stands before the victim, built from the training ``texts``: ``(counts, clusters,
+    encoder, shield)`` — the vocabulary with its counts, its clusters, the `RobustEncoder` (None
+    without ``encode``) and the shield (None without ``shield``). Shared by ``zeroe defend`` and
+    the neural job ``python -m train.defend``, which save the first two (`save_defense`)."""
+    from ..shield import get_shield
+
+    shield = get_shield() if "shield" in parts else None
+    counts = (vocabulary(texts, min_count, None if fragments else get_shield().lexicon)
+              if "encode" in parts else {})
+    clusters = {}
+    if "encode" in parts and merge_below:
+        from .clusters import build_clusters
+        from .surface import Surface
+
+        clusters = build_clusters(counts, Surface(), merge_below)
+    encoder = RobustEncoder(counts, anagrams=anagrams, counts=counts if sources else None,
+                            clusters=clusters) if "encode" in parts else None
+    return counts, clusters, encoder, shield
+
+
+def attacked(victim, spec, examples, n: int, recipe: str, seed: int, progress: bool,
+             desc: str) -> list[tuple[object, object]]:
+    """(adversarial input, gold) for the successful attacks of ``recipe`` on a seeded sample of
+    ``n`` training examples, querying ``victim`` (the pipeline as it stands: a `DefendedVictim`
+    over the current model). One round of the attack in the loop, for ``zeroe defend`` and for
+    the neural job ``python -m train.defend``."""
     import random
 
     from ..search.recipes import get_recipe

@@ -1,8 +1,10 @@
 """A defended victim: one folder that loads like any other victim (``defended:DIR``).
 
 ``DIR/defense.json`` says what it is (task, the victim inside, the parts, what it was trained
-on), ``DIR/vocabulary.txt`` the words its encoding keeps (with their training counts and clusters), ``DIR/victim.joblib`` the victim
-trained on encoded text. Every query goes through the parts in order: the shield restores, the
+on), ``DIR/vocabulary.txt`` the words its encoding keeps (with their training counts and
+clusters), and the victim trained on encoded text: ``DIR/victim.joblib`` (a scikit-learn victim
+of ``zeroe defend``) or the ``hf:`` model directory ``DIR/hf`` (a neural victim of ``python -m
+train.defend``; torch and transformers are imported when it loads). Every query goes through the parts in order: the shield restores, the
 encoding encodes, the victim predicts; an attacker who queries it queries the whole pipeline.
 """
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..victims.wrapper import WrappedVictim
 from .encoding import RobustEncoder
 
 DEFENSE, VOCABULARY, MODEL = "defense.json", "vocabulary.txt", "victim.joblib"
+HF = "hf"  # the victim of a neural defense: meta["victim"] == "hf", its directory meta["model"]
 FORMAT = 1
 PARTS = ("encode", "shield", "adversarial")  # `zeroe defend --parts`, in the order they apply
 
@@ -51,17 +54,19 @@ class DefendedVictim(WrappedVictim):
 def save_defense(out: Path, meta: dict, counts: Mapping[str, int], clusters: Mapping[str, str],
                  victim) -> None:
     """Write a defended victim's folder (each file atomically; defense.json last, so a folder
-    without it is an interrupted build that loads as none)."""
-    import joblib
-
+    without it is an interrupted build that loads as none). ``victim`` None: the caller wrote
+    the model itself (an ``hf:`` directory, ``meta["model"]``)."""
     from ..assets import atomic_write
 
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / VOCABULARY, "".join(f"{w}\t{n}\t{clusters.get(w, w)}\n"
                                            for w, n in counts.items()).encode())
-    tmp = out / (MODEL + ".tmp")
-    joblib.dump(victim, tmp)
-    tmp.replace(out / MODEL)
+    if victim is not None:
+        import joblib
+
+        tmp = out / (MODEL + ".tmp")
+        joblib.dump(victim, tmp)
+        tmp.replace(out / MODEL)
     atomic_write(out / DEFENSE, (json.dumps({"format": FORMAT, **meta}, indent=1,
                                             ensure_ascii=False) + "\n").encode())
 
@@ -90,12 +95,19 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
     folder = Path(folder)
     if task is not None and get_task(task).name != meta["task"]:
         raise ValueError(f"{folder} is a defense for {meta['task']}, not {get_task(task).name}")
-    model = folder / MODEL
+    if meta["victim"] == HF:  # a neural defense: the hf: model directory inside the folder
+        model = folder / str(meta.get("model") or HF)
+        spec, path = f"hf:{model}", None
+    else:
+        model = folder / MODEL
+        spec, path = meta["victim"], model
     try:
-        victim = load_victim(meta["victim"], model, task=meta["task"])
-    except (EOFError, KeyError, ValueError, OSError, ImportError, AttributeError) as e:
+        victim = load_victim(spec, path, task=meta["task"])
+    except (EOFError, KeyError, ValueError, OSError, ImportError, AttributeError,
+            RuntimeError) as e:
+        said = str(e).strip().splitlines()  # one line: transformers' errors run to several
         raise ValueError(f"cannot load the victim of {folder}: {model}: "
-                         f"{e or type(e).__name__}") from None
+                         f"{said[0] if said else type(e).__name__}") from None
     shield = encoder = None
     if "shield" in meta["parts"]:
         from ..shield import get_shield

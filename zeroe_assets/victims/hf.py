@@ -112,15 +112,24 @@ def load_hf_victim(path: str | os.PathLike, task: str | None = None, batch_size:
     # without tokenizer files transformers tries to convert a slow one and needs protobuf
     except (OSError, ValueError, TypeError, ImportError) as e:
         raise ValueError(f"{root}: no usable tokenizer files ({e})") from None
+    return hf_victim(model, tokenizer, task, batch_size, device, record.get("positive"),
+                     str(root))
+
+
+def hf_victim(model, tokenizer, task: str, batch_size: int = 32, device: str | None = None,
+              positive: str | None = None, where: str = "the model"):
+    """A loaded ``...ForSequenceClassification`` ``model`` and its ``tokenizer`` as the victim of
+    ``task`` (what ``hf:DIR`` serves; also a model in training, queried as it stands: it is put
+    in eval mode, so a trainer sets it back). ``positive``: the positive label of a ``tc`` model
+    (default: `positive_index`)."""
+    task = get_task(task).name
     runner = HfModel(model, tokenizer, batch_size, device)
     labels = [str(model.config.id2label[i]) for i in range(model.config.num_labels)]
     if task == "tc":
-        positive = record.get("positive")
         if positive is not None and positive not in labels:
-            raise ValueError(f"{root / TASK_FILE}: positive label {positive!r} is not one of "
-                             f"the model's labels {labels}")
-        index = labels.index(positive) if positive is not None else \
-            positive_index(labels, str(root))
+            raise ValueError(f"{where}: positive label {positive!r} is not one of the model's "
+                             f"labels {labels}")
+        index = labels.index(positive) if positive is not None else positive_index(labels, where)
         return HfScorer(runner, labels[index], index)
     return HfClassifier(runner, task, labels)
 
@@ -153,10 +162,16 @@ def _classifier(transformers, root: Path):
     if config.problem_type == "multi_label_classification":
         raise ValueError(f"{root} is a multi-label model: hf victims serve single-label ones")
     try:
+        from safetensors import SafetensorError  # transformers' weights reader
+    except ImportError:  # pragma: no cover - transformers requires it
+        SafetensorError = OSError
+    try:
         model, loading = transformers.AutoModelForSequenceClassification.from_pretrained(
             root, local_files_only=True, output_loading_info=True)
-    except (OSError, ValueError, KeyError) as e:
-        raise ValueError(f"cannot load {root} as a sequence-classification model: {e}") from None
+    except (OSError, ValueError, KeyError, SafetensorError) as e:  # corrupt weights: the last
+        said = str(e).strip().splitlines()
+        raise ValueError(f"cannot load {root} as a sequence-classification model: "
+                         f"{said[0] if said else type(e).__name__}") from None
     if loading["missing_keys"]:
         raise ValueError(f"{root} has no trained weights for {', '.join(loading['missing_keys'])}"
                          ": not a fine-tuned sequence-classification model")
