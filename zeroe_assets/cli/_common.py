@@ -226,6 +226,8 @@ def _write(outputs, out, command: str) -> None:
     else:
         out.write("".join(pending))
         out.flush()
+        if bar is not None:  # the last lines count too
+            bar.update(len(pending))
     finally:
         if bar is not None:
             bar.close()
