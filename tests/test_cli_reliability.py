@@ -199,3 +199,12 @@ def test_g2p_answers_the_words_it_can_and_names_the_others(monkeypatch, capsys):
         ['"night"', '"day", ']
     assert captured.err == "zeroe g2p: 'naïve' not answered: unknown symbol(s) ï\n"
     assert main(["g2p", "night"]) == 0
+
+
+def test_an_engine_whose_package_is_missing_is_one_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as where it is not installed
+    path = tmp_path / "in.txt"
+    path.write_text("the dog\n", encoding="utf-8")
+    assert main(["perturb", "-p", "intrude", "--engine", "ray", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "needs Ray" in err and "pip install" in err and "Traceback" not in err

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .assets import temp_prefix
 from .assets.victim import staged_folder
+from .validate import NeedsExtra
 
 TOKEN_SEP = "\n"  # no perturber inserts or removes a line break
 BOM = "\ufeff"
@@ -451,7 +452,7 @@ def _datasets():
     try:
         import datasets
     except ImportError:
-        raise ImportError("Hugging Face datasets need the datasets library: "
+        raise NeedsExtra("Hugging Face datasets need the datasets library: "
                           "pip install 'zeroe[hf]'") from None
     return datasets
 

@@ -51,10 +51,15 @@ def resolve_level(level: float | str, what: str = "level") -> float:
     return value
 
 
-class NeedsTorch(ImportError, ValueError):
-    """What needs PyTorch where it is not installed: an ``ImportError`` (callers that can do
-    without, like the phonetic perturber's OOV path, catch that) and a ``ValueError`` (the CLI
-    prints it as its one-line usage error)."""
+class NeedsExtra(ImportError, ValueError):
+    """What needs an optional package that is not installed: an ``ImportError`` (callers that
+    can do without catch that) and a ``ValueError`` (the CLI prints it as its one-line usage
+    error, exit 2, instead of a traceback)."""
+
+
+class NeedsTorch(NeedsExtra):
+    """What needs PyTorch where it is not installed (the phonetic perturber's OOV path does
+    without it)."""
 
 
 def require_torch(what: str):

@@ -17,6 +17,7 @@ from ..parallel import perturb_at
 from ..protocol import Perturbation
 from ..rng import BLOCK, Seed, base_seed
 from ..spec import get_perturbation
+from ..validate import NeedsExtra
 
 EXTRA = "pip install 'zeroe[hf]'"
 
@@ -30,7 +31,7 @@ def perturb_dataset(ds, spec, columns: str | Sequence[str] = "text", level="mid"
     try:
         import datasets
     except ImportError:
-        raise ImportError(f"perturb_dataset needs the datasets library: {EXTRA}") from None
+        raise NeedsExtra(f"perturb_dataset needs the datasets library: {EXTRA}") from None
     attack = spec if isinstance(spec, Perturbation) else \
         get_perturbation(spec, level=level, **options)
     columns = [columns] if isinstance(columns, str) else list(columns)

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..parallel import Checked, perturb_at
-from ..validate import check_int
+from ..validate import NeedsExtra, check_int
 from ..protocol import Perturbation
 from ..rng import BLOCK, Seed, base_seed
 from ..spec import get_perturbation
@@ -49,7 +49,7 @@ def connect(address: str | None = None, workers: int | None = None):
     try:
         import ray
     except ImportError:
-        raise ImportError(f"the Ray engine needs Ray: {EXTRA}") from None
+        raise NeedsExtra(f"the Ray engine needs Ray: {EXTRA}") from None
     if not ray.is_initialized():
         if address:
             _reachable(address)
@@ -87,7 +87,7 @@ def init(address: str | None = None, workers: int | None = None):
     try:
         import ray.data
     except ImportError:
-        raise ImportError(f"the Ray engine needs Ray Data: {EXTRA}") from None
+        raise NeedsExtra(f"the Ray engine needs Ray Data: {EXTRA}") from None
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True  # positions and output order rely on it
     context.enable_progress_bars = sys.stderr.isatty()
