@@ -177,27 +177,17 @@ class ZeroePerturbation(Perturbation):
 
     def _attack_words(self, words: list[str], drawn, target: int, rng: random.Random) -> int:
         """The visits of a word-local perturber: ``words[k]`` for k in ``drawn`` (a list of
-        words, or `tokenize.parts` with odd ``drawn``), changed in place until ``target`` did."""
+        words, or `tokenize.parts` with odd ``drawn``), changed in place until ``target`` did.
+        A perturber that never draws looks each spelling's outcome up (``_outcomes``)."""
+        if self._outcomes is not None:
+            visit = self._outcomes.__getitem__
+        else:
+            def visit(word: str) -> str:
+                return self._visit(word, rng)
         changed = 0
-        if self._outcomes is not None:  # no draws: each spelling's outcome is looked up
-            outcomes = self._outcomes
-            for k in drawn:
-                word = words[k]
-                new = outcomes[word]
-                if new != word:
-                    words[k] = new
-                    changed += 1
-                    if changed >= target:
-                        break
-            return changed
-        phi, perturb_word = self.phi, self._perturb_word
         for k in drawn:
             word = words[k]
-            if "'" in word or "’" in word:  # the stem changes, apostrophes and clitics stay
-                head, stem, tail = tokenize.stem(word)
-                new = head + perturb_word(stem, phi, rng) + tail if stem else word
-            else:
-                new = perturb_word(word, phi, rng)
+            new = visit(word)
             if new != word:
                 words[k] = new
                 changed += 1
@@ -205,12 +195,16 @@ class ZeroePerturbation(Perturbation):
                     break
         return changed
 
-    def _outcome(self, word: str) -> str:
-        """What a visit makes of ``word`` when the perturber never draws (``draws = False``)."""
+    def _visit(self, word: str, rng: random.Random | None) -> str:
+        """One visit to ``word``: its stem changes, apostrophes and clitics stay."""
         if "'" in word or "’" in word:
             head, stem, tail = tokenize.stem(word)
-            return head + self._perturb_word(stem, self.phi, None) + tail if stem else word
-        return self._perturb_word(word, self.phi, None)
+            return head + self._perturb_word(stem, self.phi, rng) + tail if stem else word
+        return self._perturb_word(word, self.phi, rng)
+
+    def _outcome(self, word: str) -> str:
+        """What a visit makes of ``word`` when the perturber never draws (``draws = False``)."""
+        return self._visit(word, None)
 
 
 class _Composite(Perturbation):
