@@ -217,9 +217,8 @@ class RobustEncoder:
         known = self._vocabulary_word(unit.head + unit.stem + unit.tail, unit.stem)
         if known is not None:
             return known
-        kept = self._kept(unit.head + unit.stem + unit.tail, unit.stem)
-        if kept is not None:
-            return kept
+        if unit.low in self.shield.lexicon:  # a word, if not one the victim trained on
+            return unit.low
         readings = [r for r in unit.candidates if all(self.known(w) for w in r.split())]
         if not readings:
             return self._unknown(unit.stem)
