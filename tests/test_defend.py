@@ -79,10 +79,14 @@ def test_defended_victim_loads_like_any_victim(defended, train_file):
     texts = ["You are a pathetic moron", "What a wonderful lovely morning"]
     p = victim.predict(texts)
     assert p[0] > 0.5 > p[1]
-    # the victim sees encoded text: an attacked cue word changes nothing it sees
-    attacked = perturb(texts, "inner-shuffle", level="high", seed=3)
-    assert attacked != texts and victim.seen(attacked) == victim.seen(texts)
+    # the victim sees encoded text: one change to a cue word changes nothing it sees
+    attacked = ["You are a pathteic moorn", "What a wodnerful lovley morning"]
+    assert victim.seen(attacked) == victim.seen(texts)
     assert victim.predict(attacked) == p
+    # a word shuffled beyond one change is unreadable: it can hide, never become another word
+    shuffled = perturb(texts, "inner-shuffle", level="high", seed=3)
+    assert set(" ".join(victim.seen(shuffled)).split()) <= set(
+        " ".join(victim.seen(texts)).split()) | {UNKNOWN}
     meta = json.loads((defended / "defense.json").read_text())
     assert meta["parts"] == ["encode", "adversarial"] and meta["trained_on"]["examples"] == 120
     # each example, its attacked twin, and what the attack in the loop found on 12 of them
@@ -229,6 +233,24 @@ def test_an_encoding_with_counts_reads_one_change_back_to_the_word():
         assert encoder.encode(token).split()[0] in ("idiot", "government", "moron"), token
     assert encoder.encode("moron morons") == "moron moron"
     assert encoder.token("morins") == "moron"  # one change from morons, whose cluster is moron
+
+
+def test_symbols_between_pieces_never_split_a_word_into_other_words():
+    counts = {"shootings": 30, "shit": 40, "still": 25, "and": 90, "or": 50, "censorship": 3}
+    encoder = RobustEncoder(counts, counts=counts)
+    for token in ("sho-ot-i-ngs", "#S#h#oot#i#n#gs,", "c_en_sor_shi_p"):
+        assert "shit" not in encoder.encode(token).split(), token  # before: the piece *shi*
+    assert encoder.encode("s*t*il*l") == "still"
+    assert encoder.encode("and/or") == "and or"  # pieces that are all words stay words
+
+
+def test_without_restorers_an_unknown_token_is_never_guessed_into_a_word():
+    counts = {"follow": 30, "fuck": 40}
+    guessing = RobustEncoder(counts, counts=counts)
+    strict = RobustEncoder(counts, counts=counts, restore=False)
+    assert strict.encode("fcuk follow") == guessing.encode("fcuk follow") == "fuck follow"
+    for token in ("tiikow", "dudcu", "xqzzv"):  # no lookup finds them: no word, whatever reads
+        assert strict.encode(token) == UNKNOWN
 
 
 def test_the_vocabulary_leaves_out_the_pieces_words_are_split_into():

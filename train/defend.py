@@ -73,8 +73,8 @@ class DefendDataModule(TextsDataModule):
         if self.rounds < 0 or self.per_round < 1 or self.epochs_per_round < 1:
             raise ValueError("defense.rounds must be >= 0, defense.per_round and "
                              "defense.epochs_per_round >= 1")
-        self.options = {k: d[k] for k in ("min_count", "anagrams", "sources", "merge_below")
-                        if k in d}
+        self.options = {k: d[k] for k in ("min_count", "anagrams", "sources", "merge_below",
+                                          "restore") if k in d}
         self.rounds_dir, self.progress = Path(run_dir) / ROUNDS, progress
         self.found: dict[int, list] = {}  # round → [(input, gold)], read or attacked
         self.defense = None
@@ -214,6 +214,7 @@ def train(cfg: DictConfig) -> dict:
             "seed": cfg.seed, "copies": 0, "min_count": data.options.get("min_count", 2),
             "anagrams": bool(data.options.get("anagrams", False)),
             "sources": bool(data.options.get("sources", True)),
+            "restore": bool(data.options.get("restore", False)),
             "merge_below": data.options.get("merge_below", 0), "rounds": len(rounds),
             "planned_rounds": data.rounds, "per_round": data.per_round, "recipe": data.recipe,
             "adversarial_found": sum(r["found"] for r in rounds),

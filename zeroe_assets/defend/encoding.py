@@ -49,7 +49,8 @@ class RobustEncoder:
     lexicon; ``shield``: the `Shield` whose restorers read perturbed tokens (default all)."""
 
     def __init__(self, vocabulary: Iterable[str], shield=None, anagrams: bool = False,
-                 counts: Mapping[str, int] | None = None, clusters: Mapping[str, str] | None = None):
+                 counts: Mapping[str, int] | None = None, clusters: Mapping[str, str] | None = None,
+                 restore: bool = True):
         from ..shield import get_shield
 
         self.vocabulary = frozenset(w.lower() for w in vocabulary)
@@ -57,6 +58,7 @@ class RobustEncoder:
         self.anagrams = anagrams
         self.counts = counts  # with them, a token one change from vocabulary words is one of them
         self.clusters = clusters or {}
+        self.restore = restore  # without: a token no lookup finds is UNKNOWN, never guessed
         self._surface = None
         self._cache: dict[str, str] = {}
 
@@ -90,20 +92,25 @@ class RobustEncoder:
         return [o for o in out if o]
 
     def _intruded(self, words: list[str], gaps: list[str]) -> tuple[list[str], list[str]]:
-        """Two words with one symbol (not a space) between them, that together are a vocabulary
-        word with that symbol intruded (*he.llo*), made one word again, so a one-symbol
-        intrusion never leaves a word's encoding (with ``counts``)."""
-        if self.counts is None or len(words) < 2:
+        """Words with one symbol (not a space) between each two (*s*t*il*l*, *sho-ot-i-ngs*)
+        are one word again, their letters joined, unless every piece is a vocabulary word of its
+        own (*and/or*, *Progressives/Socialist*): intruded symbols never leave a word's
+        encoding, and the pieces of a cut word are never read as words one change away (*shi* as
+        *shit*)."""
+        if len(words) < 2:
             return words, gaps
-        out_words, out_gaps = [words[0]], [gaps[0]]
-        for k in range(1, len(words)):
-            gap, joined = gaps[k], out_words[-1] + gaps[k] + words[k]
-            if (len(gap) == 1 and not gap.isspace() and not gap.isalnum()
-                    and self.surface.intruded(joined, self.counts)):
-                out_words[-1] = joined
-                continue
-            out_words.append(words[k])
-            out_gaps.append(gap)
+        out_words, out_gaps, k = [], [], 0
+        while k < len(words):
+            j = k
+            while j + 1 < len(words) and _symbol(gaps[j + 1]):
+                j += 1
+            out_gaps.append(gaps[k])
+            if j > k and not all(w.lower() in self.vocabulary for w in words[k:j + 1]):
+                out_words.append("".join(words[k:j + 1]))
+            else:
+                out_words += words[k:j + 1]
+                out_gaps += gaps[k + 1:j + 1]
+            k = j + 1
         return out_words, out_gaps + [gaps[-1]]
 
     @property
@@ -220,7 +227,7 @@ class RobustEncoder:
         if unit.low in self.shield.lexicon:  # a word, if not one the victim trained on
             return unit.low
         readings = [r for r in unit.candidates if all(self.known(w) for w in r.split())]
-        if not readings:
+        if not readings or not self.restore:
             return self._unknown(unit.stem)
         # the shield's learned ranker, out of context: which reading the token most looks like
         from ..shield.features import token_features
@@ -233,6 +240,11 @@ class RobustEncoder:
         best = 1 + int(scores[1:].argmax())  # row 0 is "keep": the token is no word here
         sure = 1.0 / float(np.exp(scores - scores[best]).sum())  # its probability
         return found[best] if sure >= SURE else self._unknown(unit.stem)
+
+
+def _symbol(gap: str) -> bool:
+    """One character that is neither a letter, a digit nor a space: what intrude puts inside."""
+    return len(gap) == 1 and not gap.isspace() and not gap.isalnum()
 
 
 def vocabulary(texts: Iterable[str], min_count: int = 2,

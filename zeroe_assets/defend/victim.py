@@ -120,7 +120,7 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
         counts, clusters = _read_vocabulary(words)
         encoder = RobustEncoder(counts, anagrams=bool(meta.get("anagrams", False)),
                                 counts=counts if meta.get("sources") else None,
-                                clusters=clusters)
+                                clusters=clusters, restore=bool(meta.get("restore", True)))
     parts = "+".join(p for p in meta["parts"] if p != "adversarial")
     trained = "+adv" if "adversarial" in meta["parts"] else ""
     return DefendedVictim(victim, meta["task"], encoder, shield,
