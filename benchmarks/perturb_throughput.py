@@ -9,7 +9,9 @@ their outputs must be byte-identical. nlpaug: its augmenters on the first ``--nl
 lines of the library corpus. Tokens are whitespace-separated tokens, the same count for every
 tool. The machine may be shared: every timing is repeated ``--repeat`` times in rounds (each
 round times everything once, so the load is alike for all), the median is reported, and the
-ratio to nlpaug is taken between medians of the same run; the load average is recorded.
+ratio to nlpaug is taken between medians of the same run; the load average is recorded. Each
+figure is given in wall time and in CPU time (``cpu_*``: the process's, or the command's and
+its workers'), the steadier of the two on a loaded machine.
 
     python benchmarks/perturb_throughput.py [--data DIR | --corpus PATH] [--repeat 3]
 """
@@ -21,6 +23,7 @@ import hashlib
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -108,6 +111,20 @@ def seconds(fn) -> float:
     return time.perf_counter() - start
 
 
+def both(fn) -> tuple[float, float]:
+    """Wall and CPU seconds of ``fn()`` in this process: on a shared machine the CPU time is the
+    steadier figure (what a process is given varies with the load; what it needs less so)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def children_cpu() -> float:
+    """CPU seconds of the finished child processes so far (theirs and their own children's)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def count(lines: list[str]) -> int:
     return sum(len(line.split()) for line in lines)
 
@@ -128,13 +145,15 @@ def nlpaug_augmenters(p: float, natural: Path):
     return augs
 
 
-def cli(name: str, level: float, processes: int, path: Path) -> tuple[float, str]:
-    """Wall seconds of ``zeroe perturb`` on ``path`` in a fresh process, and its output's sha256."""
+def cli(name: str, level: float, processes: int, path: Path) -> tuple[float, float, str]:
+    """Wall and CPU seconds (its workers' included) of ``zeroe perturb`` on ``path`` in a fresh
+    process, and its output's sha256."""
     command = [sys.executable, "-m", "zeroe_assets.cli", "perturb", "-p", name, "-l", str(level),
                "--seed", "0", "-j", str(processes), str(path)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     done = subprocess.run(command, capture_output=True, cwd=ROOT, check=True)
-    return time.perf_counter() - start, hashlib.sha256(done.stdout).hexdigest()
+    return (time.perf_counter() - start, children_cpu() - cpu,
+            hashlib.sha256(done.stdout).hexdigest())
 
 
 def main() -> None:
@@ -188,40 +207,50 @@ def main() -> None:
         for _ in range(args.repeat):
             loads.append(os.getloadavg()[0])
             for name, attacker in attackers.items():
-                ours.setdefault(name, []).append(seconds(lambda: attacker(lines, seed=0)))
+                ours.setdefault(name, []).append(both(lambda: attacker(lines, seed=0)))
             for label, aug in augs.items():
-                theirs.setdefault(label, []).append(seconds(lambda: aug.augment(sub)))
+                theirs.setdefault(label, []).append(both(lambda: aug.augment(sub)))
             for name in on_cli:
                 for j in (1, args.processes):
-                    wall, digest = cli(name, args.level, j, path)
-                    command.setdefault((name, j), []).append((wall, digest))
+                    command.setdefault((name, j), []).append(cli(name, args.level, j, path))
             print(f"round {len(loads)} of {args.repeat} done", file=sys.stderr, flush=True)
         loads.append(os.getloadavg()[0])
         many = {name: seconds(lambda: list(attacker.stream(lines, seed=0, processes=args.processes,
                                                             chunksize=512)))
                 for name, attacker in attackers.items()}
 
-    rate = {label: sub_tokens / statistics.median(s) for label, s in theirs.items()}
+    def median(runs, i):
+        return statistics.median(run[i] for run in runs)
+
+    # tokens per second of wall time (i = 0) and of CPU time (i = 1), medians over the rounds
+    rate = {label: sub_tokens / median(s, 0) for label, s in theirs.items()}
+    cpu_rate = {label: sub_tokens / median(s, 1) for label, s in theirs.items()}
     rows = []
     for name in names:
         ref = COMPARABLE[name]
-        one = statistics.median(ours[name])
+        one, one_cpu = median(ours[name], 0), median(ours[name], 1)
+        walls = [w for w, _ in ours[name]]
         row = {"perturber": name, "tokens_per_s": round(tokens / one),
-               "tokens_per_s_range": [round(tokens / max(ours[name])),
-                                      round(tokens / min(ours[name]))],
+               "tokens_per_s_range": [round(tokens / max(walls)), round(tokens / min(walls))],
+               "cpu_tokens_per_s": round(tokens / one_cpu),
                f"tokens_per_s_{args.processes}proc": round(tokens / many[name]),
                "nlpaug": ref}
         if ref in rate:
             row["nlpaug_tokens_per_s"] = round(rate[ref])
             row["speedup_vs_nlpaug"] = round(tokens / one / rate[ref], 1)
+            row["nlpaug_cpu_tokens_per_s"] = round(cpu_rate[ref])
+            row["cpu_speedup_vs_nlpaug"] = round(tokens / one_cpu / cpu_rate[ref], 1)
         for j in ((1, args.processes) if name in on_cli else ()):
             runs = command[(name, j)]
-            wall = statistics.median(w for w, _ in runs)
+            wall, cpu = median(runs, 0), median(runs, 1)
             row[f"cli_j{j}_tokens_per_s"] = round(big_tokens / wall)
+            row[f"cli_j{j}_cpu_tokens_per_s"] = round(big_tokens / cpu)
             if ref in rate:
                 row[f"cli_j{j}_speedup_vs_nlpaug"] = round(big_tokens / wall / rate[ref], 1)
+                row[f"cli_j{j}_cpu_speedup_vs_nlpaug"] = round(big_tokens / cpu / cpu_rate[ref],
+                                                               1)
         if name in on_cli and len({d for j in (1, args.processes)
-                                   for _, d in command[(name, j)]}) != 1:
+                                   for _, _, d in command[(name, j)]}) != 1:
             raise SystemExit(f"{name}: `zeroe perturb` gave different outputs")
         rows.append(row)
     result = {"corpus": recorded(args.corpus, args.data), "lines": len(lines), "tokens": tokens,

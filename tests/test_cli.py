@@ -232,3 +232,37 @@ def test_the_version_is_the_installed_distributions(capsys):
     with pytest.raises(SystemExit):
         main(["--version"])
     assert capsys.readouterr().out == f"zeroe {declared}\n"
+
+
+def test_lines_read_a_batch_at_a_time_give_the_library_s_output(tmp_path, monkeypatch, capsys):
+    """`zeroe perturb` with one process reads 1,024 lines at a time and decodes them at once
+    where it can: the output is the library's, line for line, whatever the endings, with invalid
+    UTF-8 replaced or named by its line after the lines before it."""
+    import zeroe_assets as z
+
+    texts = [f"line number {i} with some wörds, don't they?" if i % 7 else f"plain {i} here"
+             for i in range(2500)]
+    expected = z.perturb(texts, "keyboard-typo", level="mid", seed=4)
+    path = tmp_path / "in.txt"
+    path.write_bytes("".join(t + "\n" for t in texts).encode())  # the batch path throughout
+    code, out, _ = run_cli(["perturb", "-p", "keyboard-typo", "--seed", "4", str(path)], b"",
+                           monkeypatch, capsys)
+    assert code == 0 and out == "".join(t + "\n" for t in expected)
+    endings = ["\r\n" if i % 500 == 3 else "\n" for i in range(2500)]
+    endings[-1] = ""  # batches with a CRLF or without a final newline go line by line
+    path.write_bytes("".join(t + e for t, e in zip(texts, endings)).encode())
+    code, out, _ = run_cli(["perturb", "-p", "keyboard-typo", "--seed", "4", str(path)], b"",
+                           monkeypatch, capsys)
+    assert code == 0 and out == "".join(t + e for t, e in zip(expected, endings))
+    raw = [t.encode() for t in texts]
+    raw[1500] = b"bad \xff byte"
+    path.write_bytes(b"".join(r + b"\n" for r in raw))
+    code, out, err = run_cli(["perturb", "-p", "keyboard-typo", "--seed", "4", str(path)], b"",
+                             monkeypatch, capsys)
+    assert code == 2 and "line 1501 is not valid UTF-8" in err
+    assert out == "".join(t + "\n" for t in expected[:1500])
+    code, out, _ = run_cli(["perturb", "-p", "keyboard-typo", "--seed", "4", "--errors",
+                            "replace", str(path)], b"", monkeypatch, capsys)
+    replaced = z.perturb(texts[:1500] + ["bad \ufffd byte"] + texts[1501:], "keyboard-typo",
+                         level="mid", seed=4)
+    assert code == 0 and out == "".join(t + "\n" for t in replaced)

@@ -195,3 +195,19 @@ def test_starting_the_cli_does_not_look_up_the_version():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_a_rule_based_zeroe_perturb_imports_no_numpy_and_no_victims(tmp_path):
+    """`zeroe perturb -p truncate` registers only its own command (the others' options pulled in
+    the defences, numpy, the victims and the run folders) and loads no asset (the store's
+    imports): most of a short run's start-up."""
+    path = tmp_path / "in.txt"
+    path.write_text("one line of text\n")
+    code = ("import sys\nfrom zeroe_assets.cli import main\n"
+            f"assert main(['perturb', '-p', 'truncate', '-l', '1', {str(path)!r}]) == 0\n"
+            "print(sorted(m for m in ('numpy', 'zeroe_assets.victims', 'zeroe_assets.runs', "
+            "'zeroe_assets.defend', 'zeroe_assets.assets') if m in sys.modules), "
+            "file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "on lin of tex\n" and out.stderr.strip() == "[]"

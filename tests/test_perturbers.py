@@ -4,7 +4,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from zeroe_assets.perturbers._sampling import at_least_one
+from zeroe_assets.perturbers._sampling import at_least_one, none_came_up
 from zeroe_assets.perturbers.disemvowel import DisemvowelPerturber
 from zeroe_assets.perturbers.intrude import SYMBOLS, IntrudePerturber
 from zeroe_assets.perturbers.keyboard import KeyboardPerturber
@@ -277,3 +277,14 @@ def test_a_perturbers_kind_is_declared_and_checked_when_it_is_defined():
         type("Bypass", (Perturber,), {"reference": "sentence"})
     with pytest.raises(TypeError, match="scope must be one of word, context, drawn"):
         type("Odd", (Perturber,), {"scope": "sentence"})
+
+
+@pytest.mark.parametrize("phi", [1e-12, 0.05, 0.3, 0.9])
+def test_none_came_up_continues_at_least_ones_draws(phi):
+    """intrude makes at_least_one's Bernoulli draws inline and calls none_came_up when none came
+    up: the same positions and the same draws as at_least_one."""
+    for n in (1, 2, 5, 12):
+        for seed in range(300):
+            a, b = random.Random(seed), random.Random(seed)
+            chosen = [j for j in range(n) if b.random() < phi] or none_came_up(n, phi, b)
+            assert at_least_one(n, phi, a) == chosen and a.random() == b.random()

@@ -355,3 +355,19 @@ def test_phonetic_respells_the_stem_of_table_words_with_clitics():
         assert [w.endswith(c) for w, c in zip(out.split(), ("'re", "'s", "'ll", "'s"))] == \
             [True] * 4, out
         assert out.split()[3].startswith("O'"), out
+
+
+@pytest.mark.parametrize("protocol", ["paper", "reference"])
+def test_looking_up_rows_draws_as_perturb_word_does(protocol):
+    """natural-typo declares ``row``: the protocol draws from each spelling's row itself, which
+    must give what a call of ``perturb_word`` per visit gives, apostrophes and clitics included."""
+    text = ("Their beautiful neighbours definitely recieved seventeen intresting letters, didn't "
+            "they? Goverment's officials BELIEVED it; Wich wasn't Beleived. ") * 3
+    fast = ZeroePerturbation(get_perturber("natural-typo"), level="high", protocol=protocol)
+    slow = ZeroePerturbation(get_perturber("natural-typo"), level="high", protocol=protocol)
+    assert fast._rows is not None
+    slow._rows = None  # every visit through perturb_word
+    for seed in range(30):
+        a, b = random.Random(seed), random.Random(seed)
+        assert fast.perturb(text, a) == slow.perturb(text, b)
+        assert a.random() == b.random()  # and the same number of draws

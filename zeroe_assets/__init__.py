@@ -8,7 +8,6 @@ Imports only numpy and the standard library (faiss lazily), never torch.
 """
 from __future__ import annotations
 
-from .assets import ArtifactError, load_component as load_assets
 from .mischief import Mischief
 from .protocol import PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation
 from .rng import Seed
@@ -16,9 +15,21 @@ from .spec import available_names, get_perturbation, list_perturbers
 from .validate import LEVELS
 
 
+# names of the asset store, imported on first use: a rule-based `zeroe perturb` never loads an
+# asset, and the store's imports (dataclasses, json, hashlib, shutil, tempfile, platform) were
+# a third of its start-up
+_FROM_ASSETS = {"ArtifactError": "ArtifactError", "load_assets": "load_component"}
+
+
 def __getattr__(name: str):
-    """``__version__``, the installed distribution's, looked up on first use: the lookup scans
+    """``ArtifactError`` and ``load_assets`` (`zeroe_assets.assets`), imported on first use; and
+    ``__version__``, the installed distribution's, looked up on first use: the lookup scans
     every installed distribution (50-90 ms), which every ``zeroe`` command paid at start-up."""
+    if name in _FROM_ASSETS:
+        from . import assets
+
+        found = globals()[name] = getattr(assets, _FROM_ASSETS[name])
+        return found
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version

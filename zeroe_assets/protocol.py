@@ -86,6 +86,10 @@ class ZeroePerturbation(Perturbation):
                               else perturber.reference_word)
         # a perturber that never draws changes a spelling the same way every time: once each
         self._outcomes = None if getattr(perturber, "draws", True) else PerWord(self._outcome)
+        # a perturber that draws one entry of a row per word: each spelling's row, whole words
+        uses_rows = perturber.row is not None and (
+            protocol == "paper" or type(perturber).reference_word is Perturber.reference_word)
+        self._rows = PerWord(self._whole_row) if self._outcomes is None and uses_rows else None
 
     def __repr__(self) -> str:
         return (f"ZeroePerturbation({self.name!r}, p={self.p}, phi={self.phi}, "
@@ -178,16 +182,43 @@ class ZeroePerturbation(Perturbation):
     def _attack_words(self, words: list[str], drawn, target: int, rng: random.Random) -> int:
         """The visits of a word-local perturber: ``words[k]`` for k in ``drawn`` (a list of
         words, or `tokenize.parts` with odd ``drawn``), changed in place until ``target`` did.
-        A perturber that never draws looks each spelling's outcome up (``_outcomes``)."""
-        if self._outcomes is not None:
-            visit = self._outcomes.__getitem__
-        else:
-            def visit(word: str) -> str:
-                return self._visit(word, rng)
+
+        A perturber that never draws has each spelling's outcome looked up (``_outcomes``), one
+        that draws a row entry has each spelling's row looked up (``_rows``); the others'
+        ``perturb_word`` is called straight, words with apostrophes through ``_visit``. Visits
+        are most of a run, and a Python call per visit is a good part of one."""
         changed = 0
+        if self._outcomes is not None:
+            outcome = self._outcomes.__getitem__
+            for k in drawn:
+                word = words[k]
+                new = outcome(word)
+                if new != word:
+                    words[k] = new
+                    changed += 1
+                    if changed >= target:
+                        break
+            return changed
+        if self._rows is not None:
+            row_of, rand = self._rows.__getitem__, rng.random
+            for k in drawn:
+                word = words[k]
+                row = row_of(word)
+                if row:  # an empty row: the word stays, and nothing is drawn
+                    new = row[int(rand() * len(row))]
+                    if new != word:
+                        words[k] = new
+                        changed += 1
+                        if changed >= target:
+                            break
+            return changed
+        perturb_word, phi = self._perturb_word, self.phi
         for k in drawn:
             word = words[k]
-            new = visit(word)
+            if "'" in word or "’" in word:
+                new = self._visit(word, rng)
+            else:
+                new = perturb_word(word, phi, rng)
             if new != word:
                 words[k] = new
                 changed += 1
@@ -201,6 +232,15 @@ class ZeroePerturbation(Perturbation):
             head, stem, tail = tokenize.stem(word)
             return head + self._perturb_word(stem, self.phi, rng) + tail if stem else word
         return self._perturb_word(word, self.phi, rng)
+
+    def _whole_row(self, word: str) -> tuple[str, ...]:
+        """``perturber.row`` of ``word``'s stem with its apostrophes and clitics around each
+        entry: what a visit to ``word`` picks from (`_visit`, for a perturber with ``row``)."""
+        head, stem, tail = tokenize.stem(word) if "'" in word or "’" in word else ("", word, "")
+        if not stem:
+            return ()
+        found = self.perturber.row(stem)
+        return tuple(head + entry + tail for entry in found) if head or tail else tuple(found)
 
     def _outcome(self, word: str) -> str:
         """What a visit makes of ``word`` when the perturber never draws (``draws = False``)."""

@@ -9,9 +9,10 @@ import importlib
 import typing
 from pathlib import Path
 
-from .assets import ArtifactError, component_available, default_root, rebuild_hint
-from .assets.store import missing
 from .perturbers.base import Perturber
+
+# `zeroe_assets.assets` is imported where a perturber needs assets or something failed: the
+# rule-based ones never do, and the store's imports were a third of `zeroe perturb`'s start-up
 
 # name -> (module, class, asset component it needs or None)
 _ENTRIES: dict[str, tuple[str, str, str | None]] = {
@@ -48,6 +49,8 @@ def perturber_class(name: str) -> type[Perturber]:
     except ModuleNotFoundError as e:
         if e.name != f"{__package__}.perturbers.{module}":
             raise
+        from .assets import ArtifactError, rebuild_hint
+
         component = _ENTRIES[canonical(name)][2]
         hint = rebuild_hint(component) if component else ""
         raise ArtifactError(f"the {name!r} perturber is not part of this install; {hint}") from e
@@ -68,6 +71,9 @@ def unavailable_reason(name: str, verify: bool = False) -> str:
     its module is not part of this install, or (checked only if ``verify``: that builds it, which
     loads its assets once per process) one of its asset files is missing, truncated or fails its
     checksum, named in the reason. A manifest that cannot be read is an error, not a reason."""
+    from .assets import ArtifactError, component_available, default_root
+    from .assets.store import missing
+
     component = needs_assets(name)
     if component is not None and not component_available(component):
         return missing(component, default_root())
@@ -87,9 +93,13 @@ def get_perturber(name: str, **options) -> Perturber:
     component is reported with the command that builds it.
     """
     component = needs_assets(name)
-    if component is not None and "root" not in options and not component_available(component):
-        raise ArtifactError(f"the {canonical(name)!r} perturber needs the '{component}' assets: "
-                            f"{missing(component, default_root())}")
+    if component is not None and "root" not in options:
+        from .assets import ArtifactError, component_available, default_root
+        from .assets.store import missing
+
+        if not component_available(component):
+            raise ArtifactError(f"the {canonical(name)!r} perturber needs the '{component}' "
+                                f"assets: {missing(component, default_root())}")
     cls = perturber_class(name)
     hints = typing.get_type_hints(cls.__init__)
     return cls(**{k: from_text(k, v, hints[k]) if k in hints else v for k, v in options.items()})

@@ -8,13 +8,11 @@ the Mischief protocol (its ``r`` is an option). Examples: ``intrude``, ``intrude
 """
 from __future__ import annotations
 
-import inspect
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import registry
-from .assets import ArtifactError
 from .protocol import PROTOCOLS, Chain, Mix, Perturbation, ZeroePerturbation
 from .validate import resolve_level
 from .mischief import Mischief
@@ -26,6 +24,8 @@ def accepted_options(name: str) -> set[str]:
     """The options the perturber ``name`` takes (its perturber's constructor parameters)."""
     if name == "mischief":
         return {"r"}
+    import inspect  # (only where options were given: `_part`)
+
     params = inspect.signature(registry.perturber_class(name).__init__).parameters
     return {p for p in params if p != "self"}
 
@@ -49,7 +49,7 @@ def _part(text: str, level, phi, protocol, options: Mapping[str, Any], used: set
         used.update(kwargs)
         return Mischief(level, **kwargs)
     canonical = registry.canonical(name)
-    accepted = accepted_options(canonical)
+    accepted = accepted_options(canonical) if options else ()
     kwargs = {k: v for k, v in options.items() if k in accepted}
     used.update(kwargs)
     return ZeroePerturbation(registry.get_perturber(canonical, **kwargs), level, phi, protocol)
@@ -111,6 +111,8 @@ def perturbers_here(what: str, strict: bool = False) -> list[str]:
     """The available attackers, for ``what`` (``rand``, ``--perturbers all``) that means every
     one: each left out (its assets not exported, or a file of them missing, truncated or failing
     its checksum) is named with why in a warning, or (``strict``) an ``ArtifactError``."""
+    from .assets import ArtifactError  # (imported where assets are looked at: `registry`)
+
     names = []
     for name in registry.NAMES:
         reason = registry.unavailable_reason(name, verify=True)
@@ -125,6 +127,8 @@ def perturbers_here(what: str, strict: bool = False) -> list[str]:
 
 def list_perturbers() -> list[dict[str, Any]]:
     """Every registered perturber: name, aliases, one-line description, assets available."""
+    from .assets import ArtifactError
+
     out = []
     for name in registry.NAMES:
         aliases = [a for a, target in registry.ALIASES.items() if target == name]

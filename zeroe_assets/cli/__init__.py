@@ -6,10 +6,7 @@ import importlib
 import sys
 import warnings
 
-from ..assets import ArtifactError
-from ..runs import FolderBusy
 from ..validate import check_seed
-from ..victims import VictimError
 from ._common import check_required
 
 RENAMED = {"attack": "search"}  # commands' names before 0.2, kept for one release
@@ -17,9 +14,22 @@ RENAMED = {"attack": "search"}  # commands' names before 0.2, kept for one relea
 COMMANDS = ("demo", "perturb", "shield", "list", "neighbours", "g2p", "search", "defend",
             "certify", "bench")
 # The exit status of each failure (docs/reliability.md), the first that matches; 75 is sysexits'
-# EX_TEMPFAIL, "try again later".
-EXIT_STATUS = ((ArtifactError, 1), (VictimError, 3), (FolderBusy, 75), (ValueError, 2),
-               (OSError, 2))
+# EX_TEMPFAIL, "try again later". Each class is named by its module, looked up only when
+# something failed: one whose module was never imported cannot have been raised, and a run
+# that needs no victim or run folder does not import them (their imports were a third of
+# `zeroe perturb`'s start).
+EXIT_STATUS = (("zeroe_assets.assets.store", "ArtifactError", 1),
+               ("zeroe_assets.victims", "VictimError", 3), ("zeroe_assets.runs", "FolderBusy", 75),
+               ("builtins", "ValueError", 2), ("builtins", "OSError", 2))
+
+
+def exit_status(error: BaseException) -> int | None:
+    """The exit status of ``error`` by `EXIT_STATUS`, None for an error it does not list."""
+    for module, name, status in EXIT_STATUS:
+        kind = getattr(sys.modules.get(module), name, None)
+        if kind is not None and isinstance(error, kind):
+            return status
+    return None
 
 
 class _Version(argparse.Action):
@@ -32,13 +42,16 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or only of ``only`` (one of ``COMMANDS``): registering a
+    command imports its module and what its options need (the defences' pull in numpy), which
+    a run of another command does not need."""
     parser = argparse.ArgumentParser(
         prog="zeroe", description="Zéroe low-level adversarial attacks (Eger & Benz 2020).")
     parser.add_argument("--version", action=_Version, nargs=0,
                         help="show the program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
@@ -53,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     or corrupt assets exit 1 with the command that rebuilds them, a victim that fails exits 3, a
     run folder another process writes exits 75 (sysexits' "try again later"), Ctrl-C exits 130;
     each is one line, never a traceback."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else [*argv]  # (`list` here is the list command)
+    # `zeroe COMMAND ...`: only COMMAND's parser (its usage errors and help are the same)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if args.command in RENAMED:
         print(f"zeroe: note: `zeroe {args.command}` is now `zeroe {RENAMED[args.command]}` (the "
@@ -75,9 +90,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `zeroe ... | head`
         return 0
-    except tuple(kind for kind, _ in EXIT_STATUS) as e:
+    except Exception as e:
+        status = exit_status(e)
+        if status is None:
+            raise
         print(f"zeroe {command}: error: {e}", file=sys.stderr)
-        return next(status for kind, status in EXIT_STATUS if isinstance(e, kind))
+        return status
 
 
 if __name__ == "__main__":

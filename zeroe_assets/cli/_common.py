@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -187,11 +188,14 @@ def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0) 
     args.processes = cap_processes(args.processes, command)
     src = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
     try:
-        lines = _lines(src, args.errors)
         if args.jsonl:
-            outputs = _jsonl(attack, lines, args.fields or ["text"], args.processes, seed)
+            outputs = _jsonl(attack, _lines(src, args.errors), args.fields or ["text"],
+                             args.processes, seed)
+        elif (args.processes == 1 and type(attack).stream is Perturbation.stream
+              and not sys.stdout.isatty()):
+            outputs = _plain_here(attack, src, args.errors, seed)
         else:
-            outputs = _plain(attack, lines, args.processes, seed)
+            outputs = _plain(attack, _lines(src, args.errors), args.processes, seed)
         _write(outputs, sys.stdout, command)
     finally:
         if src is not sys.stdin.buffer:
@@ -233,8 +237,10 @@ def _write(outputs, out, command: str) -> None:
             bar.close()
 
 
-def _lines(stream, errors: str):
-    for number, raw in enumerate(stream, 1):
+def _lines(stream, errors: str, before: int = 0):
+    """(number, text, ending) of each line of the binary ``stream``, numbered after ``before``
+    lines; invalid UTF-8 is a ValueError naming its line (``errors="strict"``)."""
+    for number, raw in enumerate(stream, before + 1):
         body = raw.rstrip(b"\r\n")
         ending = raw[len(body):]
         try:
@@ -247,9 +253,6 @@ def _lines(stream, errors: str):
 
 
 def _plain(attack, lines, processes: int, seed: int):
-    if processes == 1 and type(attack).stream is Perturbation.stream:
-        yield from _plain_here(attack, lines, seed)
-        return
     endings: collections.deque[str] = collections.deque()
 
     def texts():
@@ -261,12 +264,29 @@ def _plain(attack, lines, processes: int, seed: int):
         yield text + endings.popleft()
 
 
-def _plain_here(attack, lines, seed: int):
-    """``_plain`` in this process: what ``attack.stream`` does with one process (each line
-    perturbed with its sample's generator), without its layers of generators per line."""
-    perturb = attack.perturb
-    for (_, text, ending), rng in zip(lines, sample_rngs(base_seed(seed))):
-        yield perturb(text, rng) + ending
+def _plain_here(attack, src, errors: str, seed: int):
+    """``_plain`` in this process, where output goes out ``BATCH`` lines at a time (not to a
+    terminal): what ``attack.stream`` does with one process (each line perturbed with its
+    sample's generator), without its layers of generators per line, and reading ``BATCH``
+    lines at a time: where each ends in a newline alone and all are valid UTF-8, they are
+    decoded and split in one call each instead of one line at a time (`_lines`, which reads
+    the others, with the same results and errors)."""
+    perturb, rngs, before = attack.perturb, sample_rngs(base_seed(seed)), 0
+    while raws := list(itertools.islice(src, BATCH)):
+        blob, texts = b"".join(raws), None
+        if blob.endswith(b"\n") and b"\r" not in blob:
+            try:  # UTF-8 resynchronises at every newline: decoding at once decodes each line
+                texts = blob.decode("utf-8", errors).split("\n")
+            except UnicodeDecodeError:
+                pass  # `_lines` names the line
+        if texts is None:
+            for (_, text, ending), rng in zip(_lines(raws, errors, before), rngs):
+                yield perturb(text, rng) + ending
+        else:
+            texts.pop()  # after the last newline
+            for text, rng in zip(texts, rngs):
+                yield perturb(text, rng) + "\n"
+        before += len(raws)
 
 
 def _jsonl(attack, lines, fields, processes: int, seed: int):

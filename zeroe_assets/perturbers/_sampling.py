@@ -21,8 +21,14 @@ def at_least_one(n: int, phi: float, rng: random.Random) -> list[int]:
         return list(range(n))
     rand = rng.random
     chosen = [j for j in range(n) if rand() < phi]
-    if chosen:
-        return chosen
+    return chosen or none_came_up(n, phi, rng)
+
+
+def none_came_up(n: int, phi: float, rng: random.Random) -> list[int]:
+    """``at_least_one(n, phi, rng)`` after its Bernoulli draws all failed (0 < φ < 1, n ≥ 1):
+    its conditional draw. A caller that made those draws itself (inline, a call less per
+    word) continues here."""
+    rand = rng.random
     q = 1.0 - phi
     # inverse CDF of the truncated geometric: P(first ≤ j) = (1 - q^(j+1)) / (1 - q^n)
     # 1 - q^n, computed so that it does not round to 0 for a tiny φ

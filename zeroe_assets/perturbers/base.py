@@ -43,7 +43,10 @@ class Perturber:
     word's first or last character: a search recipe asked to edit them refuses a set of such
     perturbers, ``search.recipes``) and ``draws`` (False where ``perturb_word`` and
     ``reference_word`` never use ``rng`` or ``phi``: the protocol then keeps each spelling's
-    outcome, and they are called with ``rng=None``) are data too.
+    outcome, and they are called with ``rng=None``) are data too. So is ``row``: None, or a
+    function of a word giving the entries ``perturb_word`` draws from, where it returns
+    ``row(word)[int(rng.random() * len(row(word)))]``, and ``word`` without drawing when the
+    row is empty (natural-typo); the protocol then keeps each spelling's row and draws itself.
     """
 
     name: str = ""
@@ -54,6 +57,7 @@ class Perturber:
     prepares: bool = False
     keeps_ends: bool = False
     draws: bool = True
+    row = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import string
 
 from ..tokenize import clusters, length
-from ._sampling import at_least_one
+from ._sampling import at_least_one, none_came_up
 from .base import Perturber
 
 SYMBOLS = string.punctuation + " "  # the paper's list, "including whitespace"
@@ -30,7 +30,13 @@ class IntrudePerturber(Perturber):
         units = list(word) if word.isascii() else clusters(word)  # clusters' own fast path, inline
         if len(units) < 3:
             return word
-        symbol = self.symbols[int(rng.random() * len(self.symbols))]
-        for gap in at_least_one(len(units) - 1, phi, rng):
+        rand = rng.random
+        symbol = self.symbols[int(rand() * len(self.symbols))]
+        gaps = len(units) - 1
+        if 0.0 < phi < 1.0:  # at_least_one's Bernoulli draws, inline (a call less per word)
+            chosen = [j for j in range(gaps) if rand() < phi] or none_came_up(gaps, phi, rng)
+        else:
+            chosen = at_least_one(gaps, phi, rng)
+        for gap in chosen:
             units[gap] += symbol  # after unit ``gap``: one pass, however long the word
         return "".join(units)

@@ -22,6 +22,7 @@ class NaturalPerturber(Perturber):
         self.source = Path(source) if source else codespell_dictionary()
         self.typos = read_misspellings(self.source)
         self._cased = PerWord(self._misspellings)
+        self.row = self._cased.__getitem__  # perturb_word draws from it (`Perturber.row`)
 
     def _misspellings(self, word: str) -> tuple[str, ...]:
         """``word``'s misspellings in the table's order, in its case (repeats kept: each is one
