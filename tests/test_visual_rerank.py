@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from train.visual.quality import reads_like, table_figures
-from train.visual.rerank import (Rerank, carrier_words, keeps_word, letter_case, read_back_rates,
-                                 rerank)
+from train.visual.rerank import (Rerank, carrier_words, char_class, keeps_word, letter_case,
+                                 one_letter, rank, read_back_rates, rerank)
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
 from zeroe_assets.visual.fonts import alias_fonts
@@ -32,6 +32,28 @@ def test_letter_case_of_look_alikes():
     assert [letter_case(c) for c in "a\u1e02\u0432\u1d18\u00e9"] == [  # a Ḃ в ᴘ é
         "lower", "upper", "lower", "lower", "lower"]
     assert letter_case("7") is None and letter_case("\u2202") is None  # ∂
+
+
+def test_char_class_is_what_a_program_sees():
+    # a A, Lisu ꓮ (a letter without case), Roman numeral ⅽ, Lao digit ໐, 0
+    assert [char_class(c) for c in "aA\ua4ee\u217d\u0ed00"] == [
+        "letter", "upper", "letter", "number", "digit", "digit"]
+
+
+def test_rank_prefers_another_class_only_among_glyphs_unicode_reads_as_the_letter():
+    # for o: Greek ο (a letter), Lao ໐ (a digit), Greek capital Ο (the other case), ⅽ (a
+    # number Unicode reads as c), all read back alike; the learned space prefers them in order
+    chars = ["\u03bf", "\u0ed0", "\u039f", "\u217d"]
+    cosines, rates = np.array([0.9, 0.8, 0.7, 0.6]), np.ones(4)
+    plain = rank("o", chars, cosines, rates, Rerank(shape=0.0))
+    assert [chars[i] for i in plain] == chars  # ⅽ last: Unicode reads it as c, not as o
+    shaped = rank("o", chars, cosines, rates, Rerank(shape=0.25))
+    # the digit moves first; the capital stays under the case term and ⅽ gets no class bonus
+    assert [chars[i] for i in shaped] == ["\u0ed0", "\u03bf", "\u039f", "\u217d"]
+    # ⅷ decomposes to viii: Unicode reads it as starting with v, but it is four letters
+    assert one_letter("\u0ed0") and one_letter("\u00e9") and not one_letter("\u2177")
+    v = ["\u03bd", "\u2177"]  # ν ⅷ
+    assert [v[i] for i in rank("v", v, np.array([0.9, 0.8]), np.ones(2), Rerank(shape=0.25))] == v
 
 
 def test_a_look_alike_keeps_the_word_one_word():
@@ -64,6 +86,9 @@ def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
     renderer = WordRenderer(40, dejavu)
     rates = read_back_rates("a", ["\u0430", "\u0416"], ["water", "cat"], renderer)
     assert rates[0] == 1.0 and rates[1] < 1.0
+    # a capital A is read, but as "wAter": only ignoring case
+    assert read_back_rates("a", ["A"], ["water", "cat"], renderer)[0] == 1.0
+    assert read_back_rates("a", ["A"], ["water", "cat"], renderer, same_case=True)[0] == 0.0
     settings = Rerank(letters="a", pool=4, carriers=2, px=40, bonus=0.0, weight=0.1)
     new, rows = rerank(table, index, ["water", "cat", "data"], settings, renderer)
     a = [chr(c) for c in new.neighbours[0].tolist()]

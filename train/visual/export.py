@@ -68,7 +68,8 @@ def reranked(table: NeighbourTable, index: VectorIndex, cfg: DictConfig
     held = {w.lower() for w in words_in(Path(cfg.held_out))}
     words = held_out_words(Path(cfg.words), cfg.tuning_words, cfg.seed, exclude=held)
     settings = Rerank(pool=cfg.pool, carriers=cfg.carriers, px=cfg.px, bonus=cfg.bonus,
-                      weight=cfg.weight, case=cfg.case)
+                      weight=cfg.weight, case=cfg.case, same_case=cfg.get("same_case", False),
+                      shape=cfg.get("shape", 0.0))
     new, rows = rerank(table, index, words, settings)
     return new, {"settings": OmegaConf.to_container(cfg, resolve=True),
                  "table_before": table_figures(table), "table_after": table_figures(new),

@@ -7,12 +7,17 @@ of the words the attack changes. So for each letter: a pool of candidates (its l
 reads as another letter only, or one that would split the word for the tokenizer, as ⋿ for e
 does), each substituted into ``carriers`` tuning words, rendered
 at ``px`` with font fallback and read back by Tesseract (as the readability bench does, on other
-words and at another size); ranked by the share of those words read back + ``bonus`` when
-Unicode says the glyph reads as the letter (UTS #39, NFKD, or its name: LATIN SMALL LETTER K
-WITH HOOK) + ``weight`` × the learned cosine − ``case`` when the glyph is of the other case
-(a capital Ḃ among the b's is read, but as a case change, which taggers notice). The table keeps
-its format: the top k by that rank, each with its learned cosine (what the attack samples by
-and thresholds compare).
+words and at another size); ranked by the share of those words read back (in the same case with
+``same_case``: a zero among the o's is read, but as "hOttest") + ``bonus`` when Unicode says the
+glyph reads as the letter (UTS #39, NFKD, or its name: LATIN SMALL LETTER K WITH HOOK)
++ ``weight`` × the learned cosine − ``case`` when the glyph is of the other case (a capital Ḃ
+among the b's is read, but as a case change, which taggers notice) + ``shape`` when Unicode says
+it reads as the letter but its character class differs (`char_class`: the Roman numeral ⅽ
+for c, the digit ໐ for o, the Lisu ꓮ for A, a letter without case). A reader sees only the
+shape; a program also sees the class (shape and casing features, isalpha and isupper), so
+among glyphs read alike the attack prefers those (only glyphs that decompose to one letter: ⅷ
+decomposes to viii). The table keeps its format: the top k by that
+rank, each with its learned cosine (what the attack samples by and thresholds compare).
 """
 from __future__ import annotations
 
@@ -44,6 +49,8 @@ class Rerank:
     bonus: float = 1.0  # for glyphs Unicode says read as the letter
     weight: float = 0.3  # of the learned cosine
     case: float = 1.0  # off a glyph of the other case
+    same_case: bool = False  # a candidate's words must be read back in the same case
+    shape: float = 0.0  # for a glyph Unicode reads as the letter, of another character class
 
 
 def keeps_word(ch: str) -> bool:
@@ -68,6 +75,24 @@ def letter_case(ch: str) -> str | None:
     return "upper" if "CAPITAL" in name else "lower" if "SMALL" in name else None
 
 
+def char_class(ch: str) -> str:
+    """What a program sees of ``ch`` besides its code point: "upper" (an upper-case letter),
+    "letter" (any other), "digit" (str.isdigit), "number" (a Roman numeral, a fraction) or
+    "other" (what `keeps_word` already keeps out of the rows)."""
+    if ch.isupper():
+        return "upper"
+    if ch.isalpha():
+        return "letter"
+    return "digit" if ch.isdigit() else "number" if ch.isnumeric() else "other"
+
+
+def one_letter(ch: str) -> bool:
+    """Whether ``ch`` reads as one letter: Unicode decomposes it (NFKD) into at most one letter
+    or digit (and marks). ⅷ is viii and ǲ is Dz, read as several letters even though their
+    decomposition starts with the letter."""
+    return sum(c.isalnum() for c in unicodedata.normalize("NFKD", ch)) <= 1
+
+
 def carrier_words(letter: str, words: list[str], n: int) -> list[str]:
     """``n`` tuning words showing ``letter``: lower case inside a word, else anywhere; upper
     case at the start of a capitalised word, else in an upper-case one."""
@@ -84,9 +109,9 @@ def carrier_words(letter: str, words: list[str], n: int) -> list[str]:
 
 
 def read_back_rates(letter: str, candidates: list[str], carriers: list[str],
-                    renderer: WordRenderer) -> np.ndarray:
-    """The share of the carrier words read back with each candidate in place of ``letter`` (its
-    first occurrence)."""
+                    renderer: WordRenderer, same_case: bool = False) -> np.ndarray:
+    """The share of the carrier words read back (ignoring case unless ``same_case``) with each
+    candidate in place of ``letter`` (its first occurrence)."""
     images, rows = [], []
     for word in carriers:
         i = word.index(letter)
@@ -95,7 +120,7 @@ def read_back_rates(letter: str, candidates: list[str], carriers: list[str],
             rows.append((k, word))
     rates = np.zeros(len(candidates))
     for (k, word), text in zip(rows, read_back(images, 2 * renderer.px)):
-        rates[k] += reads_as_word(text, word)
+        rates[k] += reads_as_word(text, word, fold=not same_case)
     return rates / len(carriers)
 
 
@@ -122,7 +147,11 @@ def rank(letter: str, chars: list[str], cosines: np.ndarray, rates: np.ndarray,
     liked = np.array([reads_like(letter, c) for c in chars], np.float64)
     other = np.array([letter_case(c) not in (None, letter_case(letter)) for c in chars],
                      np.float64)
-    score = rates + settings.bonus * liked + settings.weight * cosines - settings.case * other
+    shape = np.array([char_class(c) != char_class(letter) for c in chars], np.float64)
+    shape *= liked * (1 - other)  # a case change is the case term's, not this one's
+    shape *= [one_letter(c) for c in chars]  # not ⅷ (viii) for v
+    score = (rates + settings.bonus * liked + settings.weight * cosines - settings.case * other
+             + settings.shape * shape)
     return np.argsort(-score, kind="stable")
 
 
@@ -141,7 +170,7 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
         chars, cosines = candidate_pool(letter, index, table.keys, settings.pool,
                                         renderer.covers)
         carriers = carrier_words(letter, words, settings.carriers)
-        rates = read_back_rates(letter, chars, carriers, renderer)
+        rates = read_back_rates(letter, chars, carriers, renderer, settings.same_case)
         top = rank(letter, chars, cosines, rates, settings)[:table.k]
         if len(top) < table.k:
             raise ValueError(f"only {len(top)} candidates for {letter!r}: raise the pool")
@@ -153,4 +182,5 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
     return NeighbourTable(table.keys, neighbours, scores), report
 
 
-__all__ = ["Rerank", "carrier_words", "keeps_word", "letter_case", "read_back_rates", "rerank"]
+__all__ = ["Rerank", "carrier_words", "char_class", "keeps_word", "letter_case", "one_letter",
+           "read_back_rates", "rerank"]
