@@ -17,6 +17,7 @@ import numpy as np
 from .. import tokenize
 from ..tokenize import match_case
 from .accents import is_accented_word, plain
+from .context import RealWords
 from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
 from .ranker import Ranker, hand_set_ranker, load_ranker
@@ -26,6 +27,8 @@ from .visual import name_letter
 # whitespace-free chunks holding one of these marks (found chunk by chunk: linear in the line)
 _CHUNK = re.compile(r"\S+")
 _MARKS = ("://", "www.", "@", "#")
+NONWORD_KEEP = 0.3  # tuned on a dev split of TextAttack's adversarial texts (OLID, SNLI 200–400)
+NONWORD_MIN = 4
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -70,11 +73,18 @@ class Unit:
 class Shield:
     """Undo low-level attacks. ``mechanisms``: which restorers run (default all of
     `MECHANISMS`); ``threshold``: the ranker probability a change needs (default the ranker's);
-    ``learned``: use the exported ranker if there is one (else the hand-set weights)."""
+    ``learned``: use the exported ranker if there is one (else the hand-set weights);
+    ``real_words``: read the dictionary words it keeps again in context (`context.RealWords`:
+    ``hole`` in "I hole he" is *hope*). A non-word of four letters or more whose best reading
+    falls short of the threshold still changes when keeping it is unlikely (``nonword_keep``)."""
+
+    # a non-word the ranker is unsure of still changes to its best reading when keeping it is
+    # this unlikely (None: only the ranker's threshold decides); see `_decide`
+    nonword_keep: float | None = NONWORD_KEEP
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
-                 ranker: Ranker | None = None):
+                 ranker: Ranker | None = None, real_words: bool = True):
         if isinstance(mechanisms, str):
             mechanisms = [m.strip() for m in mechanisms.split(",") if m.strip()]
         chosen = tuple(MECHANISMS if mechanisms is None else mechanisms)
@@ -93,6 +103,7 @@ class Shield:
             ranker = Ranker(ranker.weights, float(threshold), ranker.learned, ranker.meta)
         self.ranker = ranker
         self.restorers = _restorers(self.mechanisms, self.lexicon, self.root)
+        self.real_words = RealWords(self.lexicon) if real_words else None
         self.mechanisms = tuple(self.restorers)  # without any that could not load
 
     @property
@@ -204,9 +215,26 @@ class Shield:
                 chosen.append(None)
                 continue
             readings, rows = self._rows(units, k, evidence, context)
-            best, prob = self.ranker.choose(rows)
-            chosen.append(readings[best] if best and prob >= self.ranker.threshold else None)
+            probs = self.ranker.probabilities(rows)
+            best = int(probs.argmax())
+            if best and probs[best] >= self.ranker.threshold:
+                chosen.append(readings[best])
+            elif self._nonword(unit, k) and probs[0] <= self.nonword_keep:
+                chosen.append(readings[1 + int(probs[1:].argmax())])
+            else:
+                chosen.append(None)
         return chosen
+
+    def _nonword(self, unit: Unit, k: int) -> bool:
+        """Whether the unit is a non-word that may change on ``nonword_keep``: no lexicon word as
+        typed or as read, ``NONWORD_MIN`` letters or more (oh, mr, lol: short non-words are often
+        words the lexicon lacks), and not a capitalised name inside the line (Gare, Noida).
+        Several readings close to the ranker's threshold (``Firts``: first .45, keep .27) mean
+        the token was changed, not that it is a word: the threshold alone leaves it."""
+        return self.nonword_keep is not None and unit.low not in self.lexicon \
+            and unit.template.lower() not in self.lexicon and len(unit.candidates) > 0 \
+            and len(unit.stem) >= NONWORD_MIN \
+            and not (k > 0 and unit.stem[:1].isupper() and unit.stem[1:].islower())
 
     def _context(self, units: list[Unit]) -> tuple[dict[str, float], list[str | None]]:
         """The line's evidence and each unit's neighbours' readings for the final decision:
@@ -217,6 +245,29 @@ class Shield:
         first = self._decide(units, evidence, provisional)
         return evidence, [c or p for c, p in zip(first, provisional)]
 
+    def _real_words(self, units: list[Unit], gaps: list[str], chosen: list[str | None],
+                    protected: set[int]) -> list[str | None]:
+        """``chosen`` with the dictionary words kept so far read again in context
+        (`context.RealWords`): a word whose neighbours, as restored, call for another word
+        one edit away changes to it. Neighbours across punctuation do not count."""
+        read = [c or (u.low if u.low in self.lexicon else None) for u, c in zip(units, chosen)]
+        shouting = sum(u.stem.isupper() and len(u.stem) > 1 for u in units) > len(units) / 2
+        out = list(chosen)
+        for k, unit in enumerate(units):
+            if chosen[k] is not None or unit.start != unit.end or unit.start in protected \
+                    or not (unit.stem.isascii() and unit.stem.isalpha()) \
+                    or (k and unit.stem[:1].isupper() and not shouting):
+                continue
+            left = read[k - 1] if k and not unit.head and not units[k - 1].tail \
+                and not gaps[unit.start].strip() else None
+            right = read[k + 1] if k + 1 < len(units) and not unit.tail \
+                and not units[k + 1].head and not gaps[units[k + 1].start].strip() else None
+            found = self.real_words.correct(unit.low, left and left.split()[-1],
+                                            right and right.split()[0])
+            if found is not None:
+                out[k] = found
+        return out
+
     def restore(self, text: str) -> str:
         """``text`` with the attacked words it is sure of restored; everything else as it was."""
         if not isinstance(text, str):
@@ -225,10 +276,14 @@ class Shield:
         if not words:
             return text
         units = self.units(words, gaps)
-        if not _english(units, self.lexicon, _protected(words, gaps)):
+        protected = _protected(words, gaps)
+        if not _english(units, self.lexicon, protected):
             return text
         out_words, out_gaps = list(words), list(gaps)
-        for unit, reading in zip(units, self._decide(units, *self._context(units))):
+        chosen = self._decide(units, *self._context(units))
+        if self.real_words is not None:
+            chosen = self._real_words(units, gaps, chosen, protected)
+        for unit, reading in zip(units, chosen):
             if reading is None:
                 continue
             out_words[unit.start] = unit.head + match_case(unit.template, reading) + unit.tail
