@@ -134,3 +134,12 @@ def test_a_dictionary_word_its_neighbours_rule_out_is_read_in_context():
     assert words.correct("hole", None, None) is None  # no neighbours, no evidence
     for text in CLEAN:
         assert shield.restore(text) == text
+
+
+def test_the_noisy_channel_picks_a_common_word_one_edit_away_the_ranker_left():
+    attacked = "#McCab casght destroying evidence before leavnig the BI!! #DrainTheSwamp"
+    shield = Shield()
+    assert shield.restore(attacked) == \
+        "#McCab caught destroying evidence before leaving the BI!! #DrainTheSwamp"
+    shield.channel_margin = None  # the ranker alone keeps "casght" (caught, cast, chased …)
+    assert "casght" in shield.restore(attacked)

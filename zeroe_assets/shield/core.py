@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from rapidfuzz.distance import DamerauLevenshtein
 
 from .. import tokenize
 from ..tokenize import match_case
 from .accents import is_accented_word, plain
+from .channel import load_channel
 from .context import RealWords
 from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
@@ -29,6 +31,8 @@ _CHUNK = re.compile(r"\S+")
 _MARKS = ("://", "www.", "@", "#")
 NONWORD_KEEP = 0.3  # tuned on a dev split of TextAttack's adversarial texts (OLID, SNLI 200–400)
 NONWORD_MIN = 4
+CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the next
+CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel to pick alone
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -81,6 +85,10 @@ class Shield:
     # a non-word the ranker is unsure of still changes to its best reading when keeping it is
     # this unlikely (None: only the ranker's threshold decides); see `_decide`
     nonword_keep: float | None = NONWORD_KEEP
+    # … or when the noisy channel clearly prefers a common word one edit away (`_channel_best`;
+    # None: off); both tuned on a dev split of TextAttack's adversarial texts
+    channel_margin: float | None = CHANNEL_MARGIN
+    channel_freq: float = CHANNEL_FREQ
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -221,9 +229,40 @@ class Shield:
                 chosen.append(readings[best])
             elif self._nonword(unit, k) and probs[0] <= self.nonword_keep:
                 chosen.append(readings[1 + int(probs[1:].argmax())])
+            elif self.channel_margin is not None and self._nonword(unit, k) \
+                    and (found := self._channel_best(unit, readings, context, k)) is not None:
+                chosen.append(found)
             else:
                 chosen.append(None)
         return chosen
+
+    def _channel_best(self, unit: Unit, readings: list[str], context: list[str | None],
+                      k: int) -> str | None:
+        """The noisy channel's reading of a non-word the ranker leaves: among the single-word
+        readings, the best by log10 P(word) + P(token | word) (`channel`, letter confusions
+        learnt from real typos) + its fit with the neighbours, if it is one edit from the token
+        (a letter put for another, added, dropped, two swapped), a common word
+        (``channel_freq``) and ahead of the next by ``channel_margin``. The ranker weighs
+        frequency about four times the channel (``stuid``: solid .08, stupid .03, keep .61);
+        one edit to a common word that no other reading comes near is what a typo looks like."""
+        seen = unit.template.lower()
+        if not (seen.isascii() and seen.isalpha()):
+            return None
+        channel, lexicon = load_channel(), self.lexicon
+        left = context[k - 1].split()[-1] if k and context[k - 1] else None
+        right = context[k + 1].split()[0] if k + 1 < len(context) and context[k + 1] else None
+        scored = sorted(((lexicon.logfreq(r) + channel.score(seen, r)
+                          + (lexicon.association(left, r) if left else 0.0)
+                          + (lexicon.association(r, right) if right else 0.0), r)
+                         for r in readings[1:] if " " not in r and r in lexicon), reverse=True)
+        if not scored:
+            return None
+        score, best = scored[0]
+        if DamerauLevenshtein.distance(seen, best) != 1 \
+                or lexicon.logfreq(best) < self.channel_freq \
+                or len(scored) > 1 and score - scored[1][0] < self.channel_margin:
+            return None
+        return best
 
     def _nonword(self, unit: Unit, k: int) -> bool:
         """Whether the unit is a non-word that may change on ``nonword_keep``: no lexicon word as
