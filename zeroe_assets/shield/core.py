@@ -79,7 +79,8 @@ class Shield:
     `MECHANISMS`); ``threshold``: the ranker probability a change needs (default the ranker's);
     ``learned``: use the exported ranker if there is one (else the hand-set weights);
     ``real_words``: read the dictionary words it keeps again in context (`context.RealWords`:
-    ``hole`` in "I hole he" is *hope*). A non-word of four letters or more whose best reading
+    ``hole`` in "I hole he" is *hope*); off by default, as it changes 0.2% of clean words
+    (``racing`` → *facing*: docs/shield.md). A non-word of four letters or more whose best reading
     falls short of the threshold still changes when keeping it is unlikely (``nonword_keep``)."""
 
     # a non-word the ranker is unsure of still changes to its best reading when keeping it is
@@ -92,7 +93,7 @@ class Shield:
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
-                 ranker: Ranker | None = None, real_words: bool = True):
+                 ranker: Ranker | None = None, real_words: bool = False):
         if isinstance(mechanisms, str):
             mechanisms = [m.strip() for m in mechanisms.split(",") if m.strip()]
         chosen = tuple(MECHANISMS if mechanisms is None else mechanisms)
