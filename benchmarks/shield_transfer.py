@@ -28,8 +28,12 @@ reads them back and only reruns the cleaners (no attack: the victims are retrain
 from ``--work``, to predict). Prints JSON, writes ``benchmarks/results/shield_transfer.json``
 and ``docs/shield-transfer.md`` (``--render``: only the page, from the JSON).
 
-    python benchmarks/shield_transfer.py [--tasks tc,nli] [--examples 200] [--max-queries 1000]
-        [--textattack-recipes DeepWordBugGao2018,Pruthi2019] [--seed 0] [--reuse] [--render]
+    python benchmarks/shield_transfer.py [--tasks tc,nli] [--examples 200] [--skip 0]
+        [--max-queries 1000] [--textattack-recipes DeepWordBugGao2018,Pruthi2019] [--seed 0]
+        [--reuse] [--render]
+
+``--skip 200`` with ``--examples-file`` and ``--out`` elsewhere attacks a dev split (test
+examples 200–400) to tune the shield on, apart from the first N the figures report.
 """
 from __future__ import annotations
 
