@@ -119,6 +119,8 @@ UNSURE = {"A woamn is eLating pasta in a restfurant .":
 def test_a_nonword_changes_when_keeping_it_is_unlikely(attacked):
     shield = Shield()
     assert shield.restore(attacked) == UNSURE[attacked]
+    shield.channel_margin = None  # the rule on P(keep) alone
+    assert shield.restore(attacked) == UNSURE[attacked]
     shield.nonword_keep = None  # the ranker's threshold alone leaves the token
     assert shield.restore(attacked) != UNSURE[attacked]
 

@@ -228,7 +228,8 @@ class Shield:
             best = int(probs.argmax())
             if best and probs[best] >= self.ranker.threshold:
                 chosen.append(readings[best])
-            elif self._nonword(unit, k) and probs[0] <= self.nonword_keep:
+            elif self.nonword_keep is not None and self._nonword(unit, k) \
+                    and probs[0] <= self.nonword_keep:
                 chosen.append(readings[1 + int(probs[1:].argmax())])
             elif self.channel_margin is not None and self._nonword(unit, k) \
                     and (found := self._channel_best(unit, readings, context, k)) is not None:
@@ -266,12 +267,13 @@ class Shield:
         return best
 
     def _nonword(self, unit: Unit, k: int) -> bool:
-        """Whether the unit is a non-word that may change on ``nonword_keep``: no lexicon word as
-        typed or as read, ``NONWORD_MIN`` letters or more (oh, mr, lol: short non-words are often
-        words the lexicon lacks), and not a capitalised name inside the line (Gare, Noida).
-        Several readings close to the ranker's threshold (``Firts``: first .45, keep .27) mean
-        the token was changed, not that it is a word: the threshold alone leaves it."""
-        return self.nonword_keep is not None and unit.low not in self.lexicon \
+        """Whether the unit is a non-word that may change below the ranker's threshold (on
+        ``nonword_keep`` or the noisy channel): no lexicon word as typed or as read,
+        ``NONWORD_MIN`` letters or more (oh, mr, lol: short non-words are often words the
+        lexicon lacks), and not a capitalised name inside the line (Gare, Noida). Several
+        readings close to the threshold (``Firts``: first .45, keep .27) mean the token was
+        changed, not that it is a word, yet the threshold alone leaves it."""
+        return unit.low not in self.lexicon \
             and unit.template.lower() not in self.lexicon and len(unit.candidates) > 0 \
             and len(unit.stem) >= NONWORD_MIN \
             and not (k > 0 and unit.stem[:1].isupper() and unit.stem[1:].islower())
