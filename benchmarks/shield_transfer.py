@@ -28,8 +28,12 @@ reads them back and only reruns the cleaners (no attack: the victims are retrain
 from ``--work``, to predict). Prints JSON, writes ``benchmarks/results/shield_transfer.json``
 and ``docs/shield-transfer.md`` (``--render``: only the page, from the JSON).
 
-    python benchmarks/shield_transfer.py [--tasks tc,nli] [--examples 200] [--max-queries 1000]
-        [--textattack-recipes DeepWordBugGao2018,Pruthi2019] [--seed 0] [--reuse] [--render]
+    python benchmarks/shield_transfer.py [--tasks tc,nli] [--examples 200] [--skip 0]
+        [--max-queries 1000] [--textattack-recipes DeepWordBugGao2018,Pruthi2019] [--seed 0]
+        [--reuse] [--render]
+
+``--skip 200`` with ``--examples-file`` and ``--out`` elsewhere attacks a dev split (test
+examples 200–400) to tune the shield on, apart from the first N the figures report.
 """
 from __future__ import annotations
 
@@ -75,10 +79,11 @@ OFFLINE = {"TextBuggerLi2018": "besides, its WordSwapEmbedding downloads counter
 
 
 # -- the victims and their test sets --------------------------------------------------------------
-def setup(task: str, data: Path, work: Path, n: int):
+def setup(task: str, data: Path, work: Path, n: int, skip: int = 0):
     """(victim, examples, labels): the victim trained as paper_grid trains it (cached in
-    ``work``), the first ``n`` test examples as ``(input, gold)``, and the labels in the order of
-    ``VictimWrapper``'s columns."""
+    ``work``), ``n`` test examples as ``(input, gold)`` after the first ``skip`` (a dev split
+    to tune the shield on, apart from the first N the figures are reported on), and the labels
+    in the order of ``VictimWrapper``'s columns."""
     spec = get_task(task)
     if task == "tc":
         test, train_path = olid_test_with_labels(data, work), data / "olid/olid-training-v1.0.tsv"
@@ -91,7 +96,7 @@ def setup(task: str, data: Path, work: Path, n: int):
     labels = (0, 1) if task == "tc" else tuple(victim.labels)
     name = ("OLID level-A test (olid/testset-levela.tsv joined with labels-levela.csv)"
             if task == "tc" else recorded(test, data.parent))
-    return victim, list(zip(ex.inputs, ex.gold))[:n], labels, name
+    return victim, list(zip(ex.inputs, ex.gold))[skip:skip + n], labels, name
 
 
 def predictor(task: str, victim, labels):
@@ -352,6 +357,10 @@ def main() -> None:
     parser.add_argument("--tasks", default="tc", help="tc, nli or tc,nli (default: tc)")
     parser.add_argument("--examples", type=int, default=200,
                         help="the first N test examples per task (default: 200)")
+    parser.add_argument("--skip", type=int, default=0,
+                        help="take the N examples after the first SKIP (default: 0; a dev "
+                             "split to tune on: --skip 200 with --examples-file and --out "
+                             "elsewhere)")
     parser.add_argument("--max-queries", type=int, default=1000,
                         help="query budget per example (default: 1000, as search_vs_textattack)")
     parser.add_argument("--textattack-recipes", default=",".join(RECIPES),
@@ -383,13 +392,14 @@ def main() -> None:
         tasks = [t for t in args.tasks.split(",") if t]
         rows, attacks, notes = [], {}, []
         settings = {"examples": args.examples, "max_queries": args.max_queries,
-                    "seed": args.seed}
+                    "seed": args.seed, **({"skip": args.skip} if args.skip else {})}
         from zeroe_assets.integrations import textattack_offline
 
         textattack_offline.prepare(args.work / "textattack")
     predict_for, test_sets = {}, {}
     for task in tasks:
-        victim, examples, labels, test_sets[task] = setup(task, data, args.work, args.examples)
+        victim, examples, labels, test_sets[task] = setup(task, data, args.work, args.examples,
+                                                          settings.get("skip", 0))
         predict_for[task] = predictor(task, victim, labels)
         if args.reuse:
             continue
@@ -432,7 +442,9 @@ def main() -> None:
         "command": shlex.join(["python", "benchmarks/shield_transfer.py", *sys.argv[1:]]),
         "commit": commit(),
         "victims": {t: f"{VICTIMS[t]} as paper_grid trains it" for t in tasks},
-        "test_sets": {t: f"the first {settings.get('examples')} of {test_sets[t]}" for t in tasks},
+        "test_sets": {t: (f"examples {settings['skip']}–{settings['skip'] + settings['examples']}"
+                          if settings.get("skip") else f"the first {settings.get('examples')}")
+                      + f" of {test_sets[t]}" for t in tasks},
         "settings": settings,
         "reused_examples": args.reuse,
         "examples_file": recorded(args.examples_file, ROOT),

@@ -105,3 +105,43 @@ def test_bad_settings_are_clear():
     with pytest.raises(ValueError, match="restores text"):
         Shield(["intrude"]).restore(b"bytes")
     assert Shield("intrude, visual").mechanisms == ("visual", "intrude")
+
+
+# TextAttack's DeepWordBug / Pruthi edits (SNLI test pairs 200–400, the transfer benchmark's
+# dev split): non-words whose best reading the ranker finds likely, but not past its threshold
+UNSURE = {"A woamn is eLating pasta in a restfurant .":
+          "A woman is eating pasta in a restaurant .",
+          "The aMults are old": "The adults are old",
+          "A young man is jobging": "A young man is jogging"}
+
+
+@pytest.mark.parametrize("attacked", sorted(UNSURE))
+def test_a_nonword_changes_when_keeping_it_is_unlikely(attacked):
+    shield = Shield()
+    assert shield.restore(attacked) == UNSURE[attacked]
+    shield.channel_margin = None  # the rule on P(keep) alone
+    assert shield.restore(attacked) == UNSURE[attacked]
+    shield.nonword_keep = None  # the ranker's threshold alone leaves the token
+    assert shield.restore(attacked) != UNSURE[attacked]
+
+
+def test_a_dictionary_word_its_neighbours_rule_out_is_read_in_context():
+    shield = Shield(real_words=True)
+    assert shield.restore("I hole he is okay!!") == "I hope he is okay!!"
+    assert shield.restore("A man is at wok on a bat .") == "A man is at work on a bat ."
+    assert Shield().restore("I hole he is okay!!") == "I hole he is okay!!"  # off by default
+    words = shield.real_words
+    assert words.correct("hole", "a", "in") is None  # a hole in: the word fits
+    assert words.correct("his", "in", "car") is None  # too common a word to be a typo
+    assert words.correct("hole", None, None) is None  # no neighbours, no evidence
+    for text in CLEAN:
+        assert shield.restore(text) == text
+
+
+def test_the_noisy_channel_picks_a_common_word_one_edit_away_the_ranker_left():
+    attacked = "#McCab casght destroying evidence before leavnig the BI!! #DrainTheSwamp"
+    shield = Shield()
+    assert shield.restore(attacked) == \
+        "#McCab caught destroying evidence before leaving the BI!! #DrainTheSwamp"
+    shield.channel_margin = None  # the ranker alone keeps "casght" (caught, cast, chased …)
+    assert "casght" in shield.restore(attacked)

@@ -35,11 +35,15 @@ class Ranker:
     learned: bool = False
     meta: dict | None = None
 
-    def choose(self, rows: np.ndarray) -> tuple[int, float]:
-        """The best reading's row and its probability among the token's readings."""
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """The softmax over the token's readings (row 0: keep the token)."""
         scores = rows @ self.weights
         scores = np.exp(scores - scores.max())
-        probs = scores / scores.sum()
+        return scores / scores.sum()
+
+    def choose(self, rows: np.ndarray) -> tuple[int, float]:
+        """The best reading's row and its probability among the token's readings."""
+        probs = self.probabilities(rows)
         best = int(probs.argmax())
         return best, float(probs[best])
 
