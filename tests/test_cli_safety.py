@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import zeroe_assets.bench.generate  # noqa: F401  (before any capsys: its run binds sys.stderr)
 from zeroe_assets.cli import main
 from zeroe_assets.rng import base_seed
 from zeroe_assets.tasks import get_task
@@ -156,6 +155,31 @@ class Raising:
 
 
 raising = Raising()
+
+
+class Constant:
+    """A tc victim that calls every text offensive."""
+
+    task = "tc"
+
+    def predict(self, batch):
+        return [0.9] * len(batch)
+
+
+constant = Constant()
+
+
+def test_progress_lines_go_to_stderr_as_it_is_when_the_command_runs(tmp_path, monkeypatch):
+    """Not the stream of whoever first imported the module (a closed test capture, a notebook's
+    old cell): `bench generate` and `bench evaluate` print to the current sys.stderr."""
+    for k in range(2):
+        monkeypatch.setattr(sys, "stderr", io.StringIO())
+        assert main(generate(tmp_path / str(k), f"test={FIX / 'olid.tsv'}")) == 0
+        assert main(["bench", "evaluate", "--task", "tc", "--victim",
+                     "tests.test_cli_safety:constant", "--sets", str(tmp_path / str(k) / "sets"),
+                     "--out", str(tmp_path / str(k) / "results")]) == 0
+        err = sys.stderr.getvalue()
+        assert "test_truncate_high.tsv: " in err and "s* = " in err, err
 
 
 def test_bench_evaluate_with_a_victim_that_raises_exits_3_naming_it(tmp_path, capsys):

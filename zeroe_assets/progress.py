@@ -21,6 +21,13 @@ def _bar_class():
     return Bar
 
 
+def stream(progress):
+    """Where a job's progress lines go: ``True`` is standard error as it is when the job runs
+    (a default bound at import would keep a stream a test or notebook has since closed),
+    ``None`` or ``False`` nowhere, any other value is the stream itself."""
+    return sys.stderr if progress is True else progress or None
+
+
 def progress_bar(total: int | None = None, desc: str | None = None, unit: str = "it",
                  initial: int = 0, enabled: bool = True):
     """A tqdm bar (``update()`` it, ``close()`` or ``with`` it); a silent one when ``enabled``

@@ -8,13 +8,12 @@ character edit distance between clean and attacked texts (paper Fig. 5, rapidfuz
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 from ..assets import atomic_write
-from ..progress import progress_bar
+from ..progress import progress_bar, stream
 from ..validate import resolve_level
 from ..report.example import Example
 from ..tasks import Task, get_task
@@ -82,11 +81,12 @@ def _examples(victim, clean, attacked, before: list, after: list, n: int) -> lis
 
 def evaluate(task: str | Task, victim: Victim, data_dir: Path, split: str | None = None,
              clean: Path | None = None, batch_size: int = 256, victim_name: str = "",
-             baseline: Results | None = None, progress=sys.stderr,
+             baseline: Results | None = None, progress=True,
              examples: int = EXAMPLES) -> Results:
     """Every number of one victim on one task's sets; with ``baseline`` (the clean-trained
     victim's results on the same sets) also Δτ; ``examples`` per set for the report. One line
-    per set to ``progress`` (None: silent), with a bar on a terminal."""
+    per set to ``progress`` (True: standard error; None: silent), with a bar on a terminal."""
+    progress = stream(progress)
     task = get_task(task)
     if batch_size < 1:
         raise ValueError(f"batch size must be >= 1, got {batch_size}")

@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import json
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -30,7 +29,7 @@ from ..assets import (ArtifactError, atomic_write, read_manifest, remove_stale_t
 from ..parallel import pool_context, start_worker
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
-from ..progress import progress_bar
+from ..progress import progress_bar, stream
 from ..spec import perturbers_here, get_perturbation
 from ..validate import LEVELS, resolve_level
 from ..rng import sample_rngs
@@ -313,7 +312,7 @@ def _prepare_inputs(jobs: Sequence[Job], progress) -> None:
                   f"{time.perf_counter() - start:.1f}s", file=progress, flush=True)
 
 
-def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Outcome]:
+def run(jobs: Sequence[Job], processes: int = 1, progress=True) -> list[Outcome]:
     """Run jobs (in parallel when ``processes`` > 1), printing one progress line per job (and a
     bar of them on a terminal).
 
@@ -322,6 +321,7 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=sys.stderr) -> list[Ou
     (the pool terminates them) are removed when the run ends."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
+    progress = stream(progress)
     folders = sorted({Path(job.output).parent for job in jobs})
     outcomes = []
     with contextlib.ExitStack() as stack:
