@@ -228,15 +228,22 @@ class Shield:
             best = int(probs.argmax())
             if best and probs[best] >= self.ranker.threshold:
                 chosen.append(readings[best])
-            elif self.nonword_keep is not None and self._nonword(unit, k) \
-                    and probs[0] <= self.nonword_keep:
-                chosen.append(readings[1 + int(probs[1:].argmax())])
-            elif self.channel_margin is not None and self._nonword(unit, k) \
-                    and (found := self._channel_best(unit, readings, context, k)) is not None:
-                chosen.append(found)
             else:
-                chosen.append(None)
+                chosen.append(self._unsure(unit, k, readings, probs, context))
         return chosen
+
+    def _unsure(self, unit: Unit, k: int, readings: list[str], probs: np.ndarray,
+                context: list[str | None]) -> str | None:
+        """What a unit the ranker is unsure of changes to: nothing unless it is a non-word
+        (`_nonword`); then its best reading when keeping it is unlikely (``nonword_keep``),
+        else the noisy channel's (`_channel_best`)."""
+        if not self._nonword(unit, k):
+            return None
+        if self.nonword_keep is not None and probs[0] <= self.nonword_keep:
+            return readings[1 + int(probs[1:].argmax())]
+        if self.channel_margin is not None:
+            return self._channel_best(unit, readings, context, k)
+        return None
 
     def _channel_best(self, unit: Unit, readings: list[str], context: list[str | None],
                       k: int) -> str | None:
