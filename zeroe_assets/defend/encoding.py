@@ -6,16 +6,16 @@ encoding.
 The encoding of a word is decided from the word alone (no context), so it is a fixed map from
 tokens to encodings that a certificate can enumerate (`defend.certify`):
 
+- pieces with one symbol between each two are one word again unless each is a word (`_intruded`);
 - a word of the encoder's vocabulary (the victim's training words, the shield's lexicon) is
-  itself, lower-cased;
-- any other token is read back by the shield's restorers (one per perturbation mechanism: look-
-  alikes, intruded symbols, shuffles, truncation, vowels, typos, respellings, joined words), and
-  goes to the reading the shield's learned ranker scores highest out of context, when the ranker
-  gives it a probability of at least ``SURE``: a perturbed word lands on the word it came from
-  wherever a restorer can see it;
-- a token no restorer reads surely (a word mistyped beyond recognition) is ``UNKNOWN``: one
-  token the victim learns like any other, instead of a guessed word or character n-grams an
-  attacker can steer.
+  itself, lower-cased; with ``counts``, a token one change of the certificates' surface from a
+  vocabulary word is that word (`source`; from words of two clusters: ``UNKNOWN``);
+- with ``restore``, any other token is read back by the shield's restorers (one per
+  perturbation mechanism) and goes to the reading the shield's learned ranker scores highest out
+  of context, when the ranker gives it a probability of at least ``SURE``;
+- anything else is ``UNKNOWN``: one token the victim learns like any other, instead of a guessed
+  word or character n-grams an attacker can steer (``zeroe defend`` leaves ``restore`` off:
+  out of context, the restorers' readings were what the adaptive attack steered).
 
 With ``anagrams`` every word is then its anagram class (`RobustEncoder.cluster`): a shuffled
 word keeps its encoding whatever the restorers read, at the price of telling anagrams apart (*no*
