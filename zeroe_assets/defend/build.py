@@ -20,7 +20,7 @@ from ..progress import progress_bar
 from ..tasks import get_task
 from ..validate import check_int
 from .encoding import RobustEncoder, vocabulary
-from .victim import PARTS, DefendedVictim, save_defense
+from .victim import PARTS, DefendedVictim, heavier_than_unknown, save_defense
 
 ATTACK = "rand"  # the augmentation's attackers: the ten Zéroe perturbers, mixed
 LEVEL = "mid"
@@ -53,9 +53,11 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            encoder_model: str | None = None, min_count: int = 2, rounds: int = 0,
            per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
            sources: bool = True, merge_below: int = MERGE_BELOW, fragments: bool = False,
-           restore: bool = False, progress: bool = True) -> DefendedVictim:
+           restore: bool = False, guard: bool = True,
+           progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
-    ``out`` and return it as it loads (``defended:OUT``)."""
+    ``out`` and return it as it loads (``defended:OUT``). ``guard``: once trained, lookups never
+    return a word the victim weighs more than ``unkword`` (victims whose score only adds up)."""
     from .. import get_perturbation
     from ..victims.sklearn import train_victim
 
@@ -99,6 +101,8 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             raise ValueError("the attack in the loop (--rounds) takes single-text tasks")
         for r in range(rounds):
             defended.victim = model
+            if guard and encoder is not None:
+                encoder.guard(heavier_than_unknown(model, counts, clusters))
             adversarial = attacked(defended, spec, examples, per_round, recipe,
                                     seed * 1000 + r, progress, f"defend: round {r + 1}")
             found += len(adversarial)
@@ -109,6 +113,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             "copies": copies if "adversarial" in parts else 0, "level": level,
             "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
             "sources": sources, "merge_below": merge_below, "fragments": fragments, "restore": restore,
+            "guard": guard,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
             "shield": list(shield.mechanisms) if shield is not None else None,

@@ -9,7 +9,9 @@ tokens to encodings that a certificate can enumerate (`defend.certify`):
 - pieces with one symbol between each two are one word again unless each is a word (`_intruded`);
 - a word of the encoder's vocabulary (the victim's training words, the shield's lexicon) is
   itself, lower-cased; with ``counts``, a token one change of the certificates' surface from a
-  vocabulary word is that word (`source`; from words of two clusters: ``UNKNOWN``);
+  vocabulary word is that word (`source`; from words of two clusters: ``UNKNOWN``), unless the
+  word is ``guarded``: one a victim whose score only adds up weighs more than ``UNKNOWN``
+  (`guard`), so that a token can hide such a word but never make one;
 - with ``restore``, any other token is read back by the shield's restorers (one per
   perturbation mechanism) and goes to the reading the shield's learned ranker scores highest out
   of context, when the ranker gives it a probability of at least ``SURE``;
@@ -59,8 +61,16 @@ class RobustEncoder:
         self.counts = counts  # with them, a token one change from vocabulary words is one of them
         self.clusters = clusters or {}
         self.restore = restore  # without: a token no lookup finds is UNKNOWN, never guessed
+        self.guarded: frozenset[str] = frozenset()  # words no lookup returns (`guard`)
         self._surface = None
         self._cache: dict[str, str] = {}
+
+    def guard(self, words: Iterable[str]) -> None:
+        """Lookups (`source`) never return ``words``: ``UNKNOWN`` instead. Given the words a
+        victim whose score only adds up weighs more than ``UNKNOWN``, an attacker who changes a
+        harmless word can hide a word but never make one of these (docs/defend.md)."""
+        self.guarded = frozenset(words)
+        self._cache.clear()
 
     def known(self, word: str) -> bool:
         return word in self.vocabulary or word in self.shield.lexicon
@@ -202,11 +212,12 @@ class RobustEncoder:
         surface away from (`surface.Surface.sources`), if any: the change undone before any
         restorer guesses, so a word's one-change forms keep its encoding. A token one change
         from words of two clusters (*shiot*: *shot*, *shit*) is ``UNKNOWN``: picking the more
-        frequent would let an attacker turn a word into its neighbour."""
+        frequent would let an attacker turn a word into its neighbour; so is one from a
+        ``guarded`` word."""
         if self.counts is None or not token:
             return None
         found = self.surface.sources(token, self.counts)
-        if len({self.clusters.get(w, w) for w in found}) > 1:
+        if len({self.clusters.get(w, w) for w in found}) > 1 or not self.guarded.isdisjoint(found):
             return UNKNOWN
         return next(iter(found)) if found else None
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..tasks import get_task
 from ..victims import load_victim
 from ..victims.wrapper import WrappedVictim
-from .encoding import RobustEncoder
+from .encoding import UNKNOWN, RobustEncoder
 
 DEFENSE, VOCABULARY, MODEL = "defense.json", "vocabulary.txt", "victim.joblib"
 HF = "hf"  # the victim of a neural defense: meta["victim"] == "hf", its directory meta["model"]
@@ -37,7 +37,6 @@ class DefendedVictim(WrappedVictim):
         if self.kind is None:
             raise ValueError(f"defenses take text or sentence-pair tasks, not {task}")
         self.encoder, self.shield = encoder, shield
-        self._seen: dict = {}
 
     def one(self, text: str) -> str:
         """What the victim sees of one text."""
@@ -121,10 +120,24 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
         encoder = RobustEncoder(counts, anagrams=bool(meta.get("anagrams", False)),
                                 counts=counts if meta.get("sources") else None,
                                 clusters=clusters, restore=bool(meta.get("restore", True)))
+        if meta.get("guard"):  # folders built before the guard load as they were built
+            encoder.guard(heavier_than_unknown(victim, counts, clusters))
     parts = "+".join(p for p in meta["parts"] if p != "adversarial")
     trained = "+adv" if "adversarial" in meta["parts"] else ""
     return DefendedVictim(victim, meta["task"], encoder, shield,
                           f"defended[{parts or 'none'}{trained}] {meta['victim']}")
+
+
+def heavier_than_unknown(victim, counts: Mapping[str, int],
+                         clusters: Mapping[str, str]) -> list[str]:
+    """The vocabulary words (as their clusters) that ``victim`` weighs more than ``UNKNOWN``
+    when its score only adds up (``weight``: ``tc-monotone``): what a lookup must not return,
+    or an attacker turns a harmless word into one (`RobustEncoder.guard`). None for others."""
+    weight = getattr(victim, "weight", None)
+    if weight is None:
+        return []
+    floor = weight(UNKNOWN)
+    return [w for w in counts if weight(clusters.get(w, w)) > floor]
 
 
 def _read_vocabulary(path: Path) -> tuple[dict[str, int], dict[str, str]]:

@@ -28,13 +28,14 @@ class SearchAttack:
 
     ``candidates``: at most this many candidates per word (K); ``segments``: which segments of
     an NLI pair are attacked (default the hypothesis, ``(1,)``; ``(0, 1)`` both); ``seed``: the
-    example with index i draws from ``rng.block_rng(rng.base_seed(seed), i)``.
+    example with index i draws from ``rng.block_rng(rng.base_seed(seed), i)``; ``aware``: the
+    attack calls the defense in front of the victim freely (`goals.Session`).
     """
 
     def __init__(self, transformation: Transformation, constraints: Sequence[Constraint],
                  goal: Goal, method: SearchMethod, *, candidates: int = 50,
                  max_queries: int | None = None, queries_per_word: int | None = None,
-                 seed: int = 0, segments: Sequence[int] | None = None):
+                 seed: int = 0, segments: Sequence[int] | None = None, aware: bool = False):
         if max_queries is not None and queries_per_word is not None:
             raise ValueError("give max_queries or queries_per_word, not both")
         self.max_queries = None if max_queries is None else check_int("max_queries",
@@ -54,6 +55,7 @@ class SearchAttack:
         self.candidates = check_int("candidates", candidates)
         self.base = base_seed(seed)
         self.segments = segments
+        self.aware = aware
 
     def budget(self, attackable: int) -> float:
         if self.max_queries is not None:
@@ -79,7 +81,8 @@ class SearchAttack:
         rng = block_rng(self.base, index)
         self.transformation.prepare(text)
         positions = self.attackable(text)
-        session = self.goal.session(victim, gold, max(self.budget(len(positions)), 1))
+        session = self.goal.session(victim, gold, max(self.budget(len(positions)), 1),
+                                    self.aware)
         (_, start), = session.query([text])
 
         def result(final: AttackedText, outcome, status: str, reason: str | None = None):

@@ -50,9 +50,9 @@ class Goal:
     def outcomes(self, victim, batch: list, gold) -> list[Outcome]:
         raise NotImplementedError
 
-    def session(self, victim, gold, budget: float) -> "Session":
+    def session(self, victim, gold, budget: float, aware: bool = False) -> "Session":
         self.bind(victim)
-        return Session(self, victim, self.check_gold(gold), budget)
+        return Session(self, victim, self.check_gold(gold), budget, aware)
 
 
 def _checked_rows(victim, rows, n: int, width: int | None) -> list[list[float]]:
@@ -250,13 +250,18 @@ def goal_for(task: str | Task, target=None, **options) -> Goal:
 
 
 class Session:
-    """One example's queries: batched, cached by text, counted, within ``budget``."""
+    """One example's queries: batched, cached by text, counted, within ``budget``. ``aware``:
+    the attacker also calls the defense in front of the victim (a shield, an encoding: every
+    wrapper's ``seen``) freely, so a text the victim would see as one already asked costs no
+    query: white-box on the defense, black-box on the model."""
 
-    def __init__(self, goal: Goal, victim, gold, budget: float):
+    def __init__(self, goal: Goal, victim, gold, budget: float, aware: bool = False):
         self.goal, self.victim, self.gold, self.budget = goal, victim, gold, budget
         self.queries = 0
         self.exhausted = False  # a query was refused because the budget was spent
         self.cache: dict = {}
+        self.aware = aware
+        self.by_seen: dict = {}  # aware: what the victim saw → its outcome
 
     @property
     def left(self) -> float:
@@ -265,10 +270,17 @@ class Session:
     def query(self, texts: list) -> list[tuple[Any, Outcome]]:
         """(text, outcome) for each text scored now or before, in order; texts the budget
         left no room for are dropped (and ``exhausted`` set)."""
-        cache, new = self.cache, {}
-        for t in texts:
-            if t.key not in cache and t.key not in new:
-                new[t.key] = t
+        cache, new = self.cache, {}  # new: one text per key the victim is asked about
+        groups: dict = {}  # that key → the texts it answers for
+        fresh = [t for t in dict.fromkeys(texts) if t.key not in cache]
+        seen = _seen_keys(self.victim, [t.victim_input() for t in fresh]) if (
+            self.aware and fresh) else [t.key for t in fresh]
+        for t, k in zip(fresh, seen):
+            if k in self.by_seen:
+                cache[t.key] = self.by_seen[k]
+            else:
+                new.setdefault(k, t)
+                groups.setdefault(k, []).append(t)
         if len(new) > self.left:
             self.exhausted = True
             new = dict(list(new.items())[:max(0, int(self.left))])
@@ -277,5 +289,18 @@ class Session:
             outcomes = self.goal.outcomes(self.victim, [t.victim_input() for t in todo],
                                           self.gold)
             self.queries += len(todo)
-            cache.update(zip(new, outcomes))
+            for k, outcome in zip(new, outcomes):
+                if self.aware:
+                    self.by_seen[k] = outcome
+                cache.update((t.key, outcome) for t in groups[k])
         return [(t, cache[t.key]) for t in texts if t.key in cache]
+
+
+def _seen_keys(victim, batch: list) -> list:
+    """What the innermost victim gets of each input, through every wrapper's ``seen``."""
+    from ..victims.wrapper import WrappedVictim
+
+    while isinstance(victim, WrappedVictim):
+        batch = list(victim.seen(batch))
+        victim = victim.victim
+    return [tuple(x) if isinstance(x, list) else x for x in batch]

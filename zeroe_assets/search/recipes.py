@@ -203,14 +203,16 @@ def get_recipe(name: str, task, transformations: Sequence[str] | str | None = No
                target=None, seed: int = 0, candidates: int | None = None,
                segments: Sequence[int] | None = None, edit_ends: bool = False,
                min_word_length: int | None = None, edit_capitals: bool = False,
-               any_unicode: bool = False, surrogate=None) -> SearchAttack:
+               any_unicode: bool = False, surrogate=None, aware: bool = False) -> SearchAttack:
     """The recipe ``name`` for ``task``, with its parts overridable: ``transformations``
     (names, see ``transformation_names``), ``max_queries`` (instead of the recipe's budget),
     ``max_perturbed`` (a share ρ_max as a float < 1, or a count of words as an int),
     ``target`` (a targeted goal), ``candidates`` per word, NLI ``segments``; the
     restrictions a defense may rely on, lifted (``transformations.Lifts``): ``edit_ends``,
-    ``min_word_length``, ``edit_capitals``, ``any_unicode``; and for ``zeroe-fast`` its
-    ``surrogate`` (a ``tc-tfidf`` model or its file)."""
+    ``min_word_length``, ``edit_capitals``, ``any_unicode``; ``aware``: the attack calls the
+    defense in front of the victim freely, paying queries only for what the model has not seen
+    (`goals.Session`); and for ``zeroe-fast`` its ``surrogate`` (a ``tc-tfidf`` model or its
+    file)."""
     key = name.strip().lower() if isinstance(name, str) else name
     if key not in RECIPES:
         raise ValueError(f"unknown recipe {name!r}; choose from {', '.join(RECIPES)}")
@@ -229,4 +231,4 @@ def get_recipe(name: str, task, transformations: Sequence[str] | str | None = No
     return SearchAttack(parts["transformation"], parts["constraints"], goal_for(task, target),
                         parts["method"], candidates=parts["candidates"],
                         max_queries=max_queries, queries_per_word=parts.get("queries_per_word"),
-                        seed=seed, segments=segments)
+                        seed=seed, segments=segments, aware=aware)
