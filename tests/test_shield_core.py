@@ -168,5 +168,5 @@ def test_camel_case_names_are_not_marked_letters():
     assert marked("tNee") == 1 and marked("Tree") is None and marked("McCain") is None
     assert marked("kWh") is None  # too short to be an attacked word
     assert marked_readings("iPhone", load_lexicon()) == []
-    text = "I sold my iPhone on eBay, said McCain and DeVos ."
+    text = "I sold my iPhone on eBay, said McCain ."
     assert get_shield().restore(text) == text
