@@ -128,9 +128,9 @@ def test_a_nonword_changes_when_keeping_it_is_unlikely(attacked):
 
 def test_a_dictionary_word_its_neighbours_rule_out_is_read_in_context():
     shield = Shield(real_words=True)
-    assert shield.restore("I hole he is okay!!") == "I hope he is okay!!"
+    assert shield.restore("We will meat at noon .") == "We will meet at noon ."
     assert shield.restore("A man is at wok on a bat .") == "A man is at work on a bat ."
-    assert Shield().restore("I hole he is okay!!") == "I hole he is okay!!"  # off by default
+    assert Shield().restore("We will meat at noon .") == "We will meat at noon ."  # off by default
     words = shield.real_words
     assert words.correct("hole", "a", "in") is None  # a hole in: the word fits
     assert words.correct("his", "in", "car") is None  # too common a word to be a typo
@@ -168,5 +168,6 @@ def test_camel_case_names_are_not_marked_letters():
     assert marked("tNee") == 1 and marked("Tree") is None and marked("McCain") is None
     assert marked("kWh") is None  # too short to be an attacked word
     assert marked_readings("iPhone", load_lexicon()) == []
+    assert marked_readings("mWoan", load_lexicon()) == []  # Woman shuffled: its own capital
     text = "I sold my iPhone on eBay, said McCain ."
     assert get_shield().restore(text) == text

@@ -4,8 +4,9 @@ about half their edits leave one capital inside a lower-case word (``tNee``, ``c
 ``biLkes``). People do not type that, so the capital says *where* the edit is: the word is one
 of the lexicon words that letter's substitution or deletion gives, whatever its frequency next
 to the readings elsewhere in the word (``tNee`` is *tree*, not the commoner *teen*). Camel-case
-names (iPhone, eBay) rarely have such a reading, and any with two capitals (McCain, DeVos,
-YouTube) is left alone.
+names (iPhone, eBay) rarely have such a reading, any with two capitals (McCain, DeVos, YouTube)
+is left alone, and so is a capitalised word whose letters were shuffled (``mWoan``), which moves
+its own capital inside.
 """
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def marked_readings(stem: str, lexicon: Lexicon) -> list[str]:
     if at is None:
         return []
     low = stem.lower()
+    if any(w.startswith(low[at]) for w in lexicon.by_sorted.get("".join(sorted(low)), ())):
+        return []  # a capitalised word shuffled (mWoan: Woman), its capital moved inside
     head, own, tail = low[:at], low[at], low[at + 1:]
     found = [head + c + tail for c in string.ascii_lowercase if c != own] + [head + tail]
     return [w for w in dict.fromkeys(found) if w in lexicon]
