@@ -8,7 +8,8 @@ import csv
 from tests.conftest import DATA, needs_data
 from train.shield.tweets import MIN_COUNT, SOURCE, count_words, write_table
 from zeroe_assets.data import data_path
-from zeroe_assets.shield.lexicon import _tweets
+from zeroe_assets.shield import get_shield
+from zeroe_assets.shield.lexicon import _tweets, load_lexicon
 
 
 def test_counts_stems_in_lower_case_without_the_placeholders():
@@ -36,3 +37,27 @@ def test_the_packaged_table_is_the_training_split_counted():
     assert f"# total\t{total}" in lines
     table = dict(line.split("\t") for line in lines if not line.startswith("#"))
     assert table == {w: str(c) for w, c in counts.items() if c >= MIN_COUNT}
+
+
+# TextAttack's texts on OLID test tweets 200–400 (the transfer benchmark's dev split): the
+# insult the attack hid is no longer rated rarer than another reading (hsit was *hist*)
+HIDDEN = {"females b on the same hsit URL": "females b on the same shit URL",
+          "When she takes her niyga name out her bio. URL":
+          "When she takes her nigga name out her bio. URL"}
+
+
+def test_a_hidden_insult_is_read_back():
+    shield = get_shield()
+    for attacked, clean in HIDDEN.items():
+        assert shield.restore(attacked) == clean
+    text = "That naïve café owner is full of crap, damn it ."  # spelled right: kept
+    assert shield.restore(text) == text
+
+
+def test_the_books_total_stays_and_raised_words_only_rise():
+    lexicon = load_lexicon()
+    raised = _tweets(lexicon.counts, lexicon.total)  # already raised: nothing rises again
+    assert raised == {}
+    for word in ("shit", "crap", "nigga"):
+        assert lexicon.logfreq(word) > -4.1  # Google's books: -4.59, -4.88, -5.66
+    assert lexicon.logfreq("caught") > -4.5  # the books' scale: the noisy channel's bound holds
