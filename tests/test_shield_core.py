@@ -118,6 +118,7 @@ UNSURE = {"A woamn is eLating pasta in a restfurant .":
 @pytest.mark.parametrize("attacked", sorted(UNSURE))
 def test_a_nonword_changes_when_keeping_it_is_unlikely(attacked):
     shield = Shield()
+    shield.marked = False  # eLating, aMults: the rules below, not the capital's mark
     assert shield.restore(attacked) == UNSURE[attacked]
     shield.channel_margin = None  # the rule on P(keep) alone
     assert shield.restore(attacked) == UNSURE[attacked]
@@ -127,9 +128,9 @@ def test_a_nonword_changes_when_keeping_it_is_unlikely(attacked):
 
 def test_a_dictionary_word_its_neighbours_rule_out_is_read_in_context():
     shield = Shield(real_words=True)
-    assert shield.restore("I hole he is okay!!") == "I hope he is okay!!"
+    assert shield.restore("We will meat at noon .") == "We will meet at noon ."
     assert shield.restore("A man is at wok on a bat .") == "A man is at work on a bat ."
-    assert Shield().restore("I hole he is okay!!") == "I hole he is okay!!"  # off by default
+    assert Shield().restore("We will meat at noon .") == "We will meat at noon ."  # off by default
     words = shield.real_words
     assert words.correct("hole", "a", "in") is None  # a hole in: the word fits
     assert words.correct("his", "in", "car") is None  # too common a word to be a typo
@@ -145,3 +146,28 @@ def test_the_noisy_channel_picks_a_common_word_one_edit_away_the_ranker_left():
         "#McCab caught destroying evidence before leaving the BI!! #DrainTheSwamp"
     shield.channel_margin = None  # the ranker alone keeps "casght" (caught, cast, chased …)
     assert "casght" in shield.restore(attacked)
+
+
+# DeepWordBug's random letters in either case (TextAttack's texts on SNLI test pairs 200–400,
+# the transfer benchmark's dev split): the capital marks the attacked letter
+MARKED = {"A tall tNee .": "A tall tree .",  # not the commoner reading elsewhere: teen
+          "A man swims in the coUld lake .": "A man swims in the cold lake .",  # could: a word
+          "The kids ride biLkes .": "The kids ride bikes ."}  # the marked letter was inserted
+
+
+@pytest.mark.parametrize("attacked", sorted(MARKED))
+def test_a_capital_inside_a_lower_case_word_marks_the_attacked_letter(attacked):
+    shield = Shield()
+    assert shield.restore(attacked) == MARKED[attacked]
+    shield.marked = False
+    assert shield.restore(attacked) != MARKED[attacked]
+
+
+def test_camel_case_names_are_not_marked_letters():
+    from zeroe_assets.shield.marked import marked, marked_readings
+    assert marked("tNee") == 1 and marked("Tree") is None and marked("McCain") is None
+    assert marked("kWh") is None  # too short to be an attacked word
+    assert marked_readings("iPhone", load_lexicon()) == []
+    assert marked_readings("mWoan", load_lexicon()) == []  # Woman shuffled: its own capital
+    text = "I sold my iPhone on eBay, said McCain ."
+    assert get_shield().restore(text) == text

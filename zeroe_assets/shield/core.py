@@ -22,6 +22,7 @@ from .channel import load_channel
 from .context import RealWords
 from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
+from .marked import marked_readings
 from .ranker import Ranker, hand_set_ranker, load_ranker
 from .visual import name_letter
 
@@ -90,6 +91,8 @@ class Shield:
     # None: off); both tuned on a dev split of TextAttack's adversarial texts
     channel_margin: float | None = CHANNEL_MARGIN
     channel_freq: float = CHANNEL_FREQ
+    # a capital inside a lower-case word marks the attacked letter (`marked`; False: off)
+    marked: bool = True
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -223,6 +226,11 @@ class Shield:
             if not unit.candidates:
                 chosen.append(None)
                 continue
+            if self.marked and unit.start == unit.end \
+                    and (found := marked_readings(unit.stem, self.lexicon)):
+                chosen.append(max(found, key=lambda r: (self.lexicon.logfreq(r)
+                                                        + self._fit(r, context, k), r)))
+                continue
             readings, rows = self._rows(units, k, evidence, context)
             probs = self.ranker.probabilities(rows)
             best = int(probs.argmax())
@@ -258,12 +266,9 @@ class Shield:
         if not (seen.isascii() and seen.isalpha()):
             return None
         channel, lexicon = load_channel(), self.lexicon
-        left = context[k - 1].split()[-1] if k and context[k - 1] else None
-        right = context[k + 1].split()[0] if k + 1 < len(context) and context[k + 1] else None
-        scored = sorted(((lexicon.logfreq(r) + channel.score(seen, r)
-                          + (lexicon.association(left, r) if left else 0.0)
-                          + (lexicon.association(r, right) if right else 0.0), r)
-                         for r in readings[1:] if " " not in r and r in lexicon), reverse=True)
+        scored = sorted(((lexicon.logfreq(r) + channel.score(seen, r) + self._fit(r, context, k),
+                          r) for r in readings[1:] if " " not in r and r in lexicon),
+                        reverse=True)
         if not scored:
             return None
         score, best = scored[0]
@@ -272,6 +277,13 @@ class Shield:
                 or len(scored) > 1 and score - scored[1][0] < self.channel_margin:
             return None
         return best
+
+    def _fit(self, reading: str, context: list[str | None], k: int) -> float:
+        """How well ``reading`` goes with the neighbours' readings (log10 bigram PMI, both)."""
+        left = context[k - 1].split()[-1] if k and context[k - 1] else None
+        right = context[k + 1].split()[0] if k + 1 < len(context) and context[k + 1] else None
+        return (self.lexicon.association(left, reading) if left else 0.0) + \
+            (self.lexicon.association(reading, right) if right else 0.0)
 
     def _nonword(self, unit: Unit, k: int) -> bool:
         """Whether the unit is a non-word that may change below the ranker's threshold (on

@@ -1,8 +1,10 @@
 """The shield's lexicon: which strings are English words, how frequent each is and which pairs
 go together, from the frequency lists that ``symspellpy`` ships (82,765 words and 243,342 bigrams
 counted over Google's n-grams, intersected with SCOWL) and, for the common words that list lacks
-(American spellings: traveling, theater, mom), ``pyspellchecker``'s English list; and the key
-indexes the restorers look candidates up in, built once per process.
+(American spellings: traveling, theater, mom), ``pyspellchecker``'s English list; a word more
+frequent in tweets than in books (shit, crap, liberals) counts as often as in OLID's training
+tweets (``data/tweets.tsv``); and the key indexes the restorers look candidates up in, built once
+per process.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import statistics
 from collections import defaultdict
 from importlib import resources
 
-from ..data import spellchecker_list
+from ..data import data_path, spellchecker_list
 
 VOWELS = "aeiou"
 _DROP_VOWELS = str.maketrans("", "", VOWELS)
@@ -47,6 +49,30 @@ def _american(counts: dict[str, int]) -> dict[str, int]:
             and w.islower() and w not in counts}
 
 
+TWEETS_RATIO = 3.0  # how much more often than in books a word must appear in tweets to be raised
+TWEETS_MIN = 4  # amp (&amp;), bro, lol: short tweet words are markup or slang no attack hides
+
+
+def _tweets(counts: dict[str, int], total: float, path=None) -> dict[str, int]:
+    """The lexicon words whose share of OLID's training tweets (``data/tweets.tsv``,
+    `train.shield.tweets`) is ``TWEETS_RATIO`` times their share of ``counts`` or more, counted
+    at that share (four letters or more).
+    Insults and slang are what an attack on an offensive-language model hides (``carp`` for
+    *crap*, ``niyga``), and Google's books rate them two powers of ten rarer than tweets do, so
+    the shield read them as rarer than the typo; only known words are raised, none is added
+    (the clean words kept fell when tweet words joined the lexicon)."""
+    tweets: dict[str, int] = {}
+    with (path or data_path("tweets.tsv")).open(encoding="utf-8") as f:
+        for line in f:
+            word, _, count = line.rstrip("\n").partition("\t")
+            if word == "# total":
+                size = int(count)
+            elif not word.startswith("#"):
+                tweets[word] = int(count)
+    return {w: int(c / size * total) for w, c in tweets.items() if w in counts
+            and len(w) >= TWEETS_MIN and c / size * total > TWEETS_RATIO * counts[w]}
+
+
 class Lexicon:
     """Lower-case ASCII words with counts and bigram counts, and the indexes built over them."""
 
@@ -59,8 +85,11 @@ class Lexicon:
                     counts[word.lower()] = counts.get(word.lower(), 0) + int(count)
         for word, count in _american(counts).items():
             counts.setdefault(word, count)
-        self.counts = counts
         self.total = float(sum(counts.values()))
+        # raised words keep the books' total: a share is the larger of the two, and the tuned
+        # log-frequency bounds (`core.CHANNEL_FREQ`, `COMMON`) stay on the scale they were set on
+        counts.update(_tweets(counts, self.total))
+        self.counts = counts
         bigrams: dict[tuple[str, str], int] = {}
         with _data("frequency_bigramdictionary_en_243_342.txt").open(encoding="utf-8") as f:
             for line in f:
