@@ -7,6 +7,15 @@ position selection; then tries the whole alphabet only at the ``positions`` best
 text, for at most ``max_edits`` steps: the Levenshtein distance to the original stays ≤ k.
 Every step's probes are one victim call and its candidates another.
 
+Two departures, as options: ``width`` keeps a beam of that many texts per step instead of the
+one best (each text's probes and candidates still go in the step's two calls), and ``scan``
+drops the space probe: the first step tries the whole alphabet at every slot, and later steps
+at every slot of the words changed already and at the ``positions`` others whose best
+first-step candidate scored highest. On OLID tweets against a TF-IDF victim the scan changed
+fewer characters than the probe (a space can only break the victim's n-grams, not write
+them), and a beam fewer again after a scan, none after the probe
+(docs/experiments/2026-12-03-search-beam.md).
+
 Charmer's own code edits any character of the sentence; here the constraints choose the words
 (and so the gaps after them) that may change, and the text before the first word stays. With
 another transformation as its alphabet, the best slots choose the words and the
@@ -27,7 +36,9 @@ class Charmer(SearchMethod):
     """``positions``: the slots tried with the whole alphabet per step (Charmer's n, 20 in
     their scripts); ``max_edits``: the steps, so the Levenshtein budget k (10 there);
     ``pruned``: after success, undo the words whose edits the goal does not need (not in
-    Charmer; fewer characters changed for a few more queries)."""
+    Charmer; fewer characters changed for a few more queries); ``width``: the texts kept per
+    step (Charmer: 1); ``scan``: slots chosen by a first step over all of them instead of the
+    space probe (not in Charmer)."""
 
     name = "charmer"
 
