@@ -19,12 +19,10 @@
   p = ρ_max, in batches until success or the same budget.
 - ``charmer``: Abad Rocamora et al. 2024, "Revisiting Character-level Adversarial Attacks for
   Language Models": any character of the alphabet (the text's characters and a–z) inserted,
-  replaced or deleted anywhere in a word, Levenshtein distance ≤ k = 10; no other constraint,
-  no query budget (their scripts'). Not their position selection (the 20 best slots by a
-  space probe per step): the first step tries every slot, later ones the changed words' slots
-  and the 20 best of that first step, and a beam of 4 texts instead of their greedy one (on
-  OLID dev tweets against a TF-IDF victim: 1.86 characters changed instead of 2.14, for 7
-  times the queries).
+  replaced or deleted anywhere in a word, the 20 best slots by a space probe per step,
+  Levenshtein distance ≤ k = 10; no other constraint, no query budget (their scripts').
+  ``Charmer(20, 10, width=4, scan=True)`` in its place scans every slot and keeps a beam
+  (fewer characters, 7 times the queries: docs/search.md).
 - ``bad-characters``: Boucher et al. 2022, "Bad Characters: Imperceptible NLP Attacks": their
   four imperceptible perturbations (invisible characters, homoglyphs that draw the same pixels,
   bidi reorderings, deletions by BACKSPACE), one injection per word, at most 10 (their budget),
@@ -67,7 +65,6 @@ DEEPWORDBUG_OPS = ("dwb-swap", "dwb-substitute", "dwb-delete", "dwb-insert")
 PRUTHI_OPS = ("pruthi-swap", "pruthi-drop", "pruthi-add", "pruthi-keyboard")
 RHO_MAX, K = 0.3, 50  # the defender benchmark's ρ_max and candidates per word
 CHARMER_K, CHARMER_N = 10, 20  # Charmer's Levenshtein budget and slots per step (its scripts)
-CHARMER_WIDTH = 4  # our beam (Charmer's greedy is 1): 1.86 characters on dev against 1.94
 BAD_BUDGET = 10  # Boucher et al.'s largest perturbation budget
 # zeroe-fast's perturbers: the six whose candidates most often had the surrogate's best gain
 # for their word on 300 OLID training tweets the surrogate was not trained on (segment left
@@ -134,7 +131,7 @@ def _charmer(task, transformations, options):
     return dict(transformation=transformation,
                 constraints=[EditDistance(absolute=CHARMER_K),
                              *_limit(options["max_perturbed"], None)],
-                method=Charmer(CHARMER_N, CHARMER_K, width=CHARMER_WIDTH, scan=True),
+                method=Charmer(CHARMER_N, CHARMER_K),
                 candidates=K)
 
 
