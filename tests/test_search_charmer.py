@@ -19,9 +19,10 @@ from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
 from .test_search import Counting, _label, examples, tc  # noqa: F401  (fixtures)
 
 
-def _charmer(k=3, positions=5, constraints=(), **options):
+def _charmer(k=3, positions=5, constraints=(), width=1, scan=False, **options):
     return SearchAttack(AnyCharacter(), [EditDistance(absolute=k), *constraints],
-                        Classification("tc"), Charmer(positions, k), **options)
+                        Classification("tc"), Charmer(positions, k, width=width, scan=scan),
+                        **options)
 
 
 def test_slots_insert_replace_and_delete():
@@ -76,13 +77,51 @@ def test_few_slots_are_tried_without_probing(tc):
 
 
 @pytest.mark.parametrize("budget", [1, 2, 40, 333])
-def test_never_over_budget(tc, examples, budget):
+@pytest.mark.parametrize("width, scan", [(1, False), (3, False), (3, True)])
+def test_never_over_budget(tc, examples, budget, width, scan):
     for i, example in enumerate(examples[:6]):
         victim = Counting(tc)
-        r = _charmer(k=4, max_queries=budget).run(example, victim, i)
-        assert r.queries == len(victim.sent) <= budget
+        r = _charmer(k=4, width=width, scan=scan, max_queries=budget).run(example, victim, i)
+        assert r.queries == len(victim.sent) == len(set(victim.sent)) <= budget
         if budget == 1 and r.status != SKIPPED:
             assert r.status == EXHAUSTED
+
+
+def test_scan_tries_every_slot_first_then_the_best_of_it(tc, examples):
+    text, gold = examples[0]
+    victim = Counting(tc)
+    _charmer(k=2, positions=4, scan=True).run((text, gold), victim)
+    attacked = AttackedText.from_input("text", text)
+    alphabet = len(AnyCharacter().characters(attacked))
+    slots = [AnyCharacter.slots(attacked, p) for p in range(len(attacked))]
+    original, first, *rest = victim.batches
+    assert original == [text] and len(first) > 4 * alphabet  # every slot, no probe call
+    assert all(Levenshtein.distance(text, t) == 1 for t in first) and len(first) <= \
+        sum(slots) * alphabet
+    assert len(rest) <= 1  # k = 2: one more step, one call of candidates: the changed word's
+    assert all(len(b) <= (max(slots) + 2 + 4) * alphabet for b in rest)  # slots and 4 more
+
+
+def test_a_beam_step_is_still_one_probe_call_and_one_candidate_call(tc, examples):
+    with pytest.raises(ValueError, match="width must be an integer at least 1"):
+        Charmer(width=0)
+    assert repr(Charmer()) == "Charmer(positions=20, max_edits=10, pruned=False, width=1, " \
+        "scan=False)"
+    won = 0
+    for i, (text, gold) in enumerate(examples[:8]):
+        victim = Counting(tc)
+        r = _charmer(k=3, positions=4, width=3).run((text, gold), victim, i)
+        alphabet = len(AnyCharacter().characters(AttackedText.from_input("text", text)))
+        original, *steps = victim.batches
+        assert original == [text] and len(steps) % 2 == 0
+        for probes, candidates in zip(steps[::2], steps[1::2]):
+            assert all(len(p) in range(len(text) - 2, len(text) + 4) for p in probes)
+            assert len(candidates) <= 3 * 4 * alphabet  # the 4 best slots of 3 texts
+        assert Levenshtein.distance(r.original, r.adversarial) <= 3
+        if r.status == SUCCESSFUL:
+            won += 1
+            assert _label(tc, r.adversarial) != _label(tc, r.original)
+    assert won >= 4
 
 
 def test_constraints_choose_the_words(tc):
@@ -92,8 +131,9 @@ def test_constraints_choose_the_words(tc):
 
 
 def test_deterministic_and_recipe(tc, examples):
-    attack = get_recipe("charmer", "tc", max_queries=2000)
+    attack = get_recipe("charmer", "tc", max_queries=20000)
     assert isinstance(attack.method, Charmer) and attack.method.max_edits == 10
+    assert not attack.method.scan and attack.method.width == 1  # Charmer's own search
     first = [attack.run(e, tc, i) for i, e in enumerate(examples[:5])]
     again = [attack.run(e, tc, i) for i, e in reversed(list(enumerate(examples[:5])))]
     assert first == again[::-1]

@@ -7,6 +7,15 @@ position selection; then tries the whole alphabet only at the ``positions`` best
 text, for at most ``max_edits`` steps: the Levenshtein distance to the original stays ≤ k.
 Every step's probes are one victim call and its candidates another.
 
+Two departures, as options: ``width`` keeps a beam of that many texts per step instead of the
+one best (each text's probes and candidates still go in the step's two calls), and ``scan``
+drops the space probe: the first step tries the whole alphabet at every slot, and later steps
+at every slot of the words changed already and at the ``positions`` others whose best
+first-step candidate scored highest. On OLID tweets against a TF-IDF victim the scan changed
+fewer characters than the probe (a space can only break the victim's n-grams, not write
+them), and a beam fewer again after a scan, none after the probe
+(docs/experiments/2026-12-03-search-beam.md).
+
 Charmer's own code edits any character of the sentence; here the constraints choose the words
 (and so the gaps after them) that may change, and the text before the first word stays. With
 another transformation as its alphabet, the best slots choose the words and the
@@ -27,14 +36,18 @@ class Charmer(SearchMethod):
     """``positions``: the slots tried with the whole alphabet per step (Charmer's n, 20 in
     their scripts); ``max_edits``: the steps, so the Levenshtein budget k (10 there);
     ``pruned``: after success, undo the words whose edits the goal does not need (not in
-    Charmer; fewer characters changed for a few more queries)."""
+    Charmer; fewer characters changed for a few more queries); ``width``: the texts kept per
+    step (Charmer: 1); ``scan``: slots chosen by a first step over all of them instead of the
+    space probe (not in Charmer)."""
 
     name = "charmer"
 
-    def __init__(self, positions: int = 20, max_edits: int = 10, pruned: bool = False):
+    def __init__(self, positions: int = 20, max_edits: int = 10, pruned: bool = False,
+                 width: int = 1, scan: bool = False):
         self.positions = check_int("positions", positions)
         self.max_edits = check_int("max_edits", max_edits)
-        self.pruned = pruned
+        self.width = check_int("width", width)
+        self.pruned, self.scan = pruned, scan
 
     def slots(self, problem: Problem, text: AttackedText) -> list[tuple[int, int]]:
         """(position, slot) of every word the constraints still let change in ``text``, and of
@@ -42,30 +55,48 @@ class Charmer(SearchMethod):
         return [(p, slot) for p in problem.positions if problem.allowed(text, p)
                 for slot in range(AnyCharacter.slots(text, p))]
 
-    def top(self, problem: Problem, text: AttackedText, slots: list) -> list[tuple[int, int]]:
-        """The ``positions`` slots whose space probe brings the goal closest (all of them,
-        unprobed, when there are no more than that); ties keep the text's order."""
-        if len(slots) <= self.positions:
-            return slots
-        probes = [AnyCharacter.at_slot(text, p, slot, [PROBE]) or [text] for p, slot in slots]
-        scores = {t.key: o.score for t, o in problem.query([t for (t,) in probes])}
-        order = sorted(range(len(slots)),
-                       key=lambda i: -scores.get(probes[i][0].key, float("-inf")))
-        return [slots[i] for i in order[:self.positions]]
+    def top(self, problem: Problem, texts: list[AttackedText], slots: list[list]) -> list[list]:
+        """For each of ``texts``, the ``positions`` of its ``slots`` whose space probe brings
+        the goal closest (all of them, unprobed, when there are no more than that); ties keep
+        the text's order. Every text's probes go in one victim call."""
+        probes = [[AnyCharacter.at_slot(t, p, slot, [PROBE]) or [t] for p, slot in s]
+                  if len(s) > self.positions else None for t, s in zip(texts, slots)]
+        sent = [probe for each in probes if each for (probe,) in each]
+        scores = {t.key: o.score for t, o in problem.query(sent)} if sent else {}
+        chosen = []
+        for s, each in zip(slots, probes):
+            if each is None:
+                chosen.append(s)
+                continue
+            order = sorted(range(len(s)),
+                           key=lambda i: -scores.get(each[i][0].key, float("-inf")))
+            chosen.append([s[i] for i in order[:self.positions]])
+        return chosen
 
-    def candidates(self, problem: Problem, text: AttackedText, top: list) -> list[AttackedText]:
-        """The alphabet at each of the ``top`` slots, or another transformation's candidates of
-        the words holding them; those the constraints accept."""
-        transformation = problem.transformation
+    def ranked(self, text: AttackedText, slots: list, gains: dict) -> list[tuple[int, int]]:
+        """``scan``'s slots after the first step: every slot of the words ``text`` changed
+        already (a word's second character can make what its first one began), then the
+        ``positions`` others whose best first-step candidate scored highest."""
+        mine = [s for s in slots if s[0] in text.modified]
+        rest = sorted((s for s in slots if s[0] not in text.modified),
+                      key=lambda s: -gains.get(s, float("-inf")))
+        return mine + rest[:self.positions]
+
+    def candidates(self, problem: Problem, text: AttackedText, top: list) -> list[list]:
+        """For each of the ``top`` slots, the alphabet there, or another transformation's
+        candidates of the word holding it (drawn once per word); those the constraints
+        accept."""
+        transformation, accept = problem.transformation, problem.constraints
         if isinstance(transformation, AnyCharacter):
             chars = transformation.characters(problem.original)
-            texts = [c for p, slot in top for c in transformation.at_slot(text, p, slot, chars)]
-        else:
-            words = dict.fromkeys(p for p, _ in top)
-            texts = [text.apply(e) for p in words
-                     for e in transformation.edits(text, p, problem.k, problem.rng)]
-        return check_all(problem.constraints, problem.original,
-                         list({t.key: t for t in texts}.values()))
+            return [check_all(accept, problem.original,
+                              transformation.at_slot(text, p, slot, chars)) for p, slot in top]
+        words: dict = {}
+        for p, _ in top:
+            if p not in words:
+                words[p] = check_all(accept, problem.original, [
+                    text.apply(e) for e in transformation.edits(text, p, problem.k, problem.rng)])
+        return [words[p] for p, _ in top]
 
     def prune(self, problem: Problem, found: Scored) -> Scored:
         """Undo the edits of whole words that the goal does not need: each round tries every
@@ -80,25 +111,42 @@ class Charmer(SearchMethod):
         return found
 
     def search(self, problem):
-        current: Scored = (problem.original, problem.start)
-        best = current
+        beam: list[Scored] = [(problem.original, problem.start)]
+        best, gains = beam[0], None
         for _ in range(self.max_edits):
-            slots = self.slots(problem, current[0])
-            top = self.top(problem, current[0], slots) if slots else []
-            texts = self.candidates(problem, current[0], top) if top else []
-            scored = problem.query(texts) if texts and not problem.exhausted else []
+            texts = [t for t, _ in beam]
+            slots = [self.slots(problem, t) for t in texts]
+            if not self.scan:
+                top = self.top(problem, texts, slots)
+            elif gains is not None:
+                top = [self.ranked(t, s, gains) for t, s in zip(texts, slots)]
+            else:
+                top = slots  # the first step of a scan: every slot, unprobed
+            per = [self.candidates(problem, t, s) if s else [] for t, s in zip(texts, top)]
+            found = {c.key: c for each in per for cs in each for c in cs}
+            scored = problem.query(list(found.values())) \
+                if found and not problem.exhausted else []
             if not scored:
                 break
             won = [s for s in scored if s[1].met]
             if won:
                 return self.prune(problem, best_of(won)) if self.pruned else best_of(won)
-            current = best_of(scored)  # Charmer keeps the step's best, better or not
-            if current[1].score > best[1].score:
-                best = current
+            if self.scan and gains is None:
+                score = {t.key: o.score for t, o in scored}
+                gains = {slot: max((score.get(c.key, float("-inf")) for c in cs),
+                                   default=float("-inf")) for slot, cs in zip(top[0], per[0])}
+            # Charmer keeps the step's best, better or not; a beam its ``width`` best of
+            # distinct scores (texts the victim scores alike, such as a letter and its
+            # capital before a victim that lower-cases, would fill it with one text)
+            ranked = sorted(scored, key=lambda s: -s[1].score)
+            beam = list({o.score: (t, o) for t, o in reversed(ranked)}.values())[::-1]
+            beam = beam[:self.width]
+            if beam[0][1].score > best[1].score:
+                best = beam[0]
             if problem.exhausted:
                 break
         return best
 
     def __repr__(self):
         return (f"Charmer(positions={self.positions}, max_edits={self.max_edits}, "
-                f"pruned={self.pruned})")
+                f"pruned={self.pruned}, width={self.width}, scan={self.scan})")

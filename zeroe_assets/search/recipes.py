@@ -21,6 +21,8 @@
   Language Models": any character of the alphabet (the text's characters and a–z) inserted,
   replaced or deleted anywhere in a word, the 20 best slots by a space probe per step,
   Levenshtein distance ≤ k = 10; no other constraint, no query budget (their scripts').
+  ``Charmer(20, 10, width=4, scan=True)`` in its place scans every slot and keeps a beam
+  (fewer characters, 7 times the queries: docs/search.md).
 - ``bad-characters``: Boucher et al. 2022, "Bad Characters: Imperceptible NLP Attacks": their
   four imperceptible perturbations (invisible characters, homoglyphs that draw the same pixels,
   bidi reorderings, deletions by BACKSPACE), one injection per word, at most 10 (their budget),
@@ -129,7 +131,8 @@ def _charmer(task, transformations, options):
     return dict(transformation=transformation,
                 constraints=[EditDistance(absolute=CHARMER_K),
                              *_limit(options["max_perturbed"], None)],
-                method=Charmer(CHARMER_N, CHARMER_K), candidates=K)
+                method=Charmer(CHARMER_N, CHARMER_K),
+                candidates=K)
 
 
 def _bad_characters(task, transformations, options):
