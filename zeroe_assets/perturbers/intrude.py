@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import string
+from math import trunc
 
 from ..tokenize import clusters, length
 from ._sampling import at_least_one, none_came_up
@@ -31,7 +32,7 @@ class IntrudePerturber(Perturber):
         if len(units) < 3:
             return word
         rand = rng.random
-        symbol = self.symbols[int(rand() * len(self.symbols))]
+        symbol = self.symbols[trunc(rand() * len(self.symbols))]  # int(rand() * n), faster
         gaps = len(units) - 1
         if 0.0 < phi < 1.0:  # at_least_one's Bernoulli draws, inline (a call less per word)
             chosen = [j for j in range(gaps) if rand() < phi] or none_came_up(gaps, phi, rng)
