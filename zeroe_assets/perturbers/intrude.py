@@ -34,10 +34,17 @@ class IntrudePerturber(Perturber):
         rand = rng.random
         symbol = self.symbols[trunc(rand() * len(self.symbols))]  # int(rand() * n), faster
         gaps = len(units) - 1
-        if 0.0 < phi < 1.0:  # at_least_one's Bernoulli draws, inline (a call less per word)
-            chosen = [j for j in range(gaps) if rand() < phi] or none_came_up(gaps, phi, rng)
+        if 0.0 < phi < 1.0:  # at_least_one's Bernoulli draws, inline (a call less per word),
+            some = False     # in a loop that also inserts (a comprehension is a call on 3.11)
+            for j in range(gaps):
+                if rand() < phi:
+                    units[j] += symbol  # after unit j: one pass, however long the word
+                    some = True
+            if some:
+                return "".join(units)
+            chosen = none_came_up(gaps, phi, rng)
         else:
             chosen = at_least_one(gaps, phi, rng)
         for gap in chosen:
-            units[gap] += symbol  # after unit ``gap``: one pass, however long the word
+            units[gap] += symbol
         return "".join(units)
