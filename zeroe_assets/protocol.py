@@ -211,7 +211,7 @@ class ZeroePerturbation(Perturbation):
                 word = words[k]
                 row = row_of(word)
                 if row:  # an empty row: the word stays, and nothing is drawn
-                    new = row[trunc(rand() * len(row))]  # int(), a third of the cost
+                    new = row[trunc(rand() * len(row))]  # = int(), without its type call
                     if new != word:
                         words[k] = new
                         changed += 1

@@ -32,10 +32,12 @@ class IntrudePerturber(Perturber):
         if len(units) < 3:
             return word
         rand = rng.random
-        symbol = self.symbols[trunc(rand() * len(self.symbols))]  # int(rand() * n), faster
+        symbol = self.symbols[trunc(rand() * len(self.symbols))]  # = int(), without its type call
         gaps = len(units) - 1
-        if 0.0 < phi < 1.0:  # at_least_one's Bernoulli draws, inline (a call less per word),
-            some = False     # in a loop that also inserts (a comprehension is a call on 3.11)
+        if 0.0 < phi < 1.0:
+            # at_least_one's Bernoulli draws inline (a call less per word), in a loop that also
+            # inserts (a comprehension is a call on Python 3.11)
+            some = False
             for j in range(gaps):
                 if rand() < phi:
                     units[j] += symbol  # after unit j: one pass, however long the word

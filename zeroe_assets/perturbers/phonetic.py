@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import importlib.util
 import random
-from math import trunc
 import warnings
+from math import trunc
 from pathlib import Path
 from typing import Iterable
 
@@ -264,7 +264,7 @@ class PhoneticPerturber(Perturber):
             if later:
                 outside.append((k, u))
             elif choices and not (abbreviation and gaps[k + 1][:1] == "."):
-                new = choices[trunc(u * len(choices))]  # int(u * n), faster
+                new = choices[trunc(u * len(choices))]  # = int(), without its type call
                 if new != word:
                     words[k] = new
                     changed += 1
