@@ -28,6 +28,18 @@ def test_round_trip_any_string(s):
     assert all(any(c.isalpha() for c in word) for word in w)
 
 
+MIXED = st.text(st.sampled_from(list("abXZ09eEx+-'’ \t\u00a0.,_éü²½Ⅻ한😂") + ["\u0301", "\u200d"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(), MIXED))
+def test_split_at_spaces_is_the_full_patterns_split(s):
+    # parts splits only the non-ASCII runs between spaces with the full pattern
+    from zeroe_assets.tokenize import _WORD, parts
+
+    assert parts(s) == _WORD.split(s)
+
+
 def test_words_and_gaps():
     assert words("Hello, world! don't 2020 1st") == ["Hello", "world", "don't", "1st"]
     w, g = split("  Hi,\tyou 42. ")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import random
+from math import trunc
 from collections.abc import Iterable, Iterator, Sequence
 
 from . import reference, tokenize
@@ -82,6 +83,7 @@ class ZeroePerturbation(Perturbation):
         # the paper's protocol on a perturber that changes only the drawn words themselves:
         # `perturb` takes the short way
         self._in_parts = protocol == "paper" and perturber.scope in ("word", "drawn")
+        self._word_local = perturber.scope == "word"
         self._perturb_word = (perturber.perturb_word if protocol == "paper"
                               else perturber.reference_word)
         # a perturber that never draws changes a spelling the same way every time: once each
@@ -106,17 +108,17 @@ class ZeroePerturbation(Perturbation):
                                        for w in tokenize.words(text)})
 
     def perturb(self, text: str, rng: random.Random) -> str:
-        if self._in_parts:
-            return self._perturb_parts(check_text(text), rng)
-        return self.perturb_counted(text, rng)[0]
-
-    def _perturb_parts(self, text: str, rng: random.Random) -> str:
-        """``perturb_counted(text, rng)[0]`` under the paper's protocol for a perturber of
-        scope "word" or "drawn", with the same draws: the split is kept as one list (word i at
-        ``2i + 1``, the gap after it at ``2i + 2``: `tokenize.parts`), which serves as both the
-        words and the gaps of ``attack_drawn``, so that there is nothing to take apart and
-        joining it back is one call (splitting and joining were most of a rule-based run)."""
-        parts = tokenize.parts(text)
+        """``perturb_counted(text, rng)[0]``; under the paper's protocol for a perturber of
+        scope "word" or "drawn", with the same draws, the short way: the split is kept as one
+        list (word i at ``2i + 1``, the gap after it at ``2i + 2``: `tokenize.parts`), which
+        serves as both the words and the gaps of ``attack_drawn``, so that there is nothing to
+        take apart and joining it back is one call (splitting and joining were most of a
+        rule-based run). It is all in this one method, and a word-local perturber's visits are
+        called without ``attack_drawn``'s dispatch: a Python call per line is a few per cent of
+        a run of 14-word lines."""
+        if not self._in_parts:
+            return self.perturb_counted(text, rng)[0]
+        parts = tokenize.parts(check_text(text))
         n = len(parts) >> 1
         target = math.ceil(self.p * n - 1e-9)
         if target == 0:
@@ -124,7 +126,11 @@ class ZeroePerturbation(Perturbation):
         rand, p = rng.random, self.p
         drawn = [k for k in range(1, 2 * n, 2) if rand() < p]  # the coins of perturb_words
         shuffle(drawn, rng)
-        return "".join(parts) if self.attack_drawn(parts, parts, drawn, target, rng) else text
+        if self._word_local:
+            changed = self._attack_words(parts, drawn, target, rng)
+        else:
+            changed = self.perturber.attack_drawn(parts, parts, drawn, target, self.phi, rng)
+        return "".join(parts) if changed else text
 
     def perturb_counted(self, text: str, rng: random.Random) -> tuple[str, int, int]:
         """``(perturbed text, words perturbed, words in the sample)``."""
@@ -205,7 +211,7 @@ class ZeroePerturbation(Perturbation):
                 word = words[k]
                 row = row_of(word)
                 if row:  # an empty row: the word stays, and nothing is drawn
-                    new = row[int(rand() * len(row))]
+                    new = row[trunc(rand() * len(row))]  # = int(), without its type call
                     if new != word:
                         words[k] = new
                         changed += 1

@@ -64,8 +64,9 @@ def shuffle(items: list, rng: random.Random) -> None:
     at a third of the cost. The protocol shuffles every sample's drawn words, and
     ``Random.shuffle`` makes a Python method call (``_randbelow``) per element; here each step's
     bound and bit count come from a table (`_steps`)."""
-    getrandbits = rng.getrandbits
-    for i, n, k in _steps(len(items)):
+    getrandbits, size = rng.getrandbits, len(items)
+    # the table's entry without `_steps`' call where it is there (it is for every sentence)
+    for i, n, k in _STEPS[size] if size < len(_STEPS) else _steps(size):
         j = getrandbits(k)
         while j >= n:  # rejection, as Random._randbelow
             j = getrandbits(k)

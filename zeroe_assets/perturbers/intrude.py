@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import string
+from math import trunc
 
 from ..tokenize import clusters, length
 from ._sampling import at_least_one, none_came_up
@@ -31,12 +32,21 @@ class IntrudePerturber(Perturber):
         if len(units) < 3:
             return word
         rand = rng.random
-        symbol = self.symbols[int(rand() * len(self.symbols))]
+        symbol = self.symbols[trunc(rand() * len(self.symbols))]  # = int(), without its type call
         gaps = len(units) - 1
-        if 0.0 < phi < 1.0:  # at_least_one's Bernoulli draws, inline (a call less per word)
-            chosen = [j for j in range(gaps) if rand() < phi] or none_came_up(gaps, phi, rng)
+        if 0.0 < phi < 1.0:
+            # at_least_one's Bernoulli draws inline (a call less per word), in a loop that also
+            # inserts (a comprehension is a call on Python 3.11)
+            some = False
+            for j in range(gaps):
+                if rand() < phi:
+                    units[j] += symbol  # after unit j: one pass, however long the word
+                    some = True
+            if some:
+                return "".join(units)
+            chosen = none_came_up(gaps, phi, rng)
         else:
             chosen = at_least_one(gaps, phi, rng)
         for gap in chosen:
-            units[gap] += symbol  # after unit ``gap``: one pass, however long the word
+            units[gap] += symbol
         return "".join(units)

@@ -1,6 +1,7 @@
 """Keyboard typos (paper §3.2, after Belinkov & Bisk 2018): letters → adjacent keys."""
 from __future__ import annotations
 
+from math import trunc
 from pathlib import Path
 
 from ..tokenize import clusters
@@ -46,14 +47,19 @@ class KeyboardPerturber(Perturber):
         units, slots = self._plans[word]
         if not slots:
             return word
-        units = units[:]
         rand = rng.random
-        # Bernoulli(φ) per slot; if none came up, a draw conditioned on ≥ 1 (see at_least_one)
-        picks = [slot for slot in slots if rand() < phi]
+        # Bernoulli(φ) per slot; if none came up, a draw conditioned on ≥ 1 (see at_least_one).
+        # A loop, not a comprehension, and trunc, not int: words have a few slots, and on
+        # Python 3.11 the comprehension's call and int()'s type call cost more than the draws
+        picks = []
+        for slot in slots:
+            if rand() < phi:
+                picks.append(slot)
         if not picks:
             picks = [slots[j] for j in at_least_one(len(slots), phi, rng)]
+        units = units[:]
         for i, options, count in picks:
-            units[i] = options[int(rand() * count)]
+            units[i] = options[trunc(rand() * count)]
         return "".join(units)
 
     def reference_word(self, word, phi, rng):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import warnings
+from math import trunc
 from pathlib import Path
 from typing import Iterable
 
@@ -263,7 +264,7 @@ class PhoneticPerturber(Perturber):
             if later:
                 outside.append((k, u))
             elif choices and not (abbreviation and gaps[k + 1][:1] == "."):
-                new = choices[int(u * len(choices))]
+                new = choices[trunc(u * len(choices))]  # = int(), without its type call
                 if new != word:
                     words[k] = new
                     changed += 1
