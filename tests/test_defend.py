@@ -304,6 +304,16 @@ def test_the_combinations_are_counted_without_listing_them():
     assert _combinations([50] * 40, 12) > 10**20  # counted at once where listing never ends
 
 
+def test_a_guarded_cluster_is_not_read_into_its_rare_members():
+    counts = {"hell": 90, "hill": 3, "will": 80, "still": 40, "stil": 2}
+    clusters = {"hill": "hell", "stil": "still"}
+    encoder = RobustEncoder(counts, counts=counts, clusters=clusters, restore=False)
+    assert encoder.encode("hill will stil") == "hell will still"
+    encoder.guard(["hell", "hill"])  # what a monotone victim weighs: hell's cluster
+    assert encoder.encode("hill will stil hell") == f"{UNKNOWN} will still hell"
+    assert encoder.token("hilk") == UNKNOWN  # one change from hill, which is no longer hell
+
+
 def test_an_aware_attack_pays_only_for_what_the_model_has_not_seen(defended):
     from zeroe_assets.search import get_recipe
 

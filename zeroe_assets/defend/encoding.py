@@ -11,7 +11,8 @@ tokens to encodings that a certificate can enumerate (`defend.certify`):
   itself, lower-cased; with ``counts``, a token one change of the certificates' surface from a
   vocabulary word is that word (`source`; from words of two clusters: ``UNKNOWN``), unless the
   word is ``guarded``: one a victim whose score only adds up weighs more than ``UNKNOWN``
-  (`guard`), so that a token can hide such a word but never make one;
+  (`guard`), so that a token can hide such a word but never make one (nor can a rare word the
+  clusters joined to a guarded one: it is ``UNKNOWN``);
 - with ``restore``, any other token is read back by the shield's restorers (one per
   perturbation mechanism) and goes to the reading the shield's learned ranker scores highest out
   of context, when the ranker gives it a probability of at least ``SURE``;
@@ -66,9 +67,10 @@ class RobustEncoder:
         self._cache: dict[str, str] = {}
 
     def guard(self, words: Iterable[str]) -> None:
-        """Lookups (`source`) never return ``words``: ``UNKNOWN`` instead. Given the words a
-        victim whose score only adds up weighs more than ``UNKNOWN``, an attacker who changes a
-        harmless word can hide a word but never make one of these (docs/defend.md)."""
+        """Lookups (`source`) never return ``words``, and a rare word the clusters joined to
+        one of them is not it: ``UNKNOWN`` instead. Given the words a victim whose score only
+        adds up weighs more than ``UNKNOWN``, an attacker who changes a harmless word can hide
+        a word but never make one of these (docs/defend.md)."""
         self.guarded = frozenset(words)
         self._cache.clear()
 
@@ -159,11 +161,18 @@ class RobustEncoder:
         can never move it): the class's most frequent lexicon word, so *evil*, *vile* and *live*
         are all *live*, and *read*, *dare*, *dear* are *read*."""
         if self.clusters and encoded:
-            encoded = " ".join(self.clusters.get(w, w) for w in encoded.split())
+            encoded = " ".join(self._representative(w) for w in encoded.split())
         if not self.anagrams or not encoded or encoded == UNKNOWN:
             return encoded
         by_sorted = self.shield.lexicon.by_sorted
         return " ".join(by_sorted.get("".join(sorted(w)), (w,))[0] for w in encoded.split())
+
+    def _representative(self, word: str) -> str:
+        """``word``'s cluster representative; ``UNKNOWN`` for a rare word the clusters joined
+        to a ``guarded`` one (*hill* to *hell*): it is not that word, and an attacker makes it
+        from others with one change (*will* → *hill*)."""
+        found = self.clusters.get(word, word)
+        return UNKNOWN if found != word and word in self.guarded else found
 
     def __call__(self, texts: str | Sequence[str]):
         return self.encode(texts) if isinstance(texts, str) else [self.encode(t) for t in texts]
