@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from ..tasks import Task, get_task
 from ..victims import Scorer
+from ..victims.wrapper import model_sees
 
 
 class Outcome(NamedTuple):
@@ -259,9 +260,9 @@ class Session:
         self.goal, self.victim, self.gold, self.budget = goal, victim, gold, budget
         self.queries = 0
         self.exhausted = False  # a query was refused because the budget was spent
-        self.cache: dict = {}
+        self.cache: dict = {}  # text key → outcome
         self.aware = aware
-        self.by_seen: dict = {}  # aware: what the victim saw → its outcome
+        self.asked: dict = {}  # what the model was asked (aware: as it saw it) → outcome
 
     @property
     def left(self) -> float:
@@ -270,17 +271,16 @@ class Session:
     def query(self, texts: list) -> list[tuple[Any, Outcome]]:
         """(text, outcome) for each text scored now or before, in order; texts the budget
         left no room for are dropped (and ``exhausted`` set)."""
-        cache, new = self.cache, {}  # new: one text per key the victim is asked about
-        groups: dict = {}  # that key → the texts it answers for
+        cache, asked = self.cache, self.asked
         fresh = [t for t in dict.fromkeys(texts) if t.key not in cache]
-        seen = _seen_keys(self.victim, [t.victim_input() for t in fresh]) if (
-            self.aware and fresh) else [t.key for t in fresh]
-        for t, k in zip(fresh, seen):
-            if k in self.by_seen:
-                cache[t.key] = self.by_seen[k]
-            else:
+        keys = [t.key for t in fresh]
+        if self.aware and fresh:
+            keys = [tuple(x) if isinstance(x, list) else x  # token lists, hashable
+                    for x in model_sees(self.victim, [t.victim_input() for t in fresh])]
+        new: dict = {}  # one text per key the model is asked about
+        for t, k in zip(fresh, keys):
+            if k not in asked:
                 new.setdefault(k, t)
-                groups.setdefault(k, []).append(t)
         if len(new) > self.left:
             self.exhausted = True
             new = dict(list(new.items())[:max(0, int(self.left))])
@@ -289,18 +289,6 @@ class Session:
             outcomes = self.goal.outcomes(self.victim, [t.victim_input() for t in todo],
                                           self.gold)
             self.queries += len(todo)
-            for k, outcome in zip(new, outcomes):
-                if self.aware:
-                    self.by_seen[k] = outcome
-                cache.update((t.key, outcome) for t in groups[k])
+            asked.update(zip(new, outcomes))
+        cache.update((t.key, asked[k]) for t, k in zip(fresh, keys) if k in asked)
         return [(t, cache[t.key]) for t in texts if t.key in cache]
-
-
-def _seen_keys(victim, batch: list) -> list:
-    """What the innermost victim gets of each input, through every wrapper's ``seen``."""
-    from ..victims.wrapper import WrappedVictim
-
-    while isinstance(victim, WrappedVictim):
-        batch = list(victim.seen(batch))
-        victim = victim.victim
-    return [tuple(x) if isinstance(x, list) else x for x in batch]

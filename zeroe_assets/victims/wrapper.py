@@ -59,6 +59,15 @@ class WrappedVictim:
         return lambda batch: self.ask(scores, batch)
 
 
+def model_sees(victim, batch: Sequence) -> list:
+    """``batch`` as the model inside ``victim`` gets it, through every wrapper's ``seen`` (a
+    shield's restoring, a defense's encoding)."""
+    while isinstance(victim, WrappedVictim):
+        batch = victim.seen(batch)
+        victim = victim.victim
+    return list(batch)
+
+
 class TimedVictim(WrappedVictim):
     """The victim, counting the seconds, texts and calls of its queries (a search attack's own
     overhead is the rest of its time). ``name`` (what errors call it): the victim's own, else
