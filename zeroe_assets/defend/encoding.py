@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from .. import tokenize
+from .anchor import letters
 
 UNKNOWN = "unkword"  # one word for every unreadable token: TF-IDF and subword models keep it
 CACHE = 200_000  # tokens whose encodings a process keeps
@@ -64,6 +65,7 @@ class RobustEncoder:
         self.restore = restore  # without: a token no lookup finds is UNKNOWN, never guessed
         self.guarded: frozenset[str] = frozenset()  # words no lookup returns (`guard`)
         self._surface = None
+        self._keys = None  # `anchor.Keys` of the vocabulary, built when first needed
         self._cache: dict[str, str] = {}
 
     def guard(self, words: Iterable[str]) -> None:
@@ -77,16 +79,25 @@ class RobustEncoder:
     def known(self, word: str) -> bool:
         return word in self.vocabulary or word in self.shield.lexicon
 
-    def encode(self, text: str) -> str:
-        """The encoded text: the encodings of its units, one space apart."""
+    def encode(self, text: str, anchor: str | None = None) -> str:
+        """The encoded text: the encodings of its units, one space apart. ``anchor``: the
+        premise of a pair whose hypothesis ``text`` is; a token that is no word and a
+        perturbation of one premise word is that word (`anchor.Anchors`)."""
         if not isinstance(text, str):
             raise ValueError(f"a robust encoding encodes text (str), got {type(text).__name__}")
         from ..shield.core import split
 
         words, gaps = split(text)
-        return " ".join(self._encodings(words, gaps)) if words else ""
+        if not words:
+            return ""
+        anchors = None
+        if anchor is not None:
+            from .anchor import Anchors
 
-    def _encodings(self, words: list[str], gaps: list[str]) -> list[str]:
+            anchors = Anchors(split(anchor)[0])
+        return " ".join(self._encodings(words, gaps, anchors))
+
+    def _encodings(self, words: list[str], gaps: list[str], anchors=None) -> list[str]:
         """The encodings of a line's units; pieces a space split a word into are one word."""
         words, gaps = self._intruded(words, gaps)
         units = self.shield.units(words, gaps)
@@ -99,7 +110,9 @@ class RobustEncoder:
                 continue
             unit = units[k]
             raw = unit.head + unit.stem + unit.tail if unit.start == unit.end else unit.stem
-            out.append(self.cluster(self._token(raw, unit)))
+            word = None if anchors is None or unit.low in self.vocabulary or (
+                letters(unit.template) in self.vocabulary) else anchors.of(unit.template)
+            out.append(self.token(word) if word else self.cluster(self._token(raw, unit)))
             k += 1
         return [o for o in out if o]
 
@@ -240,12 +253,61 @@ class RobustEncoder:
     def _unknown(stem: str) -> str:
         return UNKNOWN if any(c.isalpha() for c in stem) else ""
 
+    def _read(self, unit) -> str | None:
+        """The word a reader reads in a token no lookup finds, when only one can be read: its
+        look-alikes undone and symbols dropped (then looked up as any token); or, with
+        ``anagrams``, the class of its letters; or the one vocabulary word (cluster) it is a
+        shuffle, a keyboard slip of every letter or a cut of (`anchor.Keys`); or the words it
+        joins (`_joined`). A ``guarded`` word is never read: ``UNKNOWN``."""
+        read = letters(unit.template)
+        if not read:
+            return None
+        if read != unit.low:
+            found = self._vocabulary_word(read, read)
+            if found is not None:
+                return found
+            if read in self.shield.lexicon:
+                return read
+        if self.anagrams:
+            shuffled = self.shield.lexicon.by_sorted.get("".join(sorted(read)))
+            if shuffled:
+                return shuffled[0]
+        if self._keys is None:
+            from .anchor import Keys
+
+            self._keys = Keys(self.vocabulary)
+        found = {self.clusters.get(w, w) for w in self._keys.of(read, first=True)}
+        if len(found) > 1:
+            return None
+        words = [found.pop()] if found else self._joined(read)
+        if not words:
+            return None
+        return UNKNOWN if self.guarded.intersection(words) else " ".join(words)
+
+    def _joined(self, token: str) -> list[str]:
+        """The vocabulary words of two letters or more that ``token`` is, joined without their
+        spaces (*peoplestand*: segment's joins), when it splits into them in one way only with
+        the fewest words; [] otherwise."""
+        best: list[list[list[str]]] = [[[]]] + [[] for _ in token]  # fewest-word splits of token[:i]
+        for i in range(1, len(token) + 1):
+            for j in range(max(0, i - 30), i - 1):
+                if token[j:i] in self.vocabulary and best[j]:
+                    ways = [w + [token[j:i]] for w in best[j]]
+                    if not best[i] or len(ways[0]) < len(best[i][0]):
+                        best[i] = ways[:2]
+                    elif len(ways[0]) == len(best[i][0]):
+                        best[i] = (best[i] + ways)[:2]
+        return best[-1][0] if len(best[-1]) == 1 and len(best[-1][0]) > 1 else []
+
     def _decide(self, unit) -> str:
         known = self._vocabulary_word(unit.head + unit.stem + unit.tail, unit.stem)
         if known is not None:
             return known
         if unit.low in self.shield.lexicon:  # a word, if not one the victim trained on
             return unit.low
+        read = self._read(unit)
+        if read is not None:
+            return read
         readings = [r for r in unit.candidates if all(self.known(w) for w in r.split())]
         if not readings or not self.restore:
             return self._unknown(unit.stem)
@@ -281,13 +343,4 @@ def vocabulary(texts: Iterable[str], min_count: int = 2,
         counts.update(w.lower() for w in tokenize.split(text)[0])
     return {w: c for w, c in sorted(counts.items()) if c >= min_count
             and (lexicon is None or len(w) > 2 or w in lexicon)}
-
-
-def encode_inputs(encoder: RobustEncoder, inputs: Sequence, kind: str) -> list:
-    """A task's victim inputs encoded: texts, or (premise, hypothesis) pairs both encoded."""
-    if kind == "pairs":
-        return [(encoder.encode(p), encoder.encode(h)) for p, h in inputs]
-    if kind == "texts":
-        return [encoder.encode(t) for t in inputs]
-    raise ValueError(f"a robust encoding takes texts or sentence pairs, not {kind}")
 

@@ -30,23 +30,26 @@ class DefendedVictim(WrappedVictim):
     rewrites = True
 
     def __init__(self, victim, task: str, encoder: RobustEncoder | None, shield=None,
-                 name: str | None = None):
+                 name: str | None = None, anchored: bool = False):
         super().__init__(victim, name)
         self.task = get_task(task).name
         self.kind = {"text": "texts", "pair": "pairs"}.get(get_task(task).inputs)
         if self.kind is None:
             raise ValueError(f"defenses take text or sentence-pair tasks, not {task}")
         self.encoder, self.shield = encoder, shield
+        self.anchored = anchored  # a pair's hypothesis read against its premise (`anchor`)
 
-    def one(self, text: str) -> str:
-        """What the victim sees of one text."""
+    def one(self, text: str, anchor: str | None = None) -> str:
+        """What the victim sees of one text (``anchor``: the premise of a hypothesis)."""
         if self.shield is not None:
             text = self.shield.restore(text)
-        return self.encoder.encode(text) if self.encoder is not None else text
+        if self.encoder is None:
+            return text
+        return self.encoder.encode(text, anchor=anchor if self.anchored else None)
 
     def seen(self, batch: Sequence) -> list:
         if self.kind == "pairs":
-            return [(self.one(p), self.one(h)) for p, h in batch]
+            return [(self.one(p), self.one(h, p)) for p, h in batch]
         return [self.one(t) for t in batch]
 
 
@@ -125,7 +128,8 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
     parts = "+".join(p for p in meta["parts"] if p != "adversarial")
     trained = "+adv" if "adversarial" in meta["parts"] else ""
     return DefendedVictim(victim, meta["task"], encoder, shield,
-                          f"defended[{parts or 'none'}{trained}] {meta['victim']}")
+                          f"defended[{parts or 'none'}{trained}] {meta['victim']}",
+                          anchored=bool(meta.get("anchors", False)))
 
 
 def heavier_than_unknown(victim, counts: Mapping[str, int],
