@@ -62,6 +62,27 @@ def test_the_surrogate_predicts_its_model(tc):
     assert all(p > 0 for p in predicted[:len(BAD)])  # offensive words raise the logit
 
 
+def test_remembered_sums_are_the_sums_and_no_example_depends_on_another(tc, examples):
+    """The surrogate remembers each span's sums across examples: the numbers are those
+    computed afresh, an example's result is the same after others as alone, and a pickled
+    surrogate leaves its memory behind."""
+    import pickle
+
+    texts, labels = _tweets(300, seed=7)
+    model = train_victim("tc-tfidf", texts, labels)
+    warm = NgramSurrogate.from_model(model)
+    norms = warm.norms("@USER you are such a lovely idiot URL")
+    spans = ["lovely", "idiot", "id1ot", "you are", "lovely", "Idiot"]
+    assert [warm.score(s, norms) for s in spans] == \
+        [NgramSurrogate.from_model(model).score(s, norms) for s in spans]
+    attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=warm)
+    after_others = [attack.run(e, tc, i) for i, e in enumerate(examples[:8])][-1]
+    alone = get_recipe("zeroe-fast", "tc", transformations=SAFE,
+                       surrogate=NgramSurrogate.from_model(model)).run(examples[7], tc, 7)
+    assert after_others == alone
+    assert warm._sums and not pickle.loads(pickle.dumps(warm))._sums
+
+
 def test_success_in_few_queries(tc, surrogate, examples):
     attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate)
     results = []

@@ -9,8 +9,9 @@ import random
 import pytest
 
 from zeroe_assets.search import AttackedText, Edit, get_recipe, get_transformation
-from zeroe_assets.search.display import (BACKSPACE, PDF, RLO, RendersIdentically, codepoints,
-                                         displayed, renders_identically, same_glyph)
+from zeroe_assets.search.display import (BACKSPACE, PDF, RLO, RendersIdentically, _font,
+                                         _laid_out_alike, codepoints, displayed,
+                                         renders_identically, same_glyph)
 from zeroe_assets.search.imperceptible import homoglyphs, swapped
 from zeroe_assets.search.results import SUCCESSFUL
 
@@ -46,9 +47,48 @@ def test_kerning_tells_a_homoglyph_and_the_constraint_refuses_it():
     text = AttackedText.from_input("text", "this is Fiona and fiona")
     fiona = [text.apply(Edit(0, ((i, word.replace("i", "\u0456")),), (), (i,)))
              for i, word in ((2, "Fiona"), (4, "fiona"))]
-    assert RendersIdentically().filter(text, fiona) == fiona[1:]
+    constraint = RendersIdentically()
+    assert constraint.filter(text, fiona) == fiona[1:]
+    # the original's windows it remembers are that original's: another's are built anew
+    swapped_names = AttackedText.from_input("text", "this is fiona and Fiona")
+    assert constraint.filter(swapped_names, [swapped_names.apply(e) for e in (
+        Edit(0, ((2, "f\u0456ona"),), (), (2,)), Edit(0, ((4, "F\u0456ona"),), (), (4,)))]) == \
+        [swapped_names.apply(Edit(0, ((2, "f\u0456ona"),), (), (2,)))]
     joined = text.apply(Edit(0, (), ((3, ""),), (2,)))  # "Fionaand": a gap changed, no word
     assert not RendersIdentically().check(text, joined)
+
+
+def _drawn(line: str) -> bytes:
+    """``line`` drawn as ``display.render`` draws it, afresh (no shortcut, no memory)."""
+    from PIL import Image, ImageDraw
+
+    face = _font(None, 18)
+    canvas = Image.new("L", (max(1, int(face.getlength(line)) + 36), 36))
+    ImageDraw.Draw(canvas).text((9, 9), line, font=face, fill=255)
+    return canvas.size, canvas.tobytes()
+
+
+def test_lines_called_alike_without_drawing_draw_alike():
+    # the shortcut (glyphs drawn alike, neighbours kerned alike) against the drawing itself,
+    # on windows with one to three homoglyphs, kerning pairs among them (F, T, V, W, Y, L, P)
+    table, rng = homoglyphs(), random.Random(0)
+    texts = ("Fiona", "To you", "We saw it", "Yes, Avery", "LOL at Tyler", "Pity, Vicky",
+             "you are a complete idiot", "@USER why would you do that?", "F*** off, Jo")
+    shortcut = agree = 0
+    for _ in range(600):
+        text = rng.choice(texts)
+        places = [i for i, c in enumerate(text) if c in table]
+        chars = list(text)
+        for i in rng.sample(places, min(len(places), rng.choice((1, 1, 2, 3)))):
+            chars[i] = rng.choice(table[chars[i]])
+        attacked = "".join(chars)
+        same = _drawn(text) == _drawn(attacked)
+        assert renders_identically(text, attacked) == same, codepoints(attacked)
+        if _laid_out_alike(text, attacked, None):
+            assert same, codepoints(attacked)
+            shortcut += 1
+        agree += same
+    assert 0 < shortcut <= agree < 600  # kerning tells some apart, the shortcut takes most
 
 
 def test_homoglyphs_draw_the_same_pixels():

@@ -47,6 +47,7 @@ class NgramSurrogate:
     def __init__(self, chars: dict[str, float], words: dict[str, float],
                  idf: dict[str, float]):
         self.chars, self.words, self.idf = chars, words, idf
+        self._sums: dict[str, tuple[float, float]] = {}  # span → sums (``sums``)
 
     @classmethod
     def from_model(cls, model) -> "NgramSurrogate":
@@ -87,8 +88,28 @@ class NgramSurrogate:
 
     def score(self, span: str, norms: tuple[float, float]) -> float:
         """The surrogate's logit contribution of a stretch of text."""
+        c, w = self.sums(span)
+        return c / norms[0] + w / norms[1]
+
+    def sums(self, span: str) -> tuple[float, float]:
+        """The weights of ``span``'s character n-grams and of its words, each summed in order
+        (``score`` divides them by a text's norms). A pure function of the span, remembered
+        across examples (a candidate spelling recurs, the words of tweets more so): the
+        numbers are those computed afresh, so no example's result depends on another."""
+        memo = self._sums
+        found = memo.get(span)
+        if found is None:
+            if len(memo) >= self.REMEMBERED:
+                memo.clear()
+            found = memo[span] = self._sum(span)
+        return found
+
+    REMEMBERED = 1 << 18  # spans kept before the memory starts afresh
+
+    def _sum(self, span: str) -> tuple[float, float]:
         get, c = self.chars.get, 0.0
-        for token in span.lower().split():  # char_ngrams, summed in place: the hot loop
+        low = span.lower()
+        for token in low.split():  # char_ngrams, summed in place: the hot loop
             padded = f" {token} "
             for n in (2, 3, 4):
                 if len(padded) <= n:
@@ -97,7 +118,13 @@ class NgramSurrogate:
                 for i in range(len(padded) - n + 1):
                     c += get(padded[i:i + n], 0.0)
         words = self.words.get
-        return c / norms[0] + sum(words(t, 0.0) for t in WORD.findall(span.lower())) / norms[1]
+        return c, sum(words(t, 0.0) for t in WORD.findall(low))
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_sums"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _sums={})
 
     def __repr__(self):
         return f"NgramSurrogate({len(self.chars)} character n-grams, {len(self.words)} words)"
