@@ -18,7 +18,8 @@ elsewhere in the word (``tNee`` is *tree*, not the commoner *teen*). Three shape
   same bounds (IDs, CEOs: a plural is no mark).
 
 Over OLID's 13,240 training tweets and EWT's 12,544 training sentences the last two shapes read
-no token; on the transfer benchmark's dev split they read 11 of DeepWordBug's words right.
+no token; on the transfer benchmark's dev split they read 11 of DeepWordBug's words right and
+one wrong (``BLook``: *book*).
 """
 from __future__ import annotations
 
