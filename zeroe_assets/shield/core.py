@@ -82,8 +82,8 @@ class Shield:
     ``learned``: use the exported ranker if there is one (else the hand-set weights);
     ``real_words``: read the rare dictionary words it keeps again in context
     (`context.RealWords`: ``wok`` in "at wok on" is *work*); on by default since its bounds
-    (a much commoner reading, first and last letters kept) change about one clean word in ten
-    thousand (docs/shield.md). A non-word of four letters or more whose best reading falls short
+    (a much commoner reading, first and last letters kept) changed 9 of 103,240 clean dev
+    tokens and 2 of the 4,305 held-out words (docs/shield.md). A non-word of four letters or more whose best reading falls short
     of the threshold still changes when keeping it is unlikely (``nonword_keep``)."""
 
     # a non-word the ranker is unsure of still changes to its best reading when keeping it is
