@@ -180,8 +180,10 @@ def test_camel_case_names_are_not_marked_letters():
 # the other two shapes of a marked letter (the transfer benchmark's dev split): a second capital
 # in a capitalised word, one lower-case letter in a word in capitals; names and inflected
 # acronyms (seen in OLID's training tweets and EWT's training sentences) are left
-MARKED_SHAPES = {"Follow us on TwitOter , you are the best": "Follow us on Twitter , you are the best",
-                 "My name is WiBliam and I live in VBgas .": "My name is William and I live in Vegas .",
+MARKED_SHAPES = {"Follow us on TwitOter , you are the best":
+                 "Follow us on Twitter , you are the best",
+                 "My name is WiBliam and I live in VBgas .":
+                 "My name is William and I live in Vegas .",
                  "That is RAght , I NEcD it": "That is Right , I NEED it",
                  "NQever again , you are the one": "Never again , you are the one"}
 
@@ -205,7 +207,8 @@ def test_mixed_case_names_and_acronyms_have_no_marked_reading():
                  "CEOs", "NeM"):
         assert marked_readings(name, lexicon) == [], name
     assert marked("SInX") == 2 and marked("RAght") == 1 and marked("DaveB") is None
-    assert unmarked("NEcD") == "NECD" and unmarked("RAght") == "Raght" and unmarked("tNee") == "tnee"
+    assert unmarked("NEcD") == "NECD" and unmarked("RAght") == "Raght"
+    assert unmarked("tNee") == "tnee"
     assert marked_readings("NObama", lexicon) == []  # not read as a capital inserted before
 
 

@@ -83,8 +83,9 @@ class Shield:
     ``real_words``: read the rare dictionary words it keeps again in context
     (`context.RealWords`: ``wok`` in "at wok on" is *work*); on by default since its bounds
     (a much commoner reading, first and last letters kept) changed 9 of 103,240 clean dev
-    tokens and 2 of the 4,305 held-out words (docs/shield.md). A non-word of four letters or more whose best reading falls short
-    of the threshold still changes when keeping it is unlikely (``nonword_keep``)."""
+    tokens and 2 of the 4,305 held-out words (docs/shield.md). A non-word of four letters or
+    more whose best reading falls short of the threshold still changes when keeping it is
+    unlikely (``nonword_keep``)."""
 
     # a non-word the ranker is unsure of still changes to its best reading when keeping it is
     # this unlikely (None: only the ranker's threshold decides); see `_decide`
