@@ -127,11 +127,14 @@ def test_a_nonword_changes_when_keeping_it_is_unlikely(attacked):
 
 
 def test_a_dictionary_word_its_neighbours_rule_out_is_read_in_context():
-    shield = Shield(real_words=True)
-    assert shield.restore("We will meat at noon .") == "We will meet at noon ."
+    shield = Shield()  # on by default
     assert shield.restore("A man is at wok on a bat .") == "A man is at work on a bat ."
-    assert Shield().restore("We will meat at noon .") == "We will meat at noon ."  # off by default
+    assert Shield(real_words=False).restore("A man is at wok on a bat .") == \
+        "A man is at wok on a bat ."
+    assert shield.restore("We will meat at noon .") == "We will meat at noon ."  # meet: not
+    # thirty times as common as meat, so the bigrams alone do not decide
     words = shield.real_words
+    assert words.correct("racing", "is", "to") is None  # facing: the first letter changed
     assert words.correct("hole", "a", "in") is None  # a hole in: the word fits
     assert words.correct("his", "in", "car") is None  # too common a word to be a typo
     assert words.correct("hole", None, None) is None  # no neighbours, no evidence
@@ -165,9 +168,56 @@ def test_a_capital_inside_a_lower_case_word_marks_the_attacked_letter(attacked):
 
 def test_camel_case_names_are_not_marked_letters():
     from zeroe_assets.shield.marked import marked, marked_readings
-    assert marked("tNee") == 1 and marked("Tree") is None and marked("McCain") is None
+    assert marked("tNee") == 1 and marked("Tree") is None
+    assert marked_readings("McCain", load_lexicon()) == []  # marked, but no common reading
     assert marked("kWh") is None  # too short to be an attacked word
     assert marked_readings("iPhone", load_lexicon()) == []
     assert marked_readings("mWoan", load_lexicon()) == []  # Woman shuffled: its own capital
     text = "I sold my iPhone on eBay, said McCain ."
     assert get_shield().restore(text) == text
+
+
+# the other two shapes of a marked letter (the transfer benchmark's dev split): a second capital
+# in a capitalised word, one lower-case letter in a word in capitals; names and inflected
+# acronyms (seen in OLID's training tweets and EWT's training sentences) are left
+MARKED_SHAPES = {"Follow us on TwitOter , you are the best":
+                 "Follow us on Twitter , you are the best",
+                 "My name is WiBliam and I live in VBgas .":
+                 "My name is William and I live in Vegas .",
+                 "That is RAght , I NEcD it": "That is Right , I NEED it",
+                 "NQever again , you are the one": "Never again , you are the one"}
+
+
+@pytest.mark.parametrize("attacked", sorted(MARKED_SHAPES))
+def test_a_letter_in_the_wrong_case_marks_the_attacked_letter(attacked):
+    assert Shield().restore(attacked) == MARKED_SHAPES[attacked]
+
+
+def test_the_second_capital_is_read_as_the_mark_not_by_the_ranker():
+    attacked = "My name is WiBliam and I live in VBgas ."
+    shield = Shield()
+    shield.marked = False  # the ranker and the channel alone leave both names
+    assert shield.restore(attacked) != MARKED_SHAPES[attacked]
+
+
+def test_mixed_case_names_and_acronyms_have_no_marked_reading():
+    from zeroe_assets.shield.marked import marked, marked_readings, unmarked
+    lexicon = load_lexicon()
+    for name in ("DeVos", "DeVries", "McCleod", "RTing", "DMed", "PhDs", "DaveB", "WiiU", "IDs",
+                 "CEOs", "NeM"):
+        assert marked_readings(name, lexicon) == [], name
+    assert marked("SInX") == 2 and marked("RAght") == 1 and marked("DaveB") is None
+    assert unmarked("NEcD") == "NECD" and unmarked("RAght") == "Raght"
+    assert unmarked("tNee") == "tnee"
+    assert marked_readings("NObama", lexicon) == []  # not read as a capital inserted before
+
+
+def test_a_capitalised_nonword_changes_on_the_channel_only_to_a_common_word_inside_it():
+    # a tweet on the dev split: "#AIATarvelTips Alays monitor your luggage at the ahrport."
+    attacked = "You should read this , Alays monitor your luggage at the airport ."
+    shield = Shield()
+    assert shield.restore(attacked) == attacked.replace("Alays", "Always")
+    shield.channel_names = None  # a capitalised word inside the line reads as a name
+    assert shield.restore(attacked) == attacked
+    shield.channel_names = 0.0  # no word is that common
+    assert shield.restore(attacked) == attacked
