@@ -371,3 +371,22 @@ def test_looking_up_rows_draws_as_perturb_word_does(protocol):
         a, b = random.Random(seed), random.Random(seed)
         assert fast.perturb(text, a) == slow.perturb(text, b)
         assert a.random() == b.random()  # and the same number of draws
+
+
+@pytest.mark.parametrize("level, phi", [("high", None), (0.5, 0.1), (1.0, 1.0), (0.5, 0.0)])
+def test_looking_up_slots_draws_as_perturb_word_does(level, phi):
+    """keyboard-typo declares ``slots``: the protocol flips the coins and draws the keys of each
+    spelling's slots itself, which must give what a call of ``perturb_word`` per visit gives,
+    apostrophes, clitics, capitals, accents and keyless words included."""
+    text = ("Their beautiful neighbours definitely recieved seventeen intresting letters, didn't "
+            "they? O'Brien's officials BELIEVED it; naïve CAFÉ 😀 a I 'tis l’homme. ") * 3
+    fast = ZeroePerturbation(get_perturber("keyboard-typo"), level=level, phi=phi)
+    slow = ZeroePerturbation(get_perturber("keyboard-typo"), level=level, phi=phi)
+    assert fast._plans is not None
+    slow._plans = None  # every visit through perturb_word
+    for seed in range(30):
+        a, b = random.Random(seed), random.Random(seed)
+        assert fast.perturb(text, a) == slow.perturb(text, b)
+        assert a.random() == b.random()  # and the same number of draws
+    reference = ZeroePerturbation(get_perturber("keyboard-typo"), protocol="reference")
+    assert reference._plans is None  # the original changed one letter: reference_word

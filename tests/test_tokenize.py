@@ -40,6 +40,15 @@ def test_split_at_spaces_is_the_full_patterns_split(s):
     assert parts(s) == _WORD.split(s)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(st.text(st.sampled_from(list("abXZ09eEx+-' \t.,_"))))
+def test_the_ascii_pattern_splits_as_the_full_one(s):
+    # the ASCII pattern's possessive runs keep its matches those of the full pattern
+    from zeroe_assets.tokenize import _ASCII_WORD, _WORD
+
+    assert _ASCII_WORD.split(s) == _WORD.split(s)
+
+
 def test_words_and_gaps():
     assert words("Hello, world! don't 2020 1st") == ["Hello", "world", "don't", "1st"]
     w, g = split("  Hi,\tyou 42. ")

@@ -4,7 +4,6 @@ from __future__ import annotations
 from . import tokenize
 from .protocol import Perturbation
 from .validate import resolve_level
-from .perturbers.shuffle import InnerShufflePerturber
 from .rng import check_text
 
 
@@ -20,6 +19,10 @@ class Mischief(Perturbation):
     def __init__(self, level: float | str = "mid", r: float | str | None = None):
         self.p = resolve_level(level)
         self.r = self.p if r is None else resolve_level(r, "r")
+        # imported here: `import zeroe_assets` imports this module, and every start of
+        # `zeroe perturb` compiled the shuffle module for it
+        from .perturbers.shuffle import InnerShufflePerturber
+
         self._shuffle = InnerShufflePerturber(min_length=4)
 
     def __repr__(self) -> str:

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from . import reference, tokenize
 from .perturbers.base import Perturber
 from .perturbers._cache import PerWord
+from .perturbers._sampling import at_least_one
 from .rng import Seed, base_seed, block_rng, check_text, sample_rngs, shuffle
 from .validate import resolve_level
 
@@ -92,6 +93,11 @@ class ZeroePerturbation(Perturbation):
         uses_rows = perturber.row is not None and (
             protocol == "paper" or type(perturber).reference_word is Perturber.reference_word)
         self._rows = PerWord(self._whole_row) if self._outcomes is None and uses_rows else None
+        # a perturber that flips a coin per slot and draws each picked slot's entry: each
+        # spelling's slots, whole words (the original code's keyboard-typo changed one letter)
+        uses_slots = perturber.slots is not None and protocol == "paper"
+        self._plans = (PerWord(self._whole_slots)
+                       if self._outcomes is None and self._rows is None and uses_slots else None)
 
     def __repr__(self) -> str:
         return (f"ZeroePerturbation({self.name!r}, p={self.p}, phi={self.phi}, "
@@ -190,7 +196,8 @@ class ZeroePerturbation(Perturbation):
         words, or `tokenize.parts` with odd ``drawn``), changed in place until ``target`` did.
 
         A perturber that never draws has each spelling's outcome looked up (``_outcomes``), one
-        that draws a row entry has each spelling's row looked up (``_rows``); the others'
+        that draws a row entry has each spelling's row looked up (``_rows``), one that draws
+        per slot each spelling's slots (``_plans``, its draws made here); the others'
         ``perturb_word`` is called straight, words with apostrophes through ``_visit``. Visits
         are most of a run, and a Python call per visit is a good part of one."""
         changed = 0
@@ -217,6 +224,29 @@ class ZeroePerturbation(Perturbation):
                         changed += 1
                         if changed >= target:
                             break
+            return changed
+        if self._plans is not None:  # `Perturber.slots`' rule, inline
+            plan_of, rand, phi = self._plans.__getitem__, rng.random, self.phi
+            for k in drawn:
+                word = words[k]
+                units, slots = plan_of(word)
+                if not slots:  # the word stays, and nothing is drawn
+                    continue
+                picks = []
+                for slot in slots:  # a loop: a comprehension is a call on Python 3.11
+                    if rand() < phi:
+                        picks.append(slot)
+                if not picks:
+                    picks = [slots[j] for j in at_least_one(len(slots), phi, rng)]
+                units = units[:]
+                for i, (options, count) in picks:
+                    units[i] = options[trunc(rand() * count)]
+                new = "".join(units)
+                if new != word:
+                    words[k] = new
+                    changed += 1
+                    if changed >= target:
+                        break
             return changed
         perturb_word, phi = self._perturb_word, self.phi
         for k in drawn:
@@ -247,6 +277,18 @@ class ZeroePerturbation(Perturbation):
             return ()
         found = self.perturber.row(stem)
         return tuple(head + entry + tail for entry in found) if head or tail else tuple(found)
+
+    def _whole_slots(self, word: str):
+        """``perturber.slots`` of ``word``'s stem, with its apostrophes and clitics as units
+        that stay around it: what a visit to ``word`` draws from (`_visit`, for a perturber
+        with ``slots``)."""
+        if "'" not in word and "’" not in word:
+            return self.perturber.slots(word)
+        head, stem, tail = tokenize.stem(word)
+        if not stem:
+            return [word], []
+        units, slots = self.perturber.slots(stem)
+        return [head, *units, tail], [(i + 1, entry) for i, entry in slots]
 
     def _outcome(self, word: str) -> str:
         """What a visit makes of ``word`` when the perturber never draws (``draws = False``)."""

@@ -5,9 +5,10 @@ one home for what perturbers, restorers and constraints all read."""
 from __future__ import annotations
 
 import functools
-import gzip
-from importlib import resources
+import importlib.util
 from pathlib import Path
+
+_HERE = Path(__file__).parent
 
 
 def _lines(path: Path):
@@ -21,18 +22,28 @@ def _lines(path: Path):
 
 
 def data_path(name: str) -> Path:
-    """A file of this package (``zeroe_assets/data/NAME``)."""
-    return Path(str(resources.files("zeroe_assets") / "data" / name))
+    """A file of this package (``zeroe_assets/data/NAME``): next to this module, found without
+    ``importlib.resources``, whose imports (zipfile, tempfile, shutil …) were a tenth of a
+    rule-based ``zeroe perturb``'s start-up."""
+    return _HERE / name
 
 
 def codespell_dictionary() -> Path:
-    """codespell's misspelling dictionary (``wrong->right``), shipped with the package."""
-    return Path(str(resources.files("codespell_lib") / "data" / "dictionary.txt"))
+    """codespell's misspelling dictionary (``wrong->right``), shipped with the package: found
+    by the package's spec, without running codespell's ``__init__`` (which imports its whole
+    command line)."""
+    spec = importlib.util.find_spec("codespell_lib")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("natural-typo needs codespell's dictionary: pip install codespell")
+    return Path(next(iter(spec.submodule_search_locations))) / "data" / "dictionary.txt"
 
 
 def spellchecker_list(language: str) -> str:
     """pyspellchecker's word frequency list of ``language`` (en, fr, de …), as its JSON text
     (``{"word": count, …}``, OpenSubtitles counts); not cached: each reader keeps what it needs."""
+    import gzip
+    from importlib import resources
+
     with (resources.files("spellchecker") / "resources" / f"{language}.json.gz").open("rb") as f:
         return gzip.decompress(f.read()).decode("utf-8")
 

@@ -47,6 +47,13 @@ class Perturber:
     function of a word giving the entries ``perturb_word`` draws from, where it returns
     ``row(word)[int(rng.random() * len(row(word)))]``, and ``word`` without drawing when the
     row is empty (natural-typo); the protocol then keeps each spelling's row and draws itself.
+    So is ``slots``: None, or a function of a word giving ``(units, slots)``, the word's units
+    and ``(i, (options, count))`` for each unit that may change, in order, where
+    ``perturb_word`` returns ``word`` without drawing when there are no slots, else flips a
+    Bernoulli(φ) coin per slot in order (``rng.random() < phi``; if none came up, the slots at
+    ``_sampling.at_least_one(len(slots), phi, rng)``), sets each picked unit ``i`` to
+    ``options[int(rng.random() * count)]`` in order and joins the units (keyboard-typo); the
+    protocol then keeps each spelling's plan and draws itself, without a call per visit.
     """
 
     name: str = ""
@@ -58,6 +65,7 @@ class Perturber:
     keeps_ends: bool = False
     draws: bool = True
     row = None
+    slots = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

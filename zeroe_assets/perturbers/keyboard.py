@@ -1,6 +1,7 @@
 """Keyboard typos (paper §3.2, after Belinkov & Bisk 2018): letters → adjacent keys."""
 from __future__ import annotations
 
+from itertools import compress
 from math import trunc
 from pathlib import Path
 
@@ -27,18 +28,22 @@ class KeyboardPerturber(Perturber):
         self.neighbours = read_neighbour_list(self.layout)
         self._keys = PerWord(self._key)
         self._plans = PerWord(self._plan)
+        self.slots = self._plans.__getitem__  # perturb_word's rule, as data (`Perturber.slots`)
 
     def _key(self, unit: str) -> tuple[tuple[str, ...], int] | None:
         """The neighbours of ``unit`` in its case and how many, None when it is not a key."""
         options = self.neighbours.get(unit.lower())
         return (_cased(options, unit.isupper()), len(options)) if options else None
 
-    def _plan(self, word: str) -> tuple[list[str], list[tuple[int, tuple[str, ...], int]]]:
-        """The word's units and, per replaceable unit, (index, neighbours in its case, count)."""
+    def _plan(self, word: str) -> tuple[list[str], list[tuple[int, tuple[tuple[str, ...], int]]]]:
+        """The word's units and, per replaceable unit in order, (index, (neighbours in its case,
+        count)): `Perturber.slots`. Built by C-level ``map`` and ``compress``: the command line
+        builds one for each new spelling, and a comprehension over the units was a tenth of
+        its run."""
         # letters carrying combining marks are not keys: only single-character units change
         units = list(word) if word.isascii() else clusters(word)
-        keys = self._keys
-        return units, [(i, *key) for i, unit in enumerate(units) if (key := keys[unit])]
+        keys = [*map(self._keys.__getitem__, units)]
+        return units, [*compress(enumerate(keys), keys)]
 
     def can_change(self, word: str) -> bool:
         return bool(self._plans[word][1])
@@ -58,7 +63,7 @@ class KeyboardPerturber(Perturber):
         if not picks:
             picks = [slots[j] for j in at_least_one(len(slots), phi, rng)]
         units = units[:]
-        for i, options, count in picks:
+        for i, (options, count) in picks:
             units[i] = options[trunc(rand() * count)]
         return "".join(units)
 
@@ -69,7 +74,7 @@ class KeyboardPerturber(Perturber):
         lower = [slot for slot in slots if units[slot[0]].islower()]
         if not lower:
             return word
-        i, options, count = lower[int(rng.random() * len(lower))]
+        i, (options, count) = lower[int(rng.random() * len(lower))]
         units = units[:]
         units[i] = options[int(rng.random() * count)]
         return "".join(units)
