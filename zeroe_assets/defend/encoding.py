@@ -3,8 +3,9 @@ shared by its perturbations, and the victim is trained on encoded text, so that 
 perturbs a word changes nothing the victim sees unless the perturbation leaves the word's
 encoding.
 
-The encoding of a word is decided from the word alone (no context), so it is a fixed map from
-tokens to encodings that a certificate can enumerate (`defend.certify`):
+The encoding of a word is decided from the word alone (no context; a pair's hypothesis also
+sees its premise), so for single texts it is a fixed map from tokens to encodings that a
+certificate can enumerate (`defend.certify`):
 
 - pieces with one symbol between each two are one word again unless each is a word (`_intruded`);
 - a word of the encoder's vocabulary (the victim's training words, the shield's lexicon) is
@@ -13,6 +14,10 @@ tokens to encodings that a certificate can enumerate (`defend.certify`):
   word is ``guarded``: one a victim whose score only adds up weighs more than ``UNKNOWN``
   (`guard`), so that a token can hide such a word but never make one (nor can a rare word the
   clusters joined to a guarded one: it is ``UNKNOWN``);
+- a token still unread is the one word a reader reads in it (`_read`: look-alikes undone, or
+  the one vocabulary word it is a shuffle, a keyboard slip, a near form or a cut of, or the
+  words it joins; `anchor.Keys`), and a pair's hypothesis token may first be a premise word it
+  perturbs (`anchor.Anchors`);
 - with ``restore``, any other token is read back by the shield's restorers (one per
   perturbation mechanism) and goes to the reading the shield's learned ranker scores highest out
   of context, when the ranker gives it a probability of at least ``SURE``;
@@ -21,7 +26,8 @@ tokens to encodings that a certificate can enumerate (`defend.certify`):
   out of context, the restorers' readings were what the adaptive attack steered).
 
 With ``anagrams`` every word is then its anagram class (`RobustEncoder.cluster`): a shuffled
-word keeps its encoding whatever the restorers read, at the price of telling anagrams apart (*no*
+word keeps its encoding whatever the restorers read (a shuffle that is no word reads as the
+class of its letters), at the price of telling anagrams apart (*no*
 and *on*); measured worse on OLID (docs/defend.md), so off by default.
 
 The words of #tags, @mentions and URLs are kept (lower-cased) when the vocabulary has them and
