@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from .. import tokenize
-from .anchor import letters
+from .anchor import Anchors, Keys, letters
 
 UNKNOWN = "unkword"  # one word for every unreadable token: TF-IDF and subword models keep it
 CACHE = 200_000  # tokens whose encodings a process keeps
@@ -96,11 +96,7 @@ class RobustEncoder:
         words, gaps = split(text)
         if not words:
             return ""
-        anchors = None
-        if anchor is not None:
-            from .anchor import Anchors
-
-            anchors = Anchors(split(anchor)[0])
+        anchors = Anchors(split(anchor)[0]) if anchor is not None else None
         return " ".join(self._encodings(words, gaps, anchors))
 
     def _encodings(self, words: list[str], gaps: list[str], anchors=None) -> list[str]:
@@ -262,9 +258,10 @@ class RobustEncoder:
     def _read(self, unit) -> str | None:
         """The word a reader reads in a token no lookup finds, when only one can be read: its
         look-alikes undone and symbols dropped (then looked up as any token); or, with
-        ``anagrams``, the class of its letters; or the one vocabulary word (cluster) it is a
-        shuffle, a keyboard slip of every letter or a cut of (`anchor.Keys`); or the words it
-        joins (`_joined`). A ``guarded`` word is never read: ``UNKNOWN``."""
+        ``anagrams``, the class of its letters; or the one vocabulary word (cluster) of the
+        first key family that finds any (`anchor.Keys`: shuffles, consonants, keyboard slips of
+        every letter, near forms, cuts); or the words it joins (`_joined`). A ``guarded`` word
+        is never read: ``UNKNOWN``."""
         read = letters(unit.template)
         if not read:
             return None
@@ -279,8 +276,6 @@ class RobustEncoder:
             if shuffled:
                 return shuffled[0]
         if self._keys is None:
-            from .anchor import Keys
-
             self._keys = Keys(self.vocabulary)
         found = {self.clusters.get(w, w) for w in self._keys.of(read, first=True)}
         if len(found) > 1:
