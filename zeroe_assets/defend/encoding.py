@@ -72,6 +72,7 @@ class RobustEncoder:
         self.guarded: frozenset[str] = frozenset()  # words no lookup returns (`guard`)
         self._surface = None
         self._keys = None  # `anchor.Keys` of the vocabulary, built when first needed
+        self._reads: dict[tuple[str, str], str | None] = {}  # `_read`'s, by token and reading
         self._cache: dict[str, str] = {}
 
     def guard(self, words: Iterable[str]) -> None:
@@ -81,6 +82,7 @@ class RobustEncoder:
         a word but never make one of these (docs/defend.md)."""
         self.guarded = frozenset(words)
         self._cache.clear()
+        self._reads.clear()
 
     def known(self, word: str) -> bool:
         return word in self.vocabulary or word in self.shield.lexicon
@@ -262,6 +264,14 @@ class RobustEncoder:
         first key family that finds any (`anchor.Keys`: shuffles, consonants, keyboard slips of
         every letter, near forms, cuts); or the words it joins (`_joined`). A ``guarded`` word
         is never read: ``UNKNOWN``."""
+        key = (unit.low, unit.template)
+        if key not in self._reads:
+            if len(self._reads) >= CACHE:
+                self._reads.clear()
+            self._reads[key] = self._read_uncached(unit)
+        return self._reads[key]
+
+    def _read_uncached(self, unit) -> str | None:
         read = letters(unit.template)
         if not read:
             return None
