@@ -54,7 +54,8 @@ class Keys:
         consonants, slips, near forms, cuts) that finds any, so that a token that is a word's
         shuffle is not also ambiguous with the many words it is a looser form of."""
         t = letters(token)
-        if t in self.words:
+        k = bisect.bisect_left(self.words, t)  # the sorted words: no list scan, no second set
+        if k < len(self.words) and self.words[k] == t:
             return {t}
         if len(t) < 2:
             return set()
@@ -87,9 +88,11 @@ class Keys:
         if not self.near and len(t) < 6:
             return set()
         most = max(1, len(t) // 4)
-        words = self.words if self.near else [
-            w for n in range(len(t) - most, len(t) + most + 1)
-            for w in self._by_length.get(n, ((),))[0]]
+        if self.near:
+            words = self.words
+        else:  # the words whose length is within the edits allowed
+            words = [w for n in range(len(t) - most, len(t) + most + 1)
+                     if n in self._by_length for w in self._by_length[n][0]]
         return {w for w in words if OSA.distance(t, w, score_cutoff=most) <= most}
 
     def _slips(self, t: str) -> set[str]:

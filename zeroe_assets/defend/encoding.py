@@ -36,6 +36,7 @@ the marks themselves) are dropped: the victim sees words.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -98,7 +99,7 @@ class RobustEncoder:
         words, gaps = split(text)
         if not words:
             return ""
-        anchors = Anchors(split(anchor)[0]) if anchor is not None else None
+        anchors = _anchors(anchor) if anchor is not None else None
         return " ".join(self._encodings(words, gaps, anchors))
 
     def _encodings(self, words: list[str], gaps: list[str], anchors=None) -> list[str]:
@@ -333,6 +334,14 @@ class RobustEncoder:
         best = 1 + int(scores[1:].argmax())  # row 0 is "keep": the token is no word here
         sure = 1.0 / float(np.exp(scores - scores[best]).sum())  # its probability
         return found[best] if sure >= SURE else self._unknown(unit.stem)
+
+
+@functools.lru_cache(maxsize=256)
+def _anchors(premise: str) -> Anchors:
+    """A premise's anchors, built once: a search encodes many hypotheses against one premise."""
+    from ..shield.core import split
+
+    return Anchors(split(premise)[0])
 
 
 def _symbol(gap: str) -> bool:
