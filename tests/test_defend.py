@@ -382,7 +382,8 @@ def test_a_hypothesis_token_that_perturbs_a_premise_word_is_that_word():
     assert encoder.encode("sngs", anchor="she sings songs") == encoder.encode("sngs")
 
 
-def test_a_defended_pair_victim_reads_the_hypothesis_against_its_premise(tmp_path):
+def _pair_defense(out):
+    """A defended ``nli-tfidf`` trained on 60 templated pairs, with the defaults for pairs."""
     rng = random.Random(0)
     people, acts = ["man", "woman", "child", "dog"], ["running", "sleeping", "singing", "eating"]
     rows = []
@@ -393,10 +394,14 @@ def test_a_defended_pair_victim_reads_the_hypothesis_against_its_premise(tmp_pat
                       ("contradiction", f"The {who} is {other if other != act else 'flying'} ."),
                       ("neutral", f"The {who} is {act} with friends .")][i % 3]
         rows.append(f"{label}\t{premise}\t{hyp}\n")
-    train = tmp_path / "nli.tsv"
+    train = out.parent / "nli.tsv"
     train.write_text("gold_label\tsentence1\tsentence2\n" + "".join(rows), encoding="utf-8")
+    return defend("nli", "nli-tfidf", train, out, progress=False)
+
+
+def test_a_defended_pair_victim_reads_the_hypothesis_against_its_premise(tmp_path):
     out = tmp_path / "d"
-    victim = defend("nli", "nli-tfidf", train, out, progress=False)
+    victim = _pair_defense(out)
     meta = json.loads((out / "defense.json").read_text())
     assert meta["anchors"] is True and meta["unknown_twins"] == 2  # the defaults for pairs
     premise = "A woman is sleeping outside ."
@@ -422,3 +427,44 @@ def test_unknown_twins_hide_one_hypothesis_word_each():
     texts, _ = with_unknown(["you are an idiot"], [1], "texts", 1, seed=3)
     words = texts[0].split()  # "an" is too short to hide: it stays
     assert words.count(UNKNOWN) == 1 and words[2] == "an" and len(words) == 4
+
+
+def test_pair_certificates_hold_for_the_perturbations_they_cover(tmp_path):
+    from zeroe_assets.defend.certify import Surface, certify
+
+    victim = _pair_defense(tmp_path / "d")
+    surface = Surface(["swap", "truncate", "delete", "keyboard"])
+    pairs = [("A woman is sleeping outside .", "The woman is sleeping ."),
+             ("A dog is running outside .", "The dog is running with friends ."),
+             ("A man is singing outside .", "The man is eating .")]
+    gold = ["entailment", "neutral", "contradiction"]
+    summary = certify(victim, pairs, gold, surface, rho=0.5, max_queries=4096, progress=False)
+    assert summary["examples"] == 3 and summary["certified"] > 0
+    rng = random.Random(0)
+    for (premise, hyp), cert in zip(pairs, summary["certificates"]):
+        if not cert["certified"]:
+            continue
+        words = hyp.split()
+        before = victim.predict([(premise, hyp)])[0]
+        for _ in range(40):  # any perturbation of up to half the hypothesis keeps the label
+            out = list(words)
+            for i in rng.sample(range(len(words)), len(words) // 2):
+                forms = sorted(surface.forms(words[i]))
+                if forms:
+                    out[i] = rng.choice(forms)
+            assert victim.predict([(premise, " ".join(out))])[0] == before, out
+
+
+def test_a_certificate_reads_each_word_as_the_victim_does(defended):
+    from zeroe_assets.defend.certify import Surface, certify_text
+
+    victim = load_defended(defended)
+    encoder, surface = victim.encoder, Surface(["swap", "keyboard"])
+    text = "#PatheticMoron what a lovely morning"  # a tag the encoding reads as its words
+    assert encoder.encode(text).split()[:2] == ["pathetic", "moron"]
+    for form in ["PatheticMoron", *sorted(surface.forms("PatheticMoron"))[:40]]:
+        assert encoder.token(form) == encoder.encode(form), form
+    cert = certify_text(victim, text, "1", surface)
+    assert cert.correct == (victim.predict([text])[0] >= 0.5)
+    # words the encoding joins (*morn ing*) cannot be enumerated one by one: undecided
+    assert certify_text(victim, "What a lovely morn ing", "0", surface).certified is None

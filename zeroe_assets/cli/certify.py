@@ -14,7 +14,7 @@ def register(sub) -> None:
                        description="For each example of INPUT, whether any choice of perturbed "
                                    "words (one change each, from the enumerable surface) can "
                                    "change a defended victim's prediction. See docs/defend.md.")
-    p.add_argument("--task", required=True, choices=["tc", "generic"], help="the task")
+    p.add_argument("--task", required=True, choices=["tc", "generic", "nli"], help="the task")
     p.add_argument("--victim", required=True, help="defended:DIR (from `zeroe defend`)")
     p.add_argument("--input", required=True, type=Path, help="the examples")
     add_fields_option(p, "comma-separated text fields (default: the task's)")

@@ -1,14 +1,16 @@
 """Certificates for encoded victims (``zeroe certify``): a prediction is certified when no choice
 of perturbed words, up to ρ_max of them, out of an enumerable attack surface can change it.
 
-The surface is `surface.SURFACE` (one change per word, every instance enumerated). The victim sees the encoding, word by word
-(`encoding.RobustEncoder.token`, with the words the shield protects — #tags, @users, URLs — read
-as protected): a word is *stable* when all its perturbations encode as it does. An example whose
-words are all stable is certified without a query (the victim's input cannot change). For a
-victim whose logit is its intercept plus word weights (``tc-monotone``) the worst choice of
-unstable words is bounded without a query (`_bounded`). Otherwise every combination of at
-most ⌊ρ_max·L⌋ unstable words, each taking each of its other encodings, is sent to the victim when there are at most ``max_queries`` of them, and the example is certified
-when none changes the label. Beyond that it is not certified (counted apart).
+The surface is `surface.SURFACE` (one change per word, every instance enumerated). The victim
+sees the encoding, word by word (`encoding.RobustEncoder.token`: each word as `encode` reads
+it; an NLI pair's hypothesis words read against its premise, which is not attacked): a word is
+*stable* when all its perturbations encode as it does. An example whose words are all stable is certified without a query (the victim's input
+cannot change). For a victim whose logit is its intercept plus word weights (``tc-monotone``)
+the worst choice of unstable words is bounded without a query (`_bounded`). Otherwise every
+combination of at most ⌊ρ_max·L⌋ unstable words, each taking each of its other encodings, is
+sent to the victim when there are at most ``max_queries`` of them, and the example is certified
+when none changes the label. Beyond that, or when the encoding joins words, it is undecided
+(counted apart).
 """
 from __future__ import annotations
 
@@ -41,32 +43,40 @@ def _label(task, output) -> str:
     return str(int(output >= 0.5)) if task == "tc" else str(output)
 
 
-def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
+def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
                  rho: float = 0.3, max_queries: int = MAX_QUERIES,
                  memo: dict | None = None) -> Certificate:
-    """The certificate of one text example (``tc``, ``generic``) of an encoded victim;
-    ``memo`` keeps each word's other encodings across the examples of one run."""
-    from ..shield.core import _protected, split
+    """The certificate of one example: a text (``tc``, ``generic``) or an NLI pair, whose
+    hypothesis is the attacked text, read against its premise as the victim reads it
+    (`encoding.RobustEncoder.encode`'s anchors); ``memo`` keeps each word's other encodings
+    across the examples of one run. An example whose encoding is not its words' encodings one
+    after the other (words the encoding joins: *st ill*, *s.t.i.l.l*) is undecided: its words
+    cannot be enumerated one by one."""
+    from ..shield.core import split
 
     encoder = victim.encoder
     if encoder is None:
         raise ValueError("certificates need a defense with a robust encoding (--parts encode)")
-    words, gaps = split(text)
-    protected = _protected(words, gaps)
-    encoded = [encoder.protected(w) if i in protected else encoder.token(w)
-               for i, w in enumerate(words)]
-    clean = victim.victim.predict([" ".join(e for e in encoded if e)])[0]
+    premise, text = example if victim.kind == "pairs" else (None, example)
+    anchor = premise if victim.anchored else None
+    words = split(text)[0]
+    encoded = [encoder.token(w, anchor) for w in words]
+
+    def asked(hypothesis: list[str]):
+        joined = " ".join(e for e in hypothesis if e)
+        return joined if premise is None else (victim.one(premise), joined)
+
+    clean = victim.victim.predict([asked(encoded)])[0]
     correct = _label(victim.task, clean) == str(gold)
     others: list[tuple[int, list[str]]] = []
     families: dict[str, int] = {}
     memo = {} if memo is None else memo
     for i, w in enumerate(words):
-        key = (w, i in protected)
+        key = (w, anchor)
         if key not in memo:
-            read = encoder.protected if i in protected else encoder.token
             memo[key] = {}
             for form, family in surface.forms(w).items():
-                e = read(form)
+                e = encoder.token(form, anchor)
                 if e != encoded[i]:
                     memo[key].setdefault(e, family)
         seen = memo[key]
@@ -75,6 +85,9 @@ def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
             for family in set(seen.values()):
                 families[family] = families.get(family, 0) + 1
     cert = Certificate(True, correct, len(words), [words[i] for i, _ in others], families, 1)
+    if encoder.encode(text, anchor=anchor) != " ".join(e for e in encoded if e):
+        cert.certified = None
+        return cert
     if not others:
         return cert
     budget = max(1, math.floor(rho * len(words)))
@@ -90,7 +103,7 @@ def certify_text(victim: DefendedVictim, text: str, gold, surface: Surface,
                 out = list(encoded)
                 for (i, _), e in zip(chosen, choice):
                     out[i] = e
-                batch.append(" ".join(e for e in out if e))
+                batch.append(asked(out))
     want = _label(victim.task, clean)
     for k in range(0, len(batch), 64):
         if any(_label(victim.task, p) != want for p in victim.victim.predict(batch[k:k + 64])):
@@ -157,8 +170,6 @@ def certify(victim: DefendedVictim, inputs: Sequence, gold: Sequence, surface: S
     and right, over all examples), the undecided share and the families behind instability."""
     from ..progress import progress_bar
 
-    if victim.kind != "texts":
-        raise ValueError("certificates are for single-text tasks (tc, generic) in this release")
     certs, memo = [], {}
     with progress_bar(len(inputs), "certify", "ex", enabled=progress) as bar:
         for text, g in zip(inputs, gold):

@@ -105,7 +105,7 @@ class RobustEncoder:
     def _encodings(self, words: list[str], gaps: list[str], anchors=None) -> list[str]:
         """The encodings of a line's units; pieces a space split a word into are one word."""
         words, gaps = self._intruded(words, gaps)
-        units = self.shield.units(words, gaps)
+        units = self.shield.units(words, gaps, propose=self.restore)  # readings: `_decide`'s last step
         out, k = [], 0
         while k < len(units):
             width, joined = self._split_word(units, k, gaps)
@@ -195,16 +195,19 @@ class RobustEncoder:
     def __call__(self, texts: str | Sequence[str]):
         return self.encode(texts) if isinstance(texts, str) else [self.encode(t) for t in texts]
 
-    def token(self, word: str) -> str:
-        """The encoding of one token as it stands alone (what a certificate enumerates)."""
+    def token(self, word: str, anchor: str | None = None) -> str:
+        """The encoding of one token as it stands alone (what a certificate enumerates), the
+        same as `encode`'s; ``anchor``: the premise it is read against."""
         from ..shield.core import split
 
         words, gaps = split(word)
-        if len(words) == 1:  # a vocabulary word or one change from one: no restorer needed
+        if len(words) == 1 and (anchor is None or words[0].lower() in self.vocabulary):
+            # a vocabulary word or one change from one: no restorer needed
             found = self._vocabulary_word(words[0], tokenize.stem(words[0])[1])
             if found is not None:
                 return self.cluster(found)
-        return " ".join(self._encodings(words, gaps)) if words else ""
+        anchors = _anchors(anchor) if anchor is not None else None
+        return " ".join(self._encodings(words, gaps, anchors)) if words else ""
 
     def _token(self, raw: str, unit) -> str:
         if not unit.candidates:  # protected, or nothing proposed: cheap, and context decides
@@ -215,12 +218,6 @@ class RobustEncoder:
             if len(self._cache) < CACHE:
                 self._cache[raw] = found
         return found
-
-    def protected(self, word: str) -> str:
-        """The encoding of a word the shield protects (in a #tag, @user or URL): kept when the
-        vocabulary has it, else ``UNKNOWN``; never read as another word."""
-        head, stem, tail = tokenize.stem(word)
-        return self.cluster(self._kept(head + stem + tail, stem) or self._unknown(stem))
 
     def _vocabulary_word(self, whole: str, stem: str) -> str | None:
         """The vocabulary word a token is, or is one change from: the whole token with its marks
@@ -247,12 +244,6 @@ class RobustEncoder:
         if len({self.clusters.get(w, w) for w in found}) > 1 or not self.guarded.isdisjoint(found):
             return UNKNOWN
         return next(iter(found)) if found else None
-
-    def _kept(self, whole: str, stem: str) -> str | None:
-        whole, low = whole.lower(), stem.lower()
-        if whole in self.vocabulary:  # 2nd, o'clock: kept as the victim learnt them
-            return whole
-        return low if self.known(low) else None
 
     @staticmethod
     def _unknown(stem: str) -> str:

@@ -134,8 +134,9 @@ class Shield:
         return f"shield [{', '.join(self.mechanisms)}], {how}, threshold {self.ranker.threshold}"
 
     # -- the pipeline ------------------------------------------------------------------------
-    def units(self, words: list[str], gaps: list[str]) -> list[Unit]:
-        """The words of a line as units, with the readings their restorers propose."""
+    def units(self, words: list[str], gaps: list[str], propose: bool = True) -> list[Unit]:
+        """The words of a line as units, with the readings their restorers propose (none
+        without ``propose``: for a reader that never takes them)."""
         restorers = self.restorers.values()
 
         def read(word: str) -> str:
@@ -178,8 +179,8 @@ class Shield:
                 units.append(Unit(i, i, head, stem, tail, seen, {seen.lower(): {"visual": 1.0}}))
                 continue
             acronym = not shouting and stem.isupper() and stem.isalpha() and len(stem) <= 4
-            if not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH or i in protected \
-                    or acronym or self._spelled(stem):
+            if not propose or not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH \
+                    or i in protected or acronym or self._spelled(stem):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)
