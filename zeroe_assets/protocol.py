@@ -238,7 +238,7 @@ class ZeroePerturbation(Perturbation):
                         picks.append(slot)
                 if not picks:
                     picks = [slots[j] for j in at_least_one(len(slots), phi, rng)]
-                units = units[:]
+                units = [*units]
                 for i, (options, count) in picks:
                     units[i] = options[trunc(rand() * count)]
                 new = "".join(units)
@@ -286,9 +286,9 @@ class ZeroePerturbation(Perturbation):
             return self.perturber.slots(word)
         head, stem, tail = tokenize.stem(word)
         if not stem:
-            return [word], []
+            return (word,), ()
         units, slots = self.perturber.slots(stem)
-        return [head, *units, tail], [(i + 1, entry) for i, entry in slots]
+        return (head, *units, tail), tuple([(i + 1, entry) for i, entry in slots])
 
     def _outcome(self, word: str) -> str:
         """What a visit makes of ``word`` when the perturber never draws (``draws = False``)."""
