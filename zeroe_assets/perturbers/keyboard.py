@@ -39,9 +39,9 @@ class KeyboardPerturber(Perturber):
         """The word's units and, per replaceable unit in order, (index, (neighbours in its case,
         count)): `Perturber.slots`. Built by C-level ``map`` and ``compress``: the command line
         builds one for each new spelling, and a comprehension over the units was a tenth of
-        its run. Tuples, not lists: a tuple of strings and numbers drops out of the garbage
-        collector's lists, which walked every cached plan again and again (14% of the command
-        line's CPU time on 978k tokens)."""
+        its run. Tuples, not lists: the garbage collector stops tracking most of a plan's
+        tuples of strings and numbers, while it walked every cached list again and again (14%
+        of the command line's CPU time on 978k tokens)."""
         # letters carrying combining marks are not keys: only single-character units change
         units = list(word) if word.isascii() else clusters(word)
         keys = [*map(self._keys.__getitem__, units)]

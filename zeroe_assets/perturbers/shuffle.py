@@ -30,7 +30,7 @@ def _reorderable(units: list[str]) -> bool:
 
 def _units(word: str) -> tuple[str, ...] | None:
     """``word``'s units when some order of them differs, else None. Cached per spelling, as
-    tuples of strings, which the garbage collector stops walking (lists it walks again and
+    tuples of strings, which the garbage collector stops tracking (lists it walks again and
     again as the cache grows)."""
     units = tuple(clusters(word))
     return units if _reorderable(units) else None
