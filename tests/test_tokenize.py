@@ -41,9 +41,9 @@ def test_split_at_spaces_is_the_full_patterns_split(s):
 
 
 @settings(max_examples=1000, deadline=None)
-@given(st.text(st.sampled_from(list("abXZ09eEx+-' \t.,_"))))
+@given(st.text(st.sampled_from(list("abfXZF019eEx+-' \t.,_"))))
 def test_the_ascii_pattern_splits_as_the_full_one(s):
-    # the ASCII pattern's possessive runs keep its matches those of the full pattern
+    # the ASCII pattern (starting with a class, possessive runs) matches as the full one does
     from zeroe_assets.tokenize import _ASCII_WORD, _WORD
 
     assert _ASCII_WORD.split(s) == _WORD.split(s)

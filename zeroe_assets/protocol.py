@@ -14,12 +14,12 @@ becomes a generator per sample is `zeroe_assets.rng`.
 """
 from __future__ import annotations
 
-import math
 import random
-from math import trunc
+from math import ceil, trunc
 from collections.abc import Iterable, Iterator, Sequence
 
 from . import reference, tokenize
+from .tokenize import parts as _parts
 from .perturbers.base import Perturber
 from .perturbers._cache import PerWord
 from .perturbers._sampling import at_least_one
@@ -124,12 +124,12 @@ class ZeroePerturbation(Perturbation):
         a run of 14-word lines."""
         if not self._in_parts:
             return self.perturb_counted(text, rng)[0]
-        parts = tokenize.parts(check_text(text))
-        n = len(parts) >> 1
-        target = math.ceil(self.p * n - 1e-9)
+        parts = _parts(text if isinstance(text, str) else check_text(text))  # (a call less)
+        n, p = len(parts) >> 1, self.p
+        target = ceil(p * n - 1e-9)
         if target == 0:
             return text
-        rand, p = rng.random, self.p
+        rand = rng.random
         drawn = [k for k in range(1, 2 * n, 2) if rand() < p]  # the coins of perturb_words
         shuffle(drawn, rng)
         if self._word_local:
@@ -157,7 +157,7 @@ class ZeroePerturbation(Perturbation):
             raise ValueError("perturb_words runs the paper protocol; the reference protocol "
                              "counts over the text (perturb_counted)")
         n = len(words)
-        target = math.ceil(self.p * n - 1e-9)
+        target = ceil(self.p * n - 1e-9)
         if target == 0:
             return 0
         # Flipping every coin first and visiting the heads in random order is the same
@@ -238,7 +238,7 @@ class ZeroePerturbation(Perturbation):
                         picks.append(slot)
                 if not picks:
                     picks = [slots[j] for j in at_least_one(len(slots), phi, rng)]
-                units = units[:]
+                units = [*units]
                 for i, (options, count) in picks:
                     units[i] = options[trunc(rand() * count)]
                 new = "".join(units)
@@ -286,9 +286,9 @@ class ZeroePerturbation(Perturbation):
             return self.perturber.slots(word)
         head, stem, tail = tokenize.stem(word)
         if not stem:
-            return [word], []
+            return (word,), ()
         units, slots = self.perturber.slots(stem)
-        return [head, *units, tail], [(i + 1, entry) for i, entry in slots]
+        return (head, *units, tail), tuple([(i + 1, entry) for i, entry in slots])
 
     def _outcome(self, word: str) -> str:
         """What a visit makes of ``word`` when the perturber never draws (``draws = False``)."""

@@ -24,11 +24,18 @@ _RUN = rf"(?:[^\W_]+{_M}*)"
 _WORD = re.compile(rf"(?<![^\W_])(?<!{_M})(?!{_NUMBER}(?![^\W_]|{_M}|['’][^\W_]))"
                    rf"((?:\d{_M}*|[{NUMERALS}]{_M}*)*[^\W\d_{NUMERALS}]{_M}*"
                    rf"{_RUN}*(?:['’]{_RUN}+)*)")
-# possessive (*+): nothing after a run can take back what it matched (a letter after digits, an
-# apostrophe after letters, nothing after the word), so the match is the same, and the engine
-# keeps no places to go back to (an eighth fewer instructions per split)
-_ASCII_WORD = re.compile(rf"(?<![A-Za-z0-9])(?!{_NUMBER}(?![A-Za-z0-9]|'[A-Za-z0-9]))"
-                         r"([0-9]*+[A-Za-z][A-Za-z0-9]*+(?:'[A-Za-z0-9]++)*+)")
+# The same words as `_WORD` on ASCII text, written to start with a character class, which lets
+# the engine skip to the next letter or digit in one C loop instead of trying the look-arounds at
+# every position (a sixth less per split): after the first character, a look-behind checks the
+# one before it; a word that starts with a digit must not be a number (the rest of `_NUMBER`
+# after that digit). Runs are possessive (*+): nothing after a run can take back what it matched
+# (a letter after digits, an apostrophe after letters, nothing after the word), so the matches
+# are the same and the engine keeps no places to go back to.
+_NUMBER_REST = (r"(?:[0-9]*+[eE][+-]?[0-9]+|(?<=0)[xX][0-9A-Fa-f]+)"
+                r"(?![A-Za-z0-9]|'[A-Za-z0-9])")
+_ASCII_WORD = re.compile(rf"([A-Za-z0-9](?<![A-Za-z0-9][A-Za-z0-9])"
+                         rf"(?:(?<![0-9])|(?!{_NUMBER_REST})[0-9]*+[A-Za-z])"
+                         r"[A-Za-z0-9]*+(?:'[A-Za-z0-9]++)*+)")
 # a run between spaces (U+0020) with a non-ASCII character in it, whole; linear: a run is
 # scanned once, from its start
 _NON_ASCII_RUN = re.compile(r"((?<![^ ])[\x00-\x1f\x21-\x7f]*+[^\x00-\x7f][^ ]*+)")

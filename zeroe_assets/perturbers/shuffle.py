@@ -14,10 +14,11 @@ from .base import Perturber
 from ..validate import check_int
 
 
-def _reordered(units: list[str], rng: random.Random) -> str:
+def _reordered(units: tuple[str, ...], rng: random.Random) -> str:
     """A uniformly random different order of ``units`` (at least two different ones), joined."""
-    shuffled = units[:]
-    while shuffled == units:
+    shuffled = [*units]
+    shuffle(shuffled, rng)
+    while tuple(shuffled) == units:  # the same order: another
         shuffle(shuffled, rng)
     return "".join(shuffled)
 
@@ -27,9 +28,11 @@ def _reorderable(units: list[str]) -> bool:
     return len(set(units)) > 1
 
 
-def _units(word: str) -> list[str] | None:
-    """``word``'s units when some order of them differs, else None."""
-    units = clusters(word)
+def _units(word: str) -> tuple[str, ...] | None:
+    """``word``'s units when some order of them differs, else None. Cached per spelling, as
+    tuples of strings, which the garbage collector stops tracking (lists it walks again and
+    again as the cache grows)."""
+    units = tuple(clusters(word))
     return units if _reorderable(units) else None
 
 
@@ -44,10 +47,11 @@ class InnerShufflePerturber(Perturber):
         self.min_length = check_int("inner-shuffle's min_length", min_length, 3)
         self._parts = PerWord(self._split)
 
-    def _split(self, word: str) -> tuple[str, list[str], str] | None:
-        """(first, inner units, last) of a word whose inner units can be reordered, else None."""
+    def _split(self, word: str) -> tuple[str, tuple[str, ...], str] | None:
+        """(first, inner units, last) of a word whose inner units can be reordered, else None
+        (tuples: see `_units`)."""
         units = clusters(word)
-        inner = units[1:-1]
+        inner = tuple(units[1:-1])
         if len(units) < self.min_length or not _reorderable(inner):
             return None
         return units[0], inner, units[-1]
