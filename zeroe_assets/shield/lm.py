@@ -48,7 +48,8 @@ class ContextModel:
 
     @staticmethod
     def _find(keys: np.ndarray, key: int) -> int:
-        i = int(np.searchsorted(keys, key))
+        # the key as the array's own type: a Python int makes numpy convert the whole array
+        i = int(np.searchsorted(keys, np.uint64(key)))
         return i if i < len(keys) and int(keys[i]) == key else -1
 
     def _unigram(self, word: str, i: int | None) -> float:
