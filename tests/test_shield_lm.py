@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from train.shield.lm import SOURCES, clauses, estimate, held_out
 from zeroe_assets.assets import component_available, read_manifest
 from zeroe_assets.shield.context import Context
 from zeroe_assets.shield.lm import COMPONENT, END, START, ContextModel, load_context_model, \
-    write_context_model
+    pack, write_context_model
 
 TEXT = ["The cat sat on the mat.", "The dog sat on the log, and the cat ran!",
         "A cat sat on a dog", "@USER the cat is 3 years old URL", "I can't see the cat's mat"]
@@ -91,3 +92,10 @@ def test_the_shipped_model_counts_training_splits_only():
     assert paths == [rel for rel, _ in SOURCES.values()]
     assert not any("test" in p for p in paths)  # the benchmarks score on the test splits
     assert held_out(list(range(25))) == [0, 10, 20]
+
+
+def test_packed_keys_are_compared_as_integers():
+    # a trigram of late words passes 2**53, where a float comparison loses the last word's bits
+    keys = np.array([pack(70000, 5, w) for w in (1, 2, 3)], dtype=np.uint64)
+    assert [ContextModel._find(keys, int(k)) for k in keys] == [0, 1, 2]
+    assert ContextModel._find(keys, pack(70000, 5, 4)) == -1

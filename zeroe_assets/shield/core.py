@@ -82,9 +82,9 @@ class Shield:
     `MECHANISMS`); ``threshold``: the ranker probability a change needs (default the ranker's);
     ``learned``: use the exported ranker if there is one (else the hand-set weights);
     ``real_words``: read the rare dictionary words it keeps again in context
-    (`context.RealWords`: ``wok`` in "at wok on" is *work*); on by default since its bounds
-    (a much commoner reading, first and last letters kept) changed 9 of 103,240 clean dev
-    tokens and 2 of the 4,305 held-out words (docs/shield.md). A non-word of four letters or
+    (`context.RealWords`: ``wok`` in "his bike to wok" is *work*, judged by the context model
+    `lm`); on by default since its bounds (a much commoner reading, first and last letters
+    kept) changed 8 of 52,814 clean dev tokens (docs/shield.md). A non-word of four letters or
     more whose best reading falls short of the threshold still changes when keeping it is
     unlikely (``nonword_keep``)."""
 
