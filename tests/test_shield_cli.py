@@ -151,8 +151,8 @@ def test_usage_errors_are_one_line_and_exit_2(args, message, monkeypatch, capsys
 
 @pytest.fixture
 def artifacts(tmp_path):
-    """A copy of the artifact root without its shield component (the other folders linked, the
-    manifest copied without it), to add one to."""
+    """A copy of the artifact root without its shield components (the ranker and the context
+    model; the other folders linked, the manifest copied without them), to add one to."""
     root = tmp_path / "artifacts"
     root.mkdir()
     source = ROOT / "artifacts"
@@ -160,7 +160,8 @@ def artifacts(tmp_path):
         if entry.is_dir() and entry.name != "shield":
             (root / entry.name).symlink_to(entry)
     manifest = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
-    manifest["components"].pop("shield", None)
+    for name in [c for c in manifest["components"] if c.split("/")[0] == "shield"]:
+        manifest["components"].pop(name)
     (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return root
 

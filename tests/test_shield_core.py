@@ -128,16 +128,21 @@ def test_a_nonword_changes_when_keeping_it_is_unlikely(attacked):
 
 def test_a_dictionary_word_its_neighbours_rule_out_is_read_in_context():
     shield = Shield()  # on by default
-    assert shield.restore("A man is at wok on a bat .") == "A man is at work on a bat ."
-    assert Shield(real_words=False).restore("A man is at wok on a bat .") == \
-        "A man is at wok on a bat ."
+    assert shield.restore("A man rides his bike to wok .") == "A man rides his bike to work ."
+    assert Shield(real_words=False).restore("A man rides his bike to wok .") == \
+        "A man rides his bike to wok ."
+    # the tweets' words the lexicon's bigrams could not decide, read by the context model
+    assert shield.restore("Smash the sit out of them") == "Smash the shit out of them"
+    assert shield.restore("I said this carp is stupid") == "I said this crap is stupid"
+    assert shield.restore("This is a carp I caught .") == "This is a carp I caught ."
     assert shield.restore("We will meat at noon .") == "We will meat at noon ."  # meet: not
-    # thirty times as common as meat, so the bigrams alone do not decide
+    # thirty times as common as meat
     words = shield.real_words
-    assert words.correct("racing", "is", "to") is None  # facing: the first letter changed
-    assert words.correct("hole", "a", "in") is None  # a hole in: the word fits
-    assert words.correct("his", "in", "car") is None  # too common a word to be a typo
-    assert words.correct("hole", None, None) is None  # no neighbours, no evidence
+    assert words.correct("racing", (("<s>", "is"), ("to", "</s>"))) is None  # facing: the
+    # first letter changed
+    assert words.correct("hole", (("<s>", "a"), ("in", "the"))) is None  # a hole in: it fits
+    assert words.correct("his", (("<s>", "in"), ("car", "</s>"))) is None  # too common
+    assert words.correct("hole", (("<s>",), ("</s>",))) is None  # no neighbours, no evidence
     for text in CLEAN:
         assert shield.restore(text) == text
 

@@ -11,6 +11,8 @@ REBUILD = {
     "and the same with direction=p2g",
     "shield": "rebuild with `python -m train.shield export_to=artifacts` (trains the ranker and "
     "exports it)",
+    "shield/lm": "rebuild with `python -m train.shield.lm` (counts the training splits in "
+    "ZEROE_DATA and exports the context model)",
     "victim/pos-bilstm": "train one with `python -m train.victim` (the bundle is its run's "
     "model/ folder)",
 }

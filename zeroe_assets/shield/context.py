@@ -2,43 +2,94 @@
 *shit*, ``wok`` for *work*) gives the restorers no non-word to catch, and the ranker keeps a
 known word; only the context tells. This is the noisy channel of Mays, Damerau & Mercer (1991):
 every dictionary word one edit away from the token (a letter put for another, added, dropped,
-two adjacent ones swapped; SymSpell's index over the lexicon) is weighed by its frequency, how
-well it goes with both neighbours (the lexicon's bigram association) and the typo channel's
-P(token | word), against the token itself with the prior that it was typed as meant. A change
-needs the neighbours to speak for it (``CONTEXT``) and the whole score to win by ``MARGIN``, so a
-clean word is left unless its neighbours clearly call for another.
+two adjacent ones swapped; SymSpell's index over the lexicon) is weighed by how the window of
+two words each side reads with it in the slot (`Context`: the trigram context model of
+`shield.lm`) and the typo channel's P(token | word), against the token itself with the prior
+that it was typed as meant. A change needs the neighbours to speak for it beyond the two words'
+frequencies (``CONTEXT``) and the whole score to win by ``MARGIN``, so a clean word is left
+unless its neighbours clearly call for another.
 
-The lexicon's bigrams are a weak context model (a pair below their cut-off is no evidence), so a
-change also needs what a typo of a common word looks like apart from context: the reading is a
-common word (``READING``) far more frequent than the token (``RATIO``), and the edit keeps the
+A change also needs what a typo of a common word looks like apart from context: the reading is
+a common word (``READING``) more frequent than the token (``RATIO``), and the edit keeps the
 first and last letters (``ENDS``: people rarely mistype them, and Pruthi et al.'s attack never
 does; *racing* → facing, *brooms* → rooms, *meal* → real were the clean words a context-only
 rule changed).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .channel import load_channel
 from .keyboard import _symspell
 from .lexicon import Lexicon
+from .lm import END, START, ContextModel
 
-MARGIN = 2.0  # log10 odds an alternative must win by over the token as typed
-CONTEXT = 2.5  # log10 the neighbours' association must gain (left and right together)
-FITS = 0.0  # a token whose neighbours go with it better than this (log10 PMI) is kept
+MARGIN = 1.5  # log10 odds an alternative must win by over the token as typed
+CONTEXT = 2.0  # log10 the window must gain beyond the two words' frequencies
 COMMON = -4.0  # log10 frequency of a word too common to be taken for a typo (his, woman, there)
 MIN_LENGTH = 3  # shorter words (of, in, on, to) have too many neighbours one edit away
-READING = -4.0  # log10 frequency a reading needs (work, girl, time)
+READING = -4.5  # log10 frequency a reading needs (work, girl, time, wearing)
 RATIO = 1.5  # log10: how much more frequent than the token the reading must be
 ENDS = True  # the edit keeps the token's first and last letters
+
+Window = tuple[tuple[str | None, ...], tuple[str | None, ...]]  # up to two words each side
+
+
+class Context:
+    """How a word reads in its slot. With the context model (`lm.ContextModel`): log10
+    P(word, right | left) over the window; without one (not exported), the lexicon's log10
+    frequency of the word plus its bigram association (PMI) with the nearest words."""
+
+    def __init__(self, lexicon: Lexicon, model: ContextModel | None):
+        self.lexicon, self.model = lexicon, model
+
+    def score(self, word: str, window: Window) -> float:
+        left, right = window
+        if self.model is not None:
+            return self.model.window(left, word, right)
+        before = left[-1] if left and left[-1] != START else None
+        after = right[0] if right and right[0] != END else None
+        return self.lexicon.logfreq(word) \
+            + (self.lexicon.association(before, word) if before else 0.0) \
+            + (self.lexicon.association(word, after) if after else 0.0)
+
+    @staticmethod
+    def windows(read: Sequence[str | None], cuts: Sequence[bool], tails: Sequence[str]
+                ) -> list[Window]:
+        """Each unit's window: ``read[k]`` is how unit k reads (words joined by spaces; None:
+        not read), ``cuts[k]`` whether a clause starts at it (the line's start, punctuation,
+        a mark before it), ``tails[k]`` its clitic (n't, 's: a word of its own)."""
+        words = [None if r is None else r.split() + ([tails[k].lower()] if tails[k] else [])
+                 for k, r in enumerate(read)]
+        out = []
+        for k in range(len(read)):
+            left: list[str | None] = []
+            j = k
+            while len(left) < 2:
+                if cuts[j]:
+                    left.insert(0, START)
+                    break
+                j -= 1
+                left[:0] = words[j] or [None]
+            right: list[str | None] = [tails[k].lower()] if tails[k] else []
+            j = k + 1
+            while len(right) < 2:
+                if j == len(read) or cuts[j]:
+                    right.append(END)
+                    break
+                right += words[j] or [None]
+                j += 1
+            out.append((tuple(left[-2:]), tuple(right[:2])))
+        return out
 
 
 class RealWords:
     """Decide, in context, whether a dictionary word was typed for another one edit away."""
 
-    def __init__(self, lexicon: Lexicon, margin: float = MARGIN, context: float = CONTEXT,
-                 fits: float = FITS, reading: float = READING, ratio: float = RATIO,
-                 ends: bool = ENDS):
-        self.lexicon = lexicon
-        self.margin, self.context, self.fits = margin, context, fits
+    def __init__(self, context: Context, margin: float = MARGIN, gain: float = CONTEXT,
+                 reading: float = READING, ratio: float = RATIO, ends: bool = ENDS):
+        self.context, self.lexicon = context, context.lexicon
+        self.margin, self.gain = margin, gain
         self.reading, self.ratio, self.ends = reading, ratio, ends
 
     def neighbours(self, low: str) -> list[str]:
@@ -48,32 +99,26 @@ class RealWords:
         found = _symspell(self.lexicon, 2).lookup(low, Verbosity.ALL, 1, transfer_casing=False)
         return [s.term for s in found if s.distance == 1 and s.term in self.lexicon]
 
-    def fit(self, word: str, left: str | None, right: str | None) -> float:
-        lexicon = self.lexicon
-        return (lexicon.association(left, word) if left else 0.0) + \
-            (lexicon.association(word, right) if right else 0.0)
-
-    def correct(self, low: str, left: str | None, right: str | None) -> str | None:
-        """The word ``low`` was meant as, or None to keep it. ``left``/``right``: the
-        neighbouring words as read (lower case; None at an edge or when unknown)."""
-        if len(low) < MIN_LENGTH or low not in self.lexicon or not (left or right) \
-                or self.lexicon.logfreq(low) >= COMMON:
+    def correct(self, low: str, window: Window) -> str | None:
+        """The word ``low`` was meant as, or None to keep it. ``window``: the words before and
+        after it as read (`Context.windows`)."""
+        left, right = window
+        if len(low) < MIN_LENGTH or low not in self.lexicon \
+                or self.lexicon.logfreq(low) >= COMMON \
+                or all(w in (None, START, END) for w in left[-1:] + right[:1]):
             return None
         lexicon, channel = self.lexicon, load_channel()
-        mine = self.fit(low, left, right)
-        if mine > self.fits:
-            return None
-        keep = lexicon.logfreq(low) + mine
+        keep = self.context.score(low, window)
         best, best_score = None, keep + self.margin
         floor = max(self.reading, lexicon.logfreq(low) + self.ratio)
         for word in self.neighbours(low):
             if lexicon.logfreq(word) < floor \
                     or self.ends and (word[0] != low[0] or word[-1] != low[-1]):
                 continue
-            gain = self.fit(word, left, right) - mine
-            if gain < self.context:
+            mine = self.context.score(word, window)
+            if mine - keep - (lexicon.logfreq(word) - lexicon.logfreq(low)) < self.gain:
                 continue
-            score = lexicon.logfreq(word) + mine + gain + channel.score(low, word)
+            score = mine + channel.score(low, word)
             if score >= best_score:
                 best, best_score = word, score
         return best

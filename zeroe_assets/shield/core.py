@@ -19,9 +19,10 @@ from .. import tokenize
 from ..tokenize import match_case
 from .accents import is_accented_word, plain
 from .channel import load_channel
-from .context import RealWords
+from .context import Context, RealWords, Window
 from .features import MECHANISMS, line_evidence, token_features
 from .lexicon import Lexicon, load_lexicon
+from .lm import load_context_model
 from .marked import marked_readings, unmarked
 from .ranker import Ranker, hand_set_ranker, load_ranker
 from .visual import name_letter
@@ -81,9 +82,9 @@ class Shield:
     `MECHANISMS`); ``threshold``: the ranker probability a change needs (default the ranker's);
     ``learned``: use the exported ranker if there is one (else the hand-set weights);
     ``real_words``: read the rare dictionary words it keeps again in context
-    (`context.RealWords`: ``wok`` in "at wok on" is *work*); on by default since its bounds
-    (a much commoner reading, first and last letters kept) changed 9 of 103,240 clean dev
-    tokens and 2 of the 4,305 held-out words (docs/shield.md). A non-word of four letters or
+    (`context.RealWords`: ``wok`` in "his bike to wok" is *work*, judged by the context model
+    `lm`); on by default since its bounds (a much commoner reading, first and last letters
+    kept) changed 8 of 52,814 clean dev tokens (docs/shield.md). A non-word of four letters or
     more whose best reading falls short of the threshold still changes when keeping it is
     unlikely (``nonword_keep``)."""
 
@@ -121,7 +122,8 @@ class Shield:
             ranker = Ranker(ranker.weights, float(threshold), ranker.learned, ranker.meta)
         self.ranker = ranker
         self.restorers = _restorers(self.mechanisms, self.lexicon, self.root)
-        self.real_words = RealWords(self.lexicon) if real_words else None
+        self.context = Context(self.lexicon, load_context_model(self.root))
+        self.real_words = RealWords(self.context) if real_words else None
         self.mechanisms = tuple(self.restorers)  # without any that could not load
 
     @property
@@ -225,9 +227,10 @@ class Shield:
         return line_evidence(self.lexicon, [(u.low, u.candidates, u.template.lower())
                                             for u in units])
 
-    def _decide(self, units: list[Unit], evidence: dict[str, float],
-                context: list[str | None]) -> list[str | None]:
-        """The reading each unit changes to (None: it stays), given its neighbours' readings."""
+    def _decide(self, units: list[Unit], evidence: dict[str, float], context: list[str | None],
+                windows: list[Window]) -> list[str | None]:
+        """The reading each unit changes to (None: it stays), given its neighbours' readings
+        (``context``, and the words around it: ``windows``)."""
         chosen: list[str | None] = []
         for k, unit in enumerate(units):
             if not unit.candidates:
@@ -235,8 +238,7 @@ class Shield:
                 continue
             if self.marked and unit.start == unit.end \
                     and (found := marked_readings(unit.stem, self.lexicon)):
-                chosen.append(max(found, key=lambda r: (self.lexicon.logfreq(r)
-                                                        + self._fit(r, context, k), r)))
+                chosen.append(max(found, key=lambda r: (self.context.score(r, windows[k]), r)))
                 continue
             readings, rows = self._rows(units, k, evidence, context)
             probs = self.ranker.probabilities(rows)
@@ -244,11 +246,11 @@ class Shield:
             if best and probs[best] >= self.ranker.threshold:
                 chosen.append(readings[best])
             else:
-                chosen.append(self._unsure(unit, k, readings, probs, context))
+                chosen.append(self._unsure(unit, k, readings, probs, windows[k]))
         return chosen
 
     def _unsure(self, unit: Unit, k: int, readings: list[str], probs: np.ndarray,
-                context: list[str | None]) -> str | None:
+                window: Window) -> str | None:
         """What a unit the ranker is unsure of changes to: nothing unless it is a non-word
         (`_nonword`); then its best reading when keeping it is unlikely (``nonword_keep``),
         else the noisy channel's (`_channel_best`)."""
@@ -257,23 +259,22 @@ class Shield:
         if not self._nonword(unit, k):  # a capitalised non-word inside the line: a name …
             if self.channel_names is None or self.channel_margin is None:
                 return None
-            found = self._channel_best(unit, readings, context, k)
-            low = unit.template.lower()
             # … unless one edit inside it (its first and last letters kept: not Gare for Are,
-            # Fulk for Full) makes it a common word no other reading comes near
-            return found if found and self.lexicon.logfreq(found) >= self.channel_names \
-                and found[0] == low[0] and found[-1] == low[-1] else None
+            # Fulk for Full) makes it a common word no other such reading comes near
+            found = self._channel_best(unit, readings, window, ends=True)
+            return found if found and self.lexicon.logfreq(found) >= self.channel_names else None
         if self.nonword_keep is not None and probs[0] <= self.nonword_keep:
             return readings[1 + int(probs[1:].argmax())]
         if self.channel_margin is not None:
-            return self._channel_best(unit, readings, context, k)
+            return self._channel_best(unit, readings, window)
         return None
 
-    def _channel_best(self, unit: Unit, readings: list[str], context: list[str | None],
-                      k: int) -> str | None:
+    def _channel_best(self, unit: Unit, readings: list[str], window: Window,
+                      ends: bool = False) -> str | None:
         """The noisy channel's reading of a non-word the ranker leaves: among the single-word
-        readings, the best by log10 P(word) + P(token | word) (`channel`, letter confusions
-        learnt from real typos) + its fit with the neighbours, if it is one edit from the token
+        readings (with the token's first and last letters if ``ends``), the best by how it
+        reads in its window (`Context.score`) + log10 P(token | word) (`channel`, letter
+        confusions learnt from real typos), if it is one edit from the token
         (a letter put for another, added, dropped, two swapped), a common word
         (``channel_freq``) and ahead of the next by ``channel_margin``. The ranker weighs
         frequency about four times the channel (``stuid``: solid .08, stupid .03, keep .61);
@@ -282,8 +283,9 @@ class Shield:
         if not (seen.isascii() and seen.isalpha()):
             return None
         channel, lexicon = load_channel(), self.lexicon
-        scored = sorted(((lexicon.logfreq(r) + channel.score(seen, r) + self._fit(r, context, k),
-                          r) for r in readings[1:] if " " not in r and r in lexicon),
+        scored = sorted(((self.context.score(r, window) + channel.score(seen, r), r)
+                         for r in readings[1:] if " " not in r and r in lexicon
+                         and not (ends and (r[0] != seen[0] or r[-1] != seen[-1]))),
                         reverse=True)
         if not scored:
             return None
@@ -293,13 +295,6 @@ class Shield:
                 or len(scored) > 1 and score - scored[1][0] < self.channel_margin:
             return None
         return best
-
-    def _fit(self, reading: str, context: list[str | None], k: int) -> float:
-        """How well ``reading`` goes with the neighbours' readings (log10 bigram PMI, both)."""
-        left = context[k - 1].split()[-1] if k and context[k - 1] else None
-        right = context[k + 1].split()[0] if k + 1 < len(context) and context[k + 1] else None
-        return (self.lexicon.association(left, reading) if left else 0.0) + \
-            (self.lexicon.association(reading, right) if right else 0.0)
 
     def _nonword(self, unit: Unit, k: int, names: bool = False) -> bool:
         """Whether the unit is a non-word that may change below the ranker's threshold (on
@@ -313,21 +308,28 @@ class Shield:
             and len(unit.stem) >= NONWORD_MIN \
             and (names or not (k > 0 and unit.stem[:1].isupper() and unit.stem[1:].islower()))
 
-    def _context(self, units: list[Unit]) -> tuple[dict[str, float], list[str | None]]:
-        """The line's evidence and each unit's neighbours' readings for the final decision:
-        a first pass decides with the neighbours read provisionally, the final one with the
-        first pass's readings (a restored neighbour is better context than a guess)."""
-        evidence = self.evidence(units)
+    def _context(self, units: list[Unit], gaps: list[str]
+                 ) -> tuple[dict[str, float], list[str | None], list[bool]]:
+        """The line's evidence, each unit's neighbours' readings for the final decision and
+        where its clauses start (`_cuts`): a first pass decides with the neighbours read
+        provisionally, the final one with the first pass's readings (a restored neighbour is
+        better context than a guess)."""
+        evidence, cuts = self.evidence(units), _cuts(units, gaps)
         provisional = [u.provisional(self.lexicon) for u in units]
-        first = self._decide(units, evidence, provisional)
-        return evidence, [c or p for c, p in zip(first, provisional)]
+        first = self._decide(units, evidence, provisional, self._windows(units, provisional, cuts))
+        return evidence, [c or p for c, p in zip(first, provisional)], cuts
 
-    def _real_words(self, units: list[Unit], gaps: list[str], chosen: list[str | None],
+    def _windows(self, units: list[Unit], read: list[str | None], cuts: list[bool]
+                 ) -> list[Window]:
+        return self.context.windows(read, cuts, [u.tail.replace("’", "'") for u in units])
+
+    def _real_words(self, units: list[Unit], cuts: list[bool], chosen: list[str | None],
                     protected: set[int]) -> list[str | None]:
         """``chosen`` with the dictionary words kept so far read again in context
         (`context.RealWords`): a word whose neighbours, as restored, call for another word
         one edit away changes to it. Neighbours across punctuation do not count."""
         read = [c or (u.low if u.low in self.lexicon else None) for u, c in zip(units, chosen)]
+        windows = self._windows(units, read, cuts)
         shouting = sum(u.stem.isupper() and len(u.stem) > 1 for u in units) > len(units) / 2
         out = list(chosen)
         for k, unit in enumerate(units):
@@ -335,12 +337,7 @@ class Shield:
                     or not (unit.stem.isascii() and unit.stem.isalpha()) \
                     or (k and unit.stem[:1].isupper() and not shouting):
                 continue
-            left = read[k - 1] if k and not unit.head and not units[k - 1].tail \
-                and not gaps[unit.start].strip() else None
-            right = read[k + 1] if k + 1 < len(units) and not unit.tail \
-                and not units[k + 1].head and not gaps[units[k + 1].start].strip() else None
-            found = self.real_words.correct(unit.low, left and left.split()[-1],
-                                            right and right.split()[0])
+            found = self.real_words.correct(unit.low, windows[k])
             if found is not None:
                 out[k] = found
         return out
@@ -357,9 +354,10 @@ class Shield:
         if not _english(units, self.lexicon, protected):
             return text
         out_words, out_gaps = list(words), list(gaps)
-        chosen = self._decide(units, *self._context(units))
+        evidence, context, cuts = self._context(units, gaps)
+        chosen = self._decide(units, evidence, context, self._windows(units, context, cuts))
         if self.real_words is not None:
-            chosen = self._real_words(units, gaps, chosen, protected)
+            chosen = self._real_words(units, cuts, chosen, protected)
         for unit, reading in zip(units, chosen):
             if reading is None:
                 continue
@@ -392,7 +390,7 @@ class Shield:
         if not words:
             return []
         units = self.units(words, gaps)
-        evidence, context = self._context(units)
+        evidence, context, _ = self._context(units, gaps)
         gold = [tokenize.stem(w)[1].lower() for w in tokenize.split(clean)[0]]
         mine = [u.low for u in units]
         out = []
@@ -433,6 +431,12 @@ def split(text: str) -> tuple[list[str], list[str]]:
             words.append(text[position:position + len(masked_words[k])])
             position += len(masked_words[k])
     return words, gaps
+
+
+def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:
+    """Where a clause starts: at the line's first unit and at a unit with punctuation or a
+    mark before it (a word's context stops there, as `train.shield.lm` cuts its text)."""
+    return [k == 0 or bool(u.head) or bool(gaps[u.start].strip()) for k, u in enumerate(units)]
 
 
 def _protected(words: list[str], gaps: list[str]) -> set[int]:

@@ -1,0 +1,101 @@
+"""The shield's context model (`zeroe_assets.shield.lm`, `train.shield.lm`): interpolated
+Kneser–Ney over the training splits' clauses, a proper distribution for every history, exported
+and read back as the same numbers, and the windows the shield asks it about."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from train.shield.lm import SOURCES, clauses, estimate, held_out
+from zeroe_assets.assets import component_available, read_manifest
+from zeroe_assets.shield.context import Context
+from zeroe_assets.shield.lm import COMPONENT, END, START, ContextModel, load_context_model, \
+    pack, write_context_model
+
+TEXT = ["The cat sat on the mat.", "The dog sat on the log, and the cat ran!",
+        "A cat sat on a dog", "@USER the cat is 3 years old URL", "I can't see the cat's mat"]
+
+
+class Uniform:
+    """A lexicon whose unigram is uniform over ``words``: the model's bottom then sums to one."""
+
+    def __init__(self, words):
+        self.words = set(words)
+
+    def logfreq(self, word: str) -> float:
+        return -math.log10(len(self.words)) if word in self.words else -99.0
+
+
+def _model():
+    vocab = {w for t in TEXT for c in clauses(t) for w in c} | {END}
+    lexicon = Uniform(vocab)
+    words, arrays, gamma, sizes = estimate(TEXT, lexicon)
+    return ContextModel(words, arrays, gamma, lexicon), words, arrays, gamma, sizes
+
+
+def test_clauses_stop_at_punctuation_numbers_and_placeholders():
+    assert clauses("The dog sat on the log, and the cat ran!") == \
+        [["the", "dog", "sat", "on", "the", "log"], ["and", "the", "cat", "ran"]]
+    assert clauses("@USER the cat is 3 years old URL") == [["the", "cat", "is"], ["years", "old"]]
+    assert clauses("I can't see the cat's mat") == \
+        [["i", "ca", "n't", "see", "the", "cat", "'s", "mat"]]
+
+
+@pytest.mark.parametrize("history", [(), ("the",), (START, "the"), ("sat", "on"),
+                                     ("on", "the"), ("mat",), ("unseen", "words")])
+def test_every_history_gives_a_distribution(history):
+    model, words, *_ = _model()
+    total = sum(10 ** model.logprob(w, history) for w in words if w != START)
+    assert total == pytest.approx(1.0, abs=1e-4)
+
+
+def test_seen_continuations_beat_unseen_ones():
+    model, *_ = _model()
+    assert model.logprob("sat", ("the", "cat")) > model.logprob("ran", ("the", "cat")) \
+        > model.logprob("log", ("the", "cat"))
+    # a word never seen (None) cuts the history: the bigram's estimate, not the trigram's
+    assert model.logprob("sat", (None, "cat")) == model.logprob("sat", ("cat",))
+    assert model.window((START, "the"), "cat", ("sat", "on")) > \
+        model.window((START, "the"), "mat", ("sat", "on"))
+
+
+def test_the_export_reads_back_the_same_numbers(empty_artifacts):
+    model, words, arrays, gamma, sizes = _model()
+    assert load_context_model(empty_artifacts) is None  # not exported: the shield's fallback
+    write_context_model(words, arrays, gamma, sizes, empty_artifacts)
+    assert component_available(COMPONENT, empty_artifacts)
+    loaded = load_context_model(empty_artifacts)
+    loaded.lexicon = model.lexicon  # the test's unigram, not the runtime lexicon's
+    for history in [(), ("the",), ("sat", "on"), (START, "a")]:
+        for w in ["cat", "mat", "n't", END]:
+            assert loaded.logprob(w, history) == pytest.approx(model.logprob(w, history))
+
+
+def test_windows_stop_at_clause_edges_and_unread_words():
+    # "the cat's mat, a dog" with "mat" not read: unit 2 (mat) starts no clause, unit 3 does
+    read = ["the", "cat", None, "a", "dog"]
+    cuts = [True, False, False, True, False]
+    tails = ["", "'s", "", "", ""]
+    windows = Context.windows(read, cuts, tails)
+    assert windows[0] == ((START,), ("cat", "'s"))
+    assert windows[1] == ((START, "the"), ("'s", None))
+    assert windows[2] == (("cat", "'s"), (END,))
+    assert windows[3] == ((START,), ("dog", END))
+    assert windows[4] == ((START, "a"), (END,))
+
+
+def test_the_shipped_model_counts_training_splits_only():
+    meta = read_manifest()["components"][COMPONENT]["meta"]
+    paths = [source["path"] for source in meta["sources"].values()]
+    assert paths == [rel for rel, _ in SOURCES.values()]
+    assert not any("test" in p for p in paths)  # the benchmarks score on the test splits
+    assert held_out(list(range(25))) == [0, 10, 20]
+
+
+def test_packed_keys_are_compared_as_integers():
+    # a trigram of late words passes 2**53, where a float comparison loses the last word's bits
+    keys = np.array([pack(70000, 5, w) for w in (1, 2, 3)], dtype=np.uint64)
+    assert [ContextModel._find(keys, int(k)) for k in keys] == [0, 1, 2]
+    assert ContextModel._find(keys, pack(70000, 5, 4)) == -1
