@@ -6,7 +6,8 @@ tweets and the same query budget per example: TextAttack's ``DeepWordBugGao2018`
 ``textfooler-zeroe`` (all ten Zéroe transformations) and ``zeroe-random`` (no search); on
 request (``--recipes``) ``charmer``, ``bad-characters`` and ``zeroe-fast`` (its surrogate
 trained on the even-numbered OLID training tweets; ``--victim-half odd`` trains the victim on
-the others, held out from it). Rows give the characters changed
+the others, held out from it; ``--charmer-lexicon`` lets charmer write that surrogate's
+strongest words). Rows give the characters changed
 and, for bad-characters, how many adversarial texts render as the original (code points shown).
 Every attack's results become ``AttackResult`` records and go through the same ``summarize``; the
 perturbed-word share is given as each tool counts it and recounted with our tokenizer's words.
@@ -165,16 +166,18 @@ def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, 
 
 
 def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: int,
-             surrogate=None):
+             surrogate=None, lexicon: bool = False):
     """One of our recipes (``RECIPE:T1+T2`` with those transformations), example by example
-    (index = the example's line: its seed); ``surrogate`` for zeroe-fast."""
+    (index = the example's line: its seed); ``surrogate`` for zeroe-fast, and with ``lexicon``
+    for charmer (which writes its strongest words)."""
     from zeroe_assets.search import get_recipe
 
     start = time.perf_counter()
     recipe, _, transformations = name.partition(":")
     attack = get_recipe(recipe, "tc", transformations.replace("+", ",") or None,
                         max_queries=budget, seed=seed,
-                        **({"surrogate": surrogate} if recipe == "zeroe-fast" else {}))
+                        **({"surrogate": surrogate} if recipe == "zeroe-fast" or
+                           (recipe == "charmer" and lexicon) else {}))
     return attack_all(attack, name, victim, examples, time.perf_counter() - start)
 
 
@@ -348,6 +351,9 @@ def main() -> None:
     parser.add_argument("--surrogate", type=Path, default=None,
                         help="zeroe-fast's surrogate, a tc-tfidf model file (default: one "
                              "trained on the even-numbered OLID training tweets)")
+    parser.add_argument("--charmer-lexicon", action="store_true",
+                        help="charmer may also write the 500 words per label that zeroe-fast's "
+                             "surrogate weighs most (the attacker's half of the data)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--spread-seeds", default="1,2,3,4",
                         help="more seeds for both DeepWordBugs ('' for none): one seed's Suc%% "
@@ -368,7 +374,7 @@ def main() -> None:
     victim = olid_victim(data, args.work, args.victim_half)
     victim.predict([t for t, _ in examples[:8]])  # warm up outside the timings
     surrogate = None
-    if any(r.partition(":")[0] == "zeroe-fast" for r in ours):
+    if any(r.partition(":")[0] == "zeroe-fast" for r in ours) or args.charmer_lexicon:
         from zeroe_assets.search import NgramSurrogate
 
         surrogate = NgramSurrogate.load(args.surrogate or olid_surrogate(data, args.work))
@@ -379,8 +385,8 @@ def main() -> None:
         for name in names:
             timed = TimedVictim(victim)
             records, wall, own, setup = runner(name, timed, examples, args.max_queries,
-                                               args.seed, *([surrogate] if tool == "ours"
-                                                            else []))
+                                               args.seed, *([surrogate, args.charmer_lexicon]
+                                                            if tool == "ours" else []))
             rows[f"{tool}:{name}"] = row(tool, name, records, wall, timed, own, setup)
             lines = "".join(json.dumps(r.to_json()) + "\n" for r in records)
             (args.work / "records").mkdir(parents=True, exist_ok=True)
@@ -394,6 +400,7 @@ def main() -> None:
         "data": f"first {len(examples)} OLID level-A test tweets",
         "examples": len(examples), "mean_words": sum(words) / len(words),
         "max_queries": args.max_queries, "seed": args.seed,
+        "charmer_lexicon": args.charmer_lexicon,
         "loadavg_at_start": list(load), "environment": versions(),
         "results": [rounded(r) for r in rows.values()],
         "speedup_vs_textattack": rounded(speedups(rows)),

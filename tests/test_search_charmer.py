@@ -16,12 +16,13 @@ from zeroe_assets.search import (AnyCharacter, AttackedText, Charmer, Classifica
 from zeroe_assets.search.results import EXHAUSTED, SKIPPED, SUCCESSFUL
 
 from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
-from .test_search import Counting, _label, examples, tc  # noqa: F401  (fixtures)
+from .test_search import BAD, Counting, _label, examples, tc  # noqa: F401  (fixtures)
 
 
-def _charmer(k=3, positions=5, constraints=(), width=1, scan=False, **options):
+def _charmer(k=3, positions=5, constraints=(), width=1, scan=False, lexicon=(), **options):
     return SearchAttack(AnyCharacter(), [EditDistance(absolute=k), *constraints],
-                        Classification("tc"), Charmer(positions, k, width=width, scan=scan),
+                        Classification("tc"),
+                        Charmer(positions, k, width=width, scan=scan, lexicon=lexicon),
                         **options)
 
 
@@ -77,11 +78,13 @@ def test_few_slots_are_tried_without_probing(tc):
 
 
 @pytest.mark.parametrize("budget", [1, 2, 40, 333])
-@pytest.mark.parametrize("width, scan", [(1, False), (3, False), (3, True)])
-def test_never_over_budget(tc, examples, budget, width, scan):
+@pytest.mark.parametrize("width, scan, lexicon", [(1, False, ()), (3, False, ()), (3, True, ()),
+                                                  (1, False, BAD), (3, True, BAD)])
+def test_never_over_budget(tc, examples, budget, width, scan, lexicon):
     for i, example in enumerate(examples[:6]):
         victim = Counting(tc)
-        r = _charmer(k=4, width=width, scan=scan, max_queries=budget).run(example, victim, i)
+        r = _charmer(k=4, width=width, scan=scan, lexicon=lexicon,
+                     max_queries=budget).run(example, victim, i)
         assert r.queries == len(victim.sent) == len(set(victim.sent)) <= budget
         if budget == 1 and r.status != SKIPPED:
             assert r.status == EXHAUSTED
@@ -122,6 +125,24 @@ def test_a_beam_step_is_still_one_probe_call_and_one_candidate_call(tc, examples
             won += 1
             assert _label(tc, r.adversarial) != _label(tc, r.original)
     assert won >= 4
+
+
+@pytest.mark.parametrize("width", [1, 2])
+def test_a_lexicon_word_is_written_in_the_step_its_characters_reach(tc, width):
+    text = "@USER the coach is lovely and the show was kind today URL"  # not offensive
+    lexicon = ("LOVERS", "kid", "zzzzzzzz")  # 2 characters from lovely, 1 from kind; too far
+    charmer = Charmer(4, 3, width=width, lexicon=lexicon)
+    assert repr(charmer).endswith("lexicon=3 words, reach=2)")
+    victim = Counting(tc)
+    r = SearchAttack(AnyCharacter(), [EditDistance(absolute=3)], Classification("tc"),
+                     charmer).run((text, 0), victim)
+    original, *steps = victim.batches
+    kid, lovers = text.replace("kind", "kid"), text.replace("lovely", "lovers")
+    assert kid in steps[1] and lovers not in steps[1]  # step 1: one character only
+    assert len(steps) >= 4 and lovers in steps[3]  # step 2: two characters from the original
+    for step, (probes, candidates) in enumerate(zip(steps[::2], steps[1::2]), 1):
+        assert all(Levenshtein.distance(text, t) <= step for t in probes + candidates)
+    assert r.status == SUCCESSFUL and Levenshtein.distance(text, r.adversarial) <= 3
 
 
 def test_constraints_choose_the_words(tc):

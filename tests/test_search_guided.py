@@ -127,7 +127,8 @@ def test_never_over_budget(tc, surrogate, examples, budget):
                 assert r.status == EXHAUSTED and r.queries == budget, r
 
 
-def test_the_same_results_for_any_number_of_processes(tc, tmp_path):
+@pytest.mark.parametrize("recipe", ["zeroe-fast", "charmer"])
+def test_the_same_results_for_any_number_of_processes(tc, tmp_path, recipe):
     texts, labels = _tweets(16, seed=3)
     data = tmp_path / "tweets.tsv"
     data.write_text("id\ttweet\tsubtask_a\n" + "".join(
@@ -136,10 +137,11 @@ def test_the_same_results_for_any_number_of_processes(tc, tmp_path):
     save_victim(tc, tmp_path / "victim.joblib")
     other, other_labels = _tweets(300, seed=7)
     save_victim(train_victim("tc-tfidf", other, other_labels), tmp_path / "surrogate.joblib")
-    settings = RunSettings(task="tc", victim="tc-tfidf", data=str(data), recipe="zeroe-fast",
+    options = {"surrogate": str(tmp_path / "surrogate.joblib")}  # charmer: words to write
+    settings = RunSettings(task="tc", victim="tc-tfidf", data=str(data), recipe=recipe,
                            victim_path=str(tmp_path / "victim.joblib"),
-                           options={"transformations": SAFE,
-                                    "surrogate": str(tmp_path / "surrogate.joblib")})
+                           options={**options, "transformations": SAFE}
+                           if recipe == "zeroe-fast" else options)
     lines = []
     for processes in (1, 2):
         summary = run(settings, tmp_path / f"j{processes}", processes, progress=False)
@@ -148,10 +150,10 @@ def test_the_same_results_for_any_number_of_processes(tc, tmp_path):
     assert lines[0] == lines[1]
 
 
-def test_a_surrogate_is_needed_and_only_zeroe_fast_takes_one(tc, surrogate):
+def test_a_surrogate_is_needed_and_only_zeroe_fast_and_charmer_take_one(tc, surrogate):
     with pytest.raises(ValueError, match="zeroe-fast needs a surrogate"):
         get_recipe("zeroe-fast", "tc")
-    with pytest.raises(ValueError, match="only zeroe-fast takes a surrogate"):
+    with pytest.raises(ValueError, match="only zeroe-fast and charmer take a surrogate"):
         get_recipe("textfooler-zeroe", "tc", surrogate=surrogate)
     with pytest.raises(ValueError, match="it takes task tc, not nli"):
         get_recipe("zeroe-fast", "nli", surrogate=surrogate)

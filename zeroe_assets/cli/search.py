@@ -37,7 +37,8 @@ def register(sub) -> None:
                         "words (default: the recipe's)")
     p.add_argument("--surrogate", default=None, metavar="FILE",
                    help="zeroe-fast: the attacker's own tc-tfidf model (zeroe bench "
-                        "train-victim) that ranks candidates without queries")
+                        "train-victim) that ranks candidates without queries; charmer: "
+                        "one whose strongest words it may also write")
     p.add_argument("--target", default=None, metavar="LABEL",
                    help="targeted attack: the label to reach (default: untargeted)")
     lifts = p.add_argument_group(

@@ -14,7 +14,11 @@ at every slot of the words changed already and at the ``positions`` others whose
 first-step candidate scored highest. On OLID tweets against a TF-IDF victim the scan changed
 fewer characters than the probe (a space can only break the victim's n-grams, not write
 them), and a beam fewer again after a scan, none after the probe
-(docs/experiments/2026-12-03-search-beam.md).
+(docs/experiments/2026-12-03-search-beam.md). A third, ``lexicon``: words the attacker's own
+data weighs most toward a label (`guided.NgramSurrogate.lexicon`); step k also writes such a
+word over a word ``d`` ≤ ``reach`` characters away, in a text kept d steps before, so a word
+whose single edits gain little alone is still reached in its d characters (``She`` → ``Shit``,
+``lack`` → ``fuck`` on OLID tweets; docs/experiments/2026-12-05-search-charmer-lexicon.md).
 
 Charmer's own code edits any character of the sentence; here the constraints choose the words
 (and so the gaps after them) that may change, and the text before the first word stays. With
@@ -23,10 +27,13 @@ transformation's candidates of those words are tried instead.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from .. import tokenize
 from ..constraints import check_all
 from ..validate import check_int
 from .methods import Problem, Scored, SearchMethod, best_of
-from .text import AttackedText
+from .text import AttackedText, Edit
 from .transformations import AnyCharacter
 
 PROBE = " "  # what a slot is probed with (Charmer: a space)
@@ -38,16 +45,20 @@ class Charmer(SearchMethod):
     ``pruned``: after success, undo the words whose edits the goal does not need (not in
     Charmer; fewer characters changed for a few more queries); ``width``: the texts kept per
     step (Charmer: 1); ``scan``: slots chosen by a first step over all of them instead of the
-    space probe (not in Charmer)."""
+    space probe (not in Charmer); ``lexicon``: lower-case words a step may write over a word at
+    most ``reach`` characters away (not in Charmer)."""
 
     name = "charmer"
 
     def __init__(self, positions: int = 20, max_edits: int = 10, pruned: bool = False,
-                 width: int = 1, scan: bool = False):
+                 width: int = 1, scan: bool = False, lexicon: Sequence[str] = (),
+                 reach: int = 2):
         self.positions = check_int("positions", positions)
         self.max_edits = check_int("max_edits", max_edits)
         self.width = check_int("width", width)
+        self.reach = check_int("reach", reach)
         self.pruned, self.scan = pruned, scan
+        self.lexicon = tuple(dict.fromkeys(w.lower() for w in lexicon))
 
     def slots(self, problem: Problem, text: AttackedText) -> list[tuple[int, int]]:
         """(position, slot) of every word the constraints still let change in ``text``, and of
@@ -98,6 +109,39 @@ class Charmer(SearchMethod):
                     text.apply(e) for e in transformation.edits(text, p, problem.k, problem.rng)])
         return [words[p] for p, _ in top]
 
+    def near(self, problem: Problem) -> dict[int, dict[int, list[str]]]:
+        """For each attackable word of the original, the lexicon's words ``d`` ≤ ``reach``
+        characters from it (in its capitalisation, so ``d`` counts what is written), by ``d``;
+        once per example."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import Levenshtein
+
+        near: dict[int, dict[int, list[str]]] = {}
+        for p in problem.positions:
+            word = problem.original.word(p)
+            for found, _, _ in process.extract(word.lower(), self.lexicon, limit=None,
+                                               scorer=Levenshtein.distance,
+                                               score_cutoff=self.reach):
+                form = tokenize.match_case(word, found)
+                d = Levenshtein.distance(word, form)
+                if 0 < d <= self.reach:
+                    near.setdefault(p, {}).setdefault(d, []).append(form)
+        return near
+
+    def jumps(self, problem: Problem, kept: list[list[AttackedText]], near: dict,
+              step: int) -> list[AttackedText]:
+        """Step ``step``'s lexicon candidates: in each text kept ``d`` steps before, a word
+        still as in the original made into a lexicon word ``d`` characters away, so at most
+        ``step`` characters in all; those the constraints accept."""
+        out = []
+        for d in range(1, min(self.reach, step) + 1):
+            for text in kept[step - d]:
+                for p, forms in near.items():
+                    if d in forms and p not in text.modified and problem.allowed(text, p):
+                        s, i = text.locate(p)
+                        out.extend(text.apply(Edit(s, ((i, f),), (), (p,))) for f in forms[d])
+        return check_all(problem.constraints, problem.original, out)
+
     def prune(self, problem: Problem, found: Scored) -> Scored:
         """Undo the edits of whole words that the goal does not need: each round tries every
         changed word put back as it was (one victim call) and keeps the best that still meets
@@ -113,7 +157,9 @@ class Charmer(SearchMethod):
     def search(self, problem):
         beam: list[Scored] = [(problem.original, problem.start)]
         best, gains = beam[0], None
-        for _ in range(self.max_edits):
+        near = self.near(problem) if self.lexicon else {}
+        kept = [[problem.original]]  # the texts kept after each step, for the lexicon's jumps
+        for step in range(1, self.max_edits + 1):
             texts = [t for t, _ in beam]
             slots = [self.slots(problem, t) for t in texts]
             if not self.scan:
@@ -124,6 +170,8 @@ class Charmer(SearchMethod):
                 top = slots  # the first step of a scan: every slot, unprobed
             per = [self.candidates(problem, t, s) if s else [] for t, s in zip(texts, top)]
             found = {c.key: c for each in per for cs in each for c in cs}
+            for c in self.jumps(problem, kept, near, step) if near else ():
+                found.setdefault(c.key, c)
             scored = problem.query(list(found.values())) \
                 if found and not problem.exhausted else []
             if not scored:
@@ -141,6 +189,7 @@ class Charmer(SearchMethod):
             ranked = sorted(scored, key=lambda s: -s[1].score)
             beam = list({o.score: (t, o) for t, o in reversed(ranked)}.values())[::-1]
             beam = beam[:self.width]
+            kept.append([t for t, _ in beam])
             if beam[0][1].score > best[1].score:
                 best = beam[0]
             if problem.exhausted:
@@ -149,4 +198,6 @@ class Charmer(SearchMethod):
 
     def __repr__(self):
         return (f"Charmer(positions={self.positions}, max_edits={self.max_edits}, "
-                f"pruned={self.pruned}, width={self.width}, scan={self.scan})")
+                f"pruned={self.pruned}, width={self.width}, scan={self.scan}" +
+                (f", lexicon={len(self.lexicon)} words, reach={self.reach})" if self.lexicon
+                 else ")"))

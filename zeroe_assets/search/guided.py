@@ -72,6 +72,13 @@ class NgramSurrogate:
 
         return cls.from_model(load_victim("tc-tfidf", str(path), task="tc"))
 
+    def lexicon(self, n: int = 500) -> tuple[str, ...]:
+        """The ``n`` single words weighing most toward each label, the positive label's first,
+        strongest first: what Charmer may write (``Charmer(lexicon=...)``)."""
+        words = sorted(((w, v) for w, v in self.words.items() if " " not in w),
+                       key=lambda wv: -wv[1])
+        return tuple(w for w, _ in words[:n] + words[::-1][:n])
+
     def norms(self, text: str) -> tuple[float, float]:
         """The L2 norms of ``text``'s TF-IDF vectors (characters, words): the scale of a
         change's effect on the logit (1 for a text without known features)."""

@@ -22,7 +22,9 @@
   replaced or deleted anywhere in a word, the 20 best slots by a space probe per step,
   Levenshtein distance ≤ k = 10; no other constraint, no query budget (their scripts').
   ``Charmer(20, 10, width=4, scan=True)`` in its place scans every slot and keeps a beam
-  (fewer characters, 7 times the queries: docs/search.md).
+  (fewer characters, 7 times the queries: docs/search.md). Given a ``surrogate`` (the
+  attacker's own ``tc-tfidf`` model), each step may also write one of the 500 words it weighs
+  most toward each label over a word one or two characters away (``Charmer(lexicon=...)``).
 - ``bad-characters``: Boucher et al. 2022, "Bad Characters: Imperceptible NLP Attacks": their
   four imperceptible perturbations (invisible characters, homoglyphs that draw the same pixels,
   bidi reorderings, deletions by BACKSPACE), one injection per word, at most 10 (their budget),
@@ -65,6 +67,7 @@ DEEPWORDBUG_OPS = ("dwb-swap", "dwb-substitute", "dwb-delete", "dwb-insert")
 PRUTHI_OPS = ("pruthi-swap", "pruthi-drop", "pruthi-add", "pruthi-keyboard")
 RHO_MAX, K = 0.3, 50  # the defender benchmark's ρ_max and candidates per word
 CHARMER_K, CHARMER_N = 10, 20  # Charmer's Levenshtein budget and slots per step (its scripts)
+CHARMER_LEXICON = 500  # words per label charmer may write, from a surrogate
 BAD_BUDGET = 10  # Boucher et al.'s largest perturbation budget
 # zeroe-fast's perturbers: the six whose candidates most often had the surrogate's best gain
 # for their word on 300 OLID training tweets the surrogate was not trained on (segment left
@@ -128,10 +131,12 @@ def _textfooler(task):
 def _charmer(task, transformations, options):
     transformation = get_transformations(transformations, token_aligned=task.token_aligned) \
         if transformations else AnyCharacter()
+    lexicon = () if options["surrogate"] is None else \
+        surrogate_of(options["surrogate"]).lexicon(CHARMER_LEXICON)
     return dict(transformation=transformation,
                 constraints=[EditDistance(absolute=CHARMER_K),
                              *_limit(options["max_perturbed"], None)],
-                method=Charmer(CHARMER_N, CHARMER_K),
+                method=Charmer(CHARMER_N, CHARMER_K, lexicon=lexicon),
                 candidates=K)
 
 
@@ -215,15 +220,15 @@ def get_recipe(name: str, task, transformations: Sequence[str] | str | None = No
     ``min_word_length``, ``edit_capitals``, ``any_unicode``; ``aware``: the attack calls the
     defense in front of the victim freely, paying queries only for what the model has not seen
     (`goals.Session`); and for ``zeroe-fast`` its ``surrogate`` (a ``tc-tfidf`` model or its
-    file)."""
+    file), for ``charmer`` one whose strongest words it may write."""
     key = name.strip().lower() if isinstance(name, str) else name
     if key not in RECIPES:
         raise ValueError(f"unknown recipe {name!r}; choose from {', '.join(RECIPES)}")
     task = get_task(task)
     if isinstance(transformations, str):
         transformations = [t for t in transformations.split(",") if t.strip()]
-    if surrogate is not None and key != "zeroe-fast":
-        raise ValueError(f"only zeroe-fast takes a surrogate, not {key}")
+    if surrogate is not None and key not in ("zeroe-fast", "charmer"):
+        raise ValueError(f"only zeroe-fast and charmer take a surrogate, not {key}")
     parts = RECIPES[key](task, list(transformations or ()),
                          {"max_perturbed": max_perturbed, "surrogate": surrogate})
     _lift(key, parts, Lifts(edit_ends, min_word_length, edit_capitals, any_unicode))
