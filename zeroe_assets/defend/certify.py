@@ -62,9 +62,11 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     words = split(text)[0]
     encoded = [encoder.token(w, anchor) for w in words]
 
+    seen_premise = None if premise is None else victim.one(premise)  # once: never attacked
+
     def asked(hypothesis: list[str]):
         joined = " ".join(e for e in hypothesis if e)
-        return joined if premise is None else (victim.one(premise), joined)
+        return joined if premise is None else (seen_premise, joined)
 
     clean = victim.victim.predict([asked(encoded)])[0]
     correct = _label(victim.task, clean) == str(gold)
@@ -111,7 +113,6 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
             break
     cert.queries += len(batch)
     return cert
-
 
 
 def _combinations(sizes, budget: int) -> int:
