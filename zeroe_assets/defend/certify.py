@@ -84,7 +84,7 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
         seen = memo[key]
         if seen:
             others.append((i, sorted(seen)))
-            for family in set(seen.values()):
+            for family in sorted(set(seen.values())):
                 families[family] = families.get(family, 0) + 1
     cert = Certificate(True, correct, len(words), [words[i] for i, _ in others], families, 1)
     if encoder.encode(text, anchor=anchor) != " ".join(e for e in encoded if e):
