@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from zeroe_assets.search import guided
 from zeroe_assets.search import (AttackedText, Classification, NgramSurrogate, Outcome, Problem,
                                  get_recipe, get_transformations, summarize)
 from zeroe_assets.search.results import EXHAUSTED, SKIPPED, SUCCESSFUL
@@ -60,6 +61,22 @@ def test_the_surrogate_predicts_its_model(tc):
                                                                   for a in actual))
     assert r > 0.95, (r, predicted, actual)
     assert all(p > 0 for p in predicted[:len(BAD)])  # offensive words raise the logit
+
+
+def test_the_sums_are_scikit_learn_s_n_grams_added_in_order(tc, surrogate):
+    """The surrogate cuts a token as the victim's ``char_wb`` analyzer does (tokens too short
+    for 3- and 4-grams included), and its sums add those n-grams' and the words' weights one
+    by one in that order: the same floats as the plain loop, whatever shortcut computes them."""
+    analyzer = dict(tc.features.transformer_list)["char"].build_analyzer()
+    spans = ["a", "I", "id", "URL", "lovely", "İd1ot!", "you are a  b", "x y", "@USER hi"]
+    for span in spans:
+        assert [g for t in span.split() for g in guided.char_ngrams(t)] == analyzer(span)
+        c = w = 0.0
+        for g in analyzer(span):
+            c += surrogate.chars.get(g, 0.0)
+        for t in guided.WORD.findall(span.lower()):
+            w += surrogate.words.get(t, 0.0)
+        assert surrogate._sum(span) == (c, w)
 
 
 def test_remembered_sums_are_the_sums_and_no_example_depends_on_another(tc, examples):

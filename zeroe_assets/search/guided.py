@@ -27,16 +27,28 @@ from .text import AttackedText, Edit
 WORD = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 
 
-def char_ngrams(token: str, low: int = 2, high: int = 4) -> list[str]:
-    """scikit-learn's ``char_wb`` n-grams of one whitespace token (lower-cased, padded)."""
+def char_ngrams(token: str) -> list[str]:
+    """scikit-learn's ``char_wb`` 2-4-grams of one whitespace token (lower-cased, padded)."""
     padded = f" {token.lower()} "
+    return [padded[cut] for cut in _CUTS.get(len(padded)) or _cuts(len(padded))]
+
+
+_CUTS: dict[int, tuple[slice, ...]] = {}  # padded token length → its n-grams' slices
+
+
+def _cuts(length: int) -> tuple[slice, ...]:
+    """The slices that cut a padded token of ``length`` characters into its ``char_wb``
+    2-4-grams, in scikit-learn's order (a token too short for n ends the list with itself):
+    computed once per length, so the surrogate's hot loop (`NgramSurrogate._sum`) does no
+    index arithmetic (a fifth faster; the same n-grams in the same order, so the same floats)."""
     out = []
-    for n in range(low, high + 1):
-        if len(padded) <= n:
-            out.append(padded)
+    for n in (2, 3, 4):
+        if length <= n:
+            out.append(slice(None))
             break
-        out.extend(padded[i:i + n] for i in range(len(padded) - n + 1))
-    return out
+        out.extend(slice(i, i + n) for i in range(length - n + 1))
+    _CUTS[length] = cuts = tuple(out)
+    return cuts
 
 
 class NgramSurrogate:
@@ -118,14 +130,13 @@ class NgramSurrogate:
         low = span.lower()
         for token in low.split():  # char_ngrams, summed in place: the hot loop
             padded = f" {token} "
-            for n in (2, 3, 4):
-                if len(padded) <= n:
-                    c += get(padded, 0.0)
-                    break
-                for i in range(len(padded) - n + 1):
-                    c += get(padded[i:i + n], 0.0)
-        words = self.words.get
-        return c, sum(words(t, 0.0) for t in WORD.findall(low))
+            cuts = _CUTS.get(len(padded)) or _cuts(len(padded))
+            for cut in cuts:
+                c += get(padded[cut], 0.0)
+        words, w = self.words.get, 0.0
+        for t in WORD.findall(low):
+            w += words(t, 0.0)
+        return c, w
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k != "_sums"}
