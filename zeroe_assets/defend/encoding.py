@@ -30,9 +30,9 @@ word keeps its encoding whatever the restorers read (a shuffle that is no word r
 class of its letters), at the price of telling anagrams apart (*no*
 and *on*); measured worse on OLID (docs/defend.md), so off by default.
 
-The words of #tags, @mentions and URLs are kept (lower-cased) when the vocabulary has them and
-are ``UNKNOWN`` otherwise, never read as other words; the gaps between words (digits, symbols,
-the marks themselves) are dropped: the victim sees words.
+The words of #tags, @mentions and URLs are read like any other token (*#THESWAMP* → *the
+swamp*, *#Boomer* → *book*); the gaps between words (digits, symbols, the marks themselves)
+are dropped: the victim sees words.
 """
 from __future__ import annotations
 
