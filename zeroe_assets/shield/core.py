@@ -21,6 +21,7 @@ from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import Context, RealWords, Window
 from .features import MECHANISMS, line_evidence, token_features
+from .language import english_odds
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
 from .marked import marked_readings, unmarked
@@ -31,6 +32,9 @@ from .visual import name_letter
 # whitespace-free chunks holding one of these marks (found chunk by chunk: linear in the line)
 _CHUNK = re.compile(r"\S+")
 _MARKS = ("://", "www.", "@", "#")
+# … and so is a file or domain name: a dot right after a word and before a short lower-case
+# extension (report.pdf, TEXT.htm, cnn.com; not U.S., p.m. or 3.5)
+_FILE = re.compile(r"\w\.[a-z0-9]{2,4}(?![A-Za-z])")
 NONWORD_KEEP = 0.3  # tuned on a dev split of TextAttack's adversarial texts (OLID, SNLI 200–400)
 NONWORD_MIN = 4
 CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the next
@@ -40,6 +44,7 @@ MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
 WORDS = 0.7  # the share of dictionary words that makes a long line English on one common word
+ENGLISH_ODDS = 3.0  # log10: how much likelier English must be than any other language (`language`)
 COMMON = -4.0  # log10 frequency of a common English word (the, water; not cafe -4.5, jose -4.4)
 # words common in English and rarer elsewhere: a line of four to nine words with none of them
 # (as a reader sees them), or a longer one with fewer than two, is another language: left alone
@@ -440,11 +445,12 @@ def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:
 
 
 def _protected(words: list[str], gaps: list[str]) -> set[int]:
-    """The words inside URLs, e-mail addresses, mentions and hashtags."""
+    """The words inside URLs, e-mail addresses, mentions, hashtags and file names."""
     text = tokenize.join(words, gaps)
-    if not any(mark in text for mark in _MARKS):
+    if not any(mark in text for mark in _MARKS) and not _FILE.search(text):
         return set()
-    spans = [m.span() for m in _CHUNK.finditer(text) if any(k in m.group() for k in _MARKS)]
+    spans = [m.span() for m in _CHUNK.finditer(text)
+             if any(k in m.group() for k in _MARKS) or _FILE.search(m.group())]
     if not spans:
         return set()
     found, position = set(), 0
@@ -460,7 +466,9 @@ def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
     """Whether the line reads as English: enough of its words are, or may be restored to,
     common English words (``Teh`` counts as *the*). Hashtags, mentions and URLs do not count,
     and a long line of dictionary words with one common word is English too (a tweet of names
-    and hashtags: ``Democrats Support Antifa, … Sedition And Treason``)."""
+    and hashtags: ``Democrats Support Antifa, … Sedition And Treason``). A line with too few
+    of those words is English still when its words, by their frequencies in English and six
+    other languages, are far likelier English (`language.english_odds`)."""
     plain = [u for u in units if u.start not in protected]
     if len(plain) < 4:
         return True
@@ -469,7 +477,11 @@ def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
                  and not ENGLISH.isdisjoint(u.candidates)})
     if found >= (1 if len(plain) < 10 else 2):
         return True
-    return found >= 1 and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain)
+    if found >= 1 and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain):
+        return True
+    # the attack may have taken its few function words (``Four kids pose during summre
+    # vacatino``): then all its words vote, each by its frequency in each language
+    return english_odds([u.template.lower() for u in plain]) >= ENGLISH_ODDS
 
 
 def _restorers(mechanisms, lexicon, root) -> dict:
