@@ -164,3 +164,11 @@ def test_file_and_domain_names_are_left_alone(shield):
         assert shield(text) == text
     assert shield("I saw the U.S. team at 3.5 p.m. and thier coach") == \
         "I saw the U.S. team at 3.5 p.m. and their coach"
+
+
+def test_a_hashtag_is_read_as_one_word_unless_the_tweets_use_it(shield):
+    assert shield("Vote them out #Conservatvies and #Tennrssee!") == \
+        "Vote them out #Conservatives and #Tennessee!"
+    # a tag the context model's training tweets use is a word; a tag is never split in two
+    kept = "Thanks God! #maga #metoo #mentalillness #noshadenotea #mental_illness URL"
+    assert shield(kept) == kept

@@ -43,6 +43,11 @@ class Context:
     def __init__(self, lexicon: Lexicon, model: ContextModel | None):
         self.lexicon, self.model = lexicon, model
 
+    def known(self, word: str) -> bool:
+        """Whether ``word`` is a word: the lexicon's, or one the context model's training text
+        uses (a tweet's *maga*, *metoo*, *ukip*; the lexicon has Google's books' words)."""
+        return word in self.lexicon or self.model is not None and word in self.model.ids
+
     def score(self, word: str, window: Window) -> float:
         left, right = window
         if self.model is not None:

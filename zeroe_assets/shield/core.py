@@ -159,6 +159,7 @@ class Shield:
             k = j + 1
         spans += [(w, w, None, "") for w in range(k, len(words))]
         protected = _protected(words, gaps)
+        tags = _tags(words, gaps)
         capitals = [w.isupper() and len(w) > 1 for w in words]
         shouting = sum(capitals) > len(words) / 2  # a line in capitals has no acronyms to keep
         units = []
@@ -187,7 +188,8 @@ class Shield:
                 continue
             acronym = not shouting and stem.isupper() and stem.isalpha() and len(stem) <= 4
             if not propose or not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH \
-                    or i in protected or acronym or self._spelled(stem):
+                    or i in protected and i not in tags or acronym or self._spelled(stem) \
+                    or i in tags and self.context.known(stem.lower()):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)
@@ -198,6 +200,8 @@ class Shield:
                     mine = found.setdefault(reading, {})
                     mine.update(by, visual=max(mine.get("visual", 0.0), 0.5))
             found.pop(stem.lower(), None)
+            if i in tags:  # a hashtag stays one word: #mentalillness is not split
+                found = {r: by for r, by in found.items() if " " not in r}
             units.append(Unit(i, i, head, stem, tail, seen, found))
         return units
 
@@ -459,6 +463,19 @@ def _protected(words: list[str], gaps: list[str]) -> set[int]:
         if any(a <= position < b for a, b in spans):
             found.add(i)
         position += len(word)
+    return found
+
+
+def _tags(words: list[str], gaps: list[str]) -> set[int]:
+    """The words that are a whole hashtag (``#Conservatives``, not ``#mental_illness``): an
+    attack changes them as it changes any word (``#Conservatvies``) and a reader, or a model
+    that reads the tag as a word, still sees the word. Only their body is read, as one word."""
+    found = set()
+    for i, word in enumerate(words):
+        after = gaps[i + 1] if i + 1 < len(gaps) else ""
+        if gaps[i].endswith("#") and word.isalpha() \
+                and (not after or after[0].isspace() or after[0] in ".,;:!?)…\"”"):
+            found.add(i)
     return found
 
 
