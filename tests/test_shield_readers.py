@@ -172,3 +172,11 @@ def test_a_hashtag_is_read_as_one_word_unless_the_tweets_use_it(shield):
     # a tag the context model's training tweets use is a word; a tag is never split in two
     kept = "Thanks God! #maga #metoo #mentalillness #noshadenotea #mental_illness URL"
     assert shield(kept) == kept
+
+
+def test_words_the_tweets_use_often_are_words(shield):
+    # not the lexicon's, but as common as a common word in the context model's training text
+    for text in ["Thats a great name, ok?", "what's your issue with antifa?",
+                 "im 15 and ppl say so"]:
+        assert shield(text) == text
+    assert shield("teh man is here") == "the man is here"  # a rare one is still read

@@ -189,7 +189,8 @@ class Shield:
             acronym = not shouting and stem.isupper() and stem.isalpha() and len(stem) <= 4
             if not propose or not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH \
                     or i in protected and i not in tags or acronym or self._spelled(stem) \
-                    or i in tags and self.context.known(stem.lower()):
+                    or i in tags and self.context.known(stem.lower()) \
+                    or self.context.usual(stem.lower()):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)
