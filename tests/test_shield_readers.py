@@ -180,3 +180,11 @@ def test_words_the_tweets_use_often_are_words(shield):
                  "im 15 and ppl say so"]:
         assert shield(text) == text
     assert shield("teh man is here") == "the man is here"  # a rare one is still read
+
+
+def test_a_short_non_word_changes_on_the_noisy_channel(shield):
+    assert shield("Damn I felt this sht. Why you so loud lol") == \
+        "Damn I felt this shit. Why you so loud lol"
+    assert shield("he is still rch and has his life") == "he is still rich and has his life"
+    kept = "lol smh idk what u mean tbh, NbC and #smb"  # the tweets' own, acronyms, short tags
+    assert shield(kept) == kept

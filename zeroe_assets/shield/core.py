@@ -37,6 +37,7 @@ _MARKS = ("://", "www.", "@", "#")
 _FILE = re.compile(r"\w\.[a-z0-9]{2,4}(?![A-Za-z])")
 NONWORD_KEEP = 0.3  # tuned on a dev split of TextAttack's adversarial texts (OLID, SNLI 200–400)
 NONWORD_MIN = 4
+SHORT = (2, 3)  # shorter non-words change on the noisy channel only (`Shield._short`)
 CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the next
 CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel to pick alone
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
@@ -189,7 +190,7 @@ class Shield:
             acronym = not shouting and stem.isupper() and stem.isalpha() and len(stem) <= 4
             if not propose or not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH \
                     or i in protected and i not in tags or acronym or self._spelled(stem) \
-                    or i in tags and self.context.known(stem.lower()) \
+                    or i in tags and (self.context.known(stem.lower()) or len(stem) < NONWORD_MIN) \
                     or self.context.usual(stem.lower()):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
@@ -264,6 +265,9 @@ class Shield:
         """What a unit the ranker is unsure of changes to: nothing unless it is a non-word
         (`_nonword`); then its best reading when keeping it is unlikely (``nonword_keep``),
         else the noisy channel's (`_channel_best`)."""
+        if self._short(unit, k):
+            return self._channel_best(unit, readings, window) \
+                if self.channel_margin is not None else None
         if not self._nonword(unit, k, names=True):
             return None
         if not self._nonword(unit, k):  # a capitalised non-word inside the line: a name …
@@ -305,6 +309,15 @@ class Shield:
                 or len(scored) > 1 and score - scored[1][0] < self.channel_margin:
             return None
         return best
+
+    def _short(self, unit: Unit, k: int) -> bool:
+        """Whether the unit is a non-word of ``SHORT`` letters that the noisy channel alone may
+        change (``sht``, ``rch``, ``nw``: a word cut or mistyped): in lower case (not an
+        acronym or a name), no lexicon word, and never used in the context model's training
+        text, where the short non-words of real writing are (lol, smh, idk, ur)."""
+        return len(unit.stem) in SHORT and unit.stem.isalpha() and unit.stem.islower() \
+            and bool(unit.candidates) and unit.low not in self.lexicon \
+            and not self.context.known(unit.low) and self.context.model is not None
 
     def _nonword(self, unit: Unit, k: int, names: bool = False) -> bool:
         """Whether the unit is a non-word that may change below the ranker's threshold (on
