@@ -72,6 +72,8 @@ NAMES = {"tc": "toxicity (OLID)", "nli": "NLI (SNLI)"}
 SHOWN = 3  # examples per recipe on the page
 MISSES = 20  # rows of the misses tables
 WARM_UP = "you are such a stupid liar and everyone knows it"  # not a test text
+# a line with no English function word: the shield reads its language tables (about 1.7 s)
+WARM_UP_LANGUAGE = "Four kids pose during summre vacatino"
 # why a recipe cannot run here, beyond the first error it raises
 OFFLINE = {"TextBuggerLi2018": "besides, its WordSwapEmbedding downloads counter-fitted "
                                "embeddings and its UniversalSentenceEncoder constraint needs "
@@ -430,7 +432,7 @@ def main() -> None:
     import zeroe_assets as z
     from zeroe_assets import registry
 
-    warm = [WARM_UP, "#Watchng @USEER URL"] + [
+    warm = [WARM_UP, WARM_UP_LANGUAGE, "#Watchng @USEER URL"] + [
         z.get_perturbation(name, level=0.3, protocol="reference")(WARM_UP, seed=0)
         for name in registry.NAMES]
     for fn in cleaners.values():  # warm-up: the indexes the cleaners build on first use
