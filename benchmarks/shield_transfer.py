@@ -460,6 +460,7 @@ def main() -> None:
                                                "MKL_NUM_THREADS")},
         "loadavg_at_start": [round(x, 2) for x in load],
         "seconds": round(time.perf_counter() - started, 1),
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
     }
     atomic_write(args.out, json.dumps(result, indent=1, ensure_ascii=False).encode() + b"\n")
     atomic_write(args.doc, markdown(result).encode())
@@ -582,7 +583,8 @@ def markdown(result: dict) -> str:
     reused = "cleaners rerun on the saved adversarial texts (`--reuse`); " \
         if result["reused_examples"] else ""
     lines += ["", "## Setup", "",
-              f"- {reused}{result['seconds']:.0f} s in all, load average at start "
+              f"- measured {result.get('date', 'before dates were recorded')}; "
+              f"{reused}{result['seconds']:.0f} s in all, load average at start "
               f"{result['loadavg_at_start']} (the commit it ran at is in the JSON)",
               f"- versions: " + ", ".join(f"{k} {v}" for k, v in result["environment"].items()),
               ""]
