@@ -188,10 +188,10 @@ class Shield:
                 units.append(Unit(i, i, head, stem, tail, seen, {seen.lower(): {"visual": 1.0}}))
                 continue
             acronym = not shouting and stem.isupper() and stem.isalpha() and len(stem) <= 4
+            tag_word = i in tags and (self.context.known(stem.lower()) or len(stem) < NONWORD_MIN)
             if not propose or not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH \
-                    or i in protected and i not in tags or acronym or self._spelled(stem) \
-                    or i in tags and (self.context.known(stem.lower()) or len(stem) < NONWORD_MIN) \
-                    or self.context.usual(stem.lower()):
+                    or i in protected and i not in tags or tag_word or acronym \
+                    or self._spelled(stem) or self.context.usual(stem.lower()):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)
