@@ -72,6 +72,8 @@ NAMES = {"tc": "toxicity (OLID)", "nli": "NLI (SNLI)"}
 SHOWN = 3  # examples per recipe on the page
 MISSES = 20  # rows of the misses tables
 WARM_UP = "you are such a stupid liar and everyone knows it"  # not a test text
+# a line with no English function word: the shield reads its language tables (about 1.7 s)
+WARM_UP_LANGUAGE = "Four kids pose during summre vacatino"
 # why a recipe cannot run here, beyond the first error it raises
 OFFLINE = {"TextBuggerLi2018": "besides, its WordSwapEmbedding downloads counter-fitted "
                                "embeddings and its UniversalSentenceEncoder constraint needs "
@@ -430,7 +432,7 @@ def main() -> None:
     import zeroe_assets as z
     from zeroe_assets import registry
 
-    warm = [WARM_UP, "#Watchng @USEER URL"] + [
+    warm = [WARM_UP, WARM_UP_LANGUAGE, "#Watchng @USEER URL"] + [
         z.get_perturbation(name, level=0.3, protocol="reference")(WARM_UP, seed=0)
         for name in registry.NAMES]
     for fn in cleaners.values():  # warm-up: the indexes the cleaners build on first use
@@ -458,6 +460,7 @@ def main() -> None:
                                                "MKL_NUM_THREADS")},
         "loadavg_at_start": [round(x, 2) for x in load],
         "seconds": round(time.perf_counter() - started, 1),
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
     }
     atomic_write(args.out, json.dumps(result, indent=1, ensure_ascii=False).encode() + b"\n")
     atomic_write(args.doc, markdown(result).encode())
@@ -580,7 +583,8 @@ def markdown(result: dict) -> str:
     reused = "cleaners rerun on the saved adversarial texts (`--reuse`); " \
         if result["reused_examples"] else ""
     lines += ["", "## Setup", "",
-              f"- {reused}{result['seconds']:.0f} s in all, load average at start "
+              f"- measured {result.get('date', 'before dates were recorded')}; "
+              f"{reused}{result['seconds']:.0f} s in all, load average at start "
               f"{result['loadavg_at_start']} (the commit it ran at is in the JSON)",
               f"- versions: " + ", ".join(f"{k} {v}" for k, v in result["environment"].items()),
               ""]

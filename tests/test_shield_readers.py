@@ -143,3 +143,48 @@ def test_invisible_characters_never_split_a_word():
     assert words == ["A", "g\u200buy", "i\u2060s", "on", "a", "skate\u200bboard"]
     for text in ["\u200b", "a\u200d", " \u200bx", "a \u00ad b"]:
         assert tokenize.join(*split(text)) == text
+
+
+def test_a_line_the_attack_left_no_function_word_is_english_by_its_words(shield):
+    from zeroe_assets.shield.language import english_odds
+
+    # none of the shield's English function words, yet four / kids / during are English words
+    assert shield("Four kids pose during summre vacatino .") == \
+        "Four kids pose during summer vacation ."
+    assert english_odds("four kids pose during".split()) > 3
+    assert english_odds("le chat noir dort sur le canapé".split()) < -3
+    assert english_odds(["qzxv", "jisung"]) == 0.0  # words no list has do not vote
+    german = "Der schnelle braune Fuchs springt"
+    assert shield(german) == german
+
+
+def test_file_and_domain_names_are_left_alone(shield):
+    for text in ["(See attached file: UnleadedStocks.pdf)(See attached file: CrudeStocks.pdf)",
+                 "Our new domain name is paulhastings.com.", "- TEXT.htm << File: TEXT.htm >>"]:
+        assert shield(text) == text
+    assert shield("I saw the U.S. team at 3.5 p.m. and thier coach") == \
+        "I saw the U.S. team at 3.5 p.m. and their coach"
+
+
+def test_a_hashtag_is_read_as_one_word_unless_the_tweets_use_it(shield):
+    assert shield("Vote them out #Conservatvies and #Tennrssee!") == \
+        "Vote them out #Conservatives and #Tennessee!"
+    # a tag the context model's training tweets use is a word; a tag is never split in two
+    kept = "Thanks God! #maga #metoo #mentalillness #noshadenotea #mental_illness URL"
+    assert shield(kept) == kept
+
+
+def test_words_the_tweets_use_often_are_words(shield):
+    # not the lexicon's, but as common as a common word in the context model's training text
+    for text in ["Thats a great name, ok?", "what's your issue with antifa?",
+                 "im 15 and ppl say so"]:
+        assert shield(text) == text
+    assert shield("teh man is here") == "the man is here"  # a rare one is still read
+
+
+def test_a_short_non_word_changes_on_the_noisy_channel(shield):
+    assert shield("Damn I felt this sht. Why you so loud lol") == \
+        "Damn I felt this shit. Why you so loud lol"
+    assert shield("he is still rch and has his life") == "he is still rich and has his life"
+    kept = "lol smh idk what u mean tbh, NbC and #smb"  # the tweets' own, acronyms, short tags
+    assert shield(kept) == kept

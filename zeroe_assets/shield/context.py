@@ -31,6 +31,7 @@ MIN_LENGTH = 3  # shorter words (of, in, on, to) have too many neighbours one ed
 READING = -4.5  # log10 frequency a reading needs (work, girl, time, wearing)
 RATIO = 1.5  # log10: how much more frequent than the token the reading must be
 ENDS = True  # the edit keeps the token's first and last letters
+USUAL = -4.0  # log10 unigram of a word the context model's text uses as often as a common word
 
 Window = tuple[tuple[str | None, ...], tuple[str | None, ...]]  # up to two words each side
 
@@ -42,6 +43,19 @@ class Context:
 
     def __init__(self, lexicon: Lexicon, model: ContextModel | None):
         self.lexicon, self.model = lexicon, model
+
+    def usual(self, word: str) -> bool:
+        """Whether ``word``, not the lexicon's, is a word of the text the context model was
+        trained on, used there as often as a common word (unigram log10 ≥ ``USUAL``): a tweet's
+        *antifa*, *maga*, *ppl*, *thats*, *ok*, which the restorers would read as *anti*,
+        *manga*, *people*, *that*, *okay*. A rarer one (a typo such as *teh*) is read as before."""
+        return self.model is not None and word not in self.lexicon \
+            and word in self.model.ids and self.model.logprob(word) >= USUAL
+
+    def known(self, word: str) -> bool:
+        """Whether ``word`` is a word: the lexicon's, or one the context model's training text
+        uses (a tweet's *maga*, *metoo*, *ukip*; the lexicon has Google's books' words)."""
+        return word in self.lexicon or self.model is not None and word in self.model.ids
 
     def score(self, word: str, window: Window) -> float:
         left, right = window

@@ -21,6 +21,7 @@ from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import Context, RealWords, Window
 from .features import MECHANISMS, line_evidence, token_features
+from .language import english_odds
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
 from .marked import marked_readings, unmarked
@@ -31,8 +32,12 @@ from .visual import name_letter
 # whitespace-free chunks holding one of these marks (found chunk by chunk: linear in the line)
 _CHUNK = re.compile(r"\S+")
 _MARKS = ("://", "www.", "@", "#")
+# … and so is a file or domain name: a dot right after a word and before a short lower-case
+# extension (report.pdf, TEXT.htm, cnn.com; not U.S., p.m. or 3.5)
+_FILE = re.compile(r"\w\.[a-z0-9]{2,4}(?![A-Za-z])")
 NONWORD_KEEP = 0.3  # tuned on a dev split of TextAttack's adversarial texts (OLID, SNLI 200–400)
 NONWORD_MIN = 4
+SHORT = (2, 3)  # shorter non-words change on the noisy channel only (`Shield._short`)
 CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the next
 CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel to pick alone
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
@@ -40,6 +45,7 @@ MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
 WORDS = 0.7  # the share of dictionary words that makes a long line English on one common word
+ENGLISH_ODDS = 3.0  # log10: how much likelier English must be than any other language (`language`)
 COMMON = -4.0  # log10 frequency of a common English word (the, water; not cafe -4.5, jose -4.4)
 # words common in English and rarer elsewhere: a line of four to nine words with none of them
 # (as a reader sees them), or a longer one with fewer than two, is another language: left alone
@@ -154,6 +160,7 @@ class Shield:
             k = j + 1
         spans += [(w, w, None, "") for w in range(k, len(words))]
         protected = _protected(words, gaps)
+        tags = _tags(words, gaps)
         capitals = [w.isupper() and len(w) > 1 for w in words]
         shouting = sum(capitals) > len(words) / 2  # a line in capitals has no acronyms to keep
         units = []
@@ -181,8 +188,10 @@ class Shield:
                 units.append(Unit(i, i, head, stem, tail, seen, {seen.lower(): {"visual": 1.0}}))
                 continue
             acronym = not shouting and stem.isupper() and stem.isalpha() and len(stem) <= 4
+            tag_word = i in tags and (self.context.known(stem.lower()) or len(stem) < NONWORD_MIN)
             if not propose or not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH \
-                    or i in protected or acronym or self._spelled(stem):
+                    or i in protected and i not in tags or tag_word or acronym \
+                    or self._spelled(stem) or self.context.usual(stem.lower()):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
             found = self._propose(stem)
@@ -193,6 +202,8 @@ class Shield:
                     mine = found.setdefault(reading, {})
                     mine.update(by, visual=max(mine.get("visual", 0.0), 0.5))
             found.pop(stem.lower(), None)
+            if i in tags:  # a hashtag stays one word: #mentalillness is not split
+                found = {r: by for r, by in found.items() if " " not in r}
             units.append(Unit(i, i, head, stem, tail, seen, found))
         return units
 
@@ -254,6 +265,9 @@ class Shield:
         """What a unit the ranker is unsure of changes to: nothing unless it is a non-word
         (`_nonword`); then its best reading when keeping it is unlikely (``nonword_keep``),
         else the noisy channel's (`_channel_best`)."""
+        if self._short(unit, k):
+            return self._channel_best(unit, readings, window) \
+                if self.channel_margin is not None else None
         if not self._nonword(unit, k, names=True):
             return None
         if not self._nonword(unit, k):  # a capitalised non-word inside the line: a name …
@@ -295,6 +309,15 @@ class Shield:
                 or len(scored) > 1 and score - scored[1][0] < self.channel_margin:
             return None
         return best
+
+    def _short(self, unit: Unit, k: int) -> bool:
+        """Whether the unit is a non-word of ``SHORT`` letters that the noisy channel alone may
+        change (``sht``, ``rch``, ``nw``: a word cut or mistyped): in lower case (not an
+        acronym or a name), no lexicon word, and never used in the context model's training
+        text, where the short non-words of real writing are (lol, smh, idk, ur)."""
+        return len(unit.stem) in SHORT and unit.stem.isalpha() and unit.stem.islower() \
+            and bool(unit.candidates) and unit.low not in self.lexicon \
+            and not self.context.known(unit.low) and self.context.model is not None
 
     def _nonword(self, unit: Unit, k: int, names: bool = False) -> bool:
         """Whether the unit is a non-word that may change below the ranker's threshold (on
@@ -440,11 +463,12 @@ def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:
 
 
 def _protected(words: list[str], gaps: list[str]) -> set[int]:
-    """The words inside URLs, e-mail addresses, mentions and hashtags."""
+    """The words inside URLs, e-mail addresses, mentions, hashtags and file names."""
     text = tokenize.join(words, gaps)
-    if not any(mark in text for mark in _MARKS):
+    if not any(mark in text for mark in _MARKS) and not _FILE.search(text):
         return set()
-    spans = [m.span() for m in _CHUNK.finditer(text) if any(k in m.group() for k in _MARKS)]
+    spans = [m.span() for m in _CHUNK.finditer(text)
+             if any(k in m.group() for k in _MARKS) or _FILE.search(m.group())]
     if not spans:
         return set()
     found, position = set(), 0
@@ -456,11 +480,26 @@ def _protected(words: list[str], gaps: list[str]) -> set[int]:
     return found
 
 
+def _tags(words: list[str], gaps: list[str]) -> set[int]:
+    """The words that are a whole hashtag (``#Conservatives``, not ``#mental_illness``): an
+    attack changes them as it changes any word (``#Conservatvies``) and a reader, or a model
+    that reads the tag as a word, still sees the word. Only their body is read, as one word."""
+    found = set()
+    for i, word in enumerate(words):
+        after = gaps[i + 1] if i + 1 < len(gaps) else ""
+        if gaps[i].endswith("#") and word.isalpha() \
+                and (not after or after[0].isspace() or after[0] in ".,;:!?)…\"”"):
+            found.add(i)
+    return found
+
+
 def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
     """Whether the line reads as English: enough of its words are, or may be restored to,
     common English words (``Teh`` counts as *the*). Hashtags, mentions and URLs do not count,
     and a long line of dictionary words with one common word is English too (a tweet of names
-    and hashtags: ``Democrats Support Antifa, … Sedition And Treason``)."""
+    and hashtags: ``Democrats Support Antifa, … Sedition And Treason``). A line with too few
+    of those words is English still when its words, by their frequencies in English and six
+    other languages, are far likelier English (`language.english_odds`)."""
     plain = [u for u in units if u.start not in protected]
     if len(plain) < 4:
         return True
@@ -469,7 +508,11 @@ def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
                  and not ENGLISH.isdisjoint(u.candidates)})
     if found >= (1 if len(plain) < 10 else 2):
         return True
-    return found >= 1 and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain)
+    if found >= 1 and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain):
+        return True
+    # the attack may have taken its few function words (``Four kids pose during summre
+    # vacatino``): then all its words vote, each by its frequency in each language
+    return english_odds([u.template.lower() for u in plain]) >= ENGLISH_ODDS
 
 
 def _restorers(mechanisms, lexicon, root) -> dict:

@@ -1,0 +1,48 @@
+"""Which language a line is in, by its words alone: a unigram (naive Bayes) language identifier
+over the word frequency lists ``pyspellchecker`` ships (OpenSubtitles counts for English,
+French, German, Spanish, Italian, Portuguese and Dutch, the same lists as `accents`).
+
+The shield leaves a line of another language alone. Its first test counts English function
+words (`core.ENGLISH`: *the*, *of*, *is* …), which an attack removes as readily as any word:
+``Four kids pose during summre vacatino .`` has none, and neither has a tweet of hashtags with a
+few content words. Here every word a line holds votes with its frequency in each language:
+*four*, *kids*, *during* are English words and rare or absent in the others, while *le*,
+*chat*, *noir*, *dort* are French. Words no list has (names, the attack's non-words) do not
+vote.
+"""
+from __future__ import annotations
+
+import functools
+import heapq
+import json
+import math
+
+from ..data import spellchecker_list
+from .accents import LANGUAGES
+
+TOP = 30_000  # the commonest words kept per language: they hold nearly every running word
+FLOOR = -7.0  # log10 of a word a top list lacks (the lists' 30,000th words: −6.4 … −7.1)
+
+
+@functools.lru_cache(maxsize=1)
+def _tables() -> dict[str, dict[str, float]]:
+    """Language → {word: log10 share of the language's running words} for its `TOP` words."""
+    tables = {}
+    for language in LANGUAGES:
+        counts = json.loads(spellchecker_list(language))
+        total = sum(counts.values())
+        top = heapq.nlargest(TOP, counts.items(), key=lambda kv: kv[1])
+        tables[language] = {w: math.log10(c / total) for w, c in top}
+    return tables
+
+
+def english_odds(words: list[str]) -> float:
+    """log10 P(words | English) − the largest log10 P(words | another language), each word
+    independent (lower-case words; one no list has counts for no language). Positive: English
+    is the likeliest; 0 when no word is known."""
+    tables = _tables()
+    known = [w for w in words if any(w in t for t in tables.values())]
+    if not known:
+        return 0.0
+    score = {lang: sum(t.get(w, FLOOR) for w in known) for lang, t in tables.items()}
+    return score["en"] - max(v for lang, v in score.items() if lang != "en")
