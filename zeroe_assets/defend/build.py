@@ -19,7 +19,8 @@ from pathlib import Path
 from ..progress import progress_bar
 from ..tasks import get_task
 from ..validate import check_int
-from .encoding import UNKNOWN, RobustEncoder, vocabulary
+from .encoding import RobustEncoder, vocabulary
+from .twins import WorstTwins, with_unknown
 from .victim import PARTS, DefendedVictim, heavier_than_unknown, save_defense
 
 ATTACK = "rand"  # the augmentation's attackers: the ten Zéroe perturbers, mixed
@@ -27,6 +28,8 @@ LEVEL = "mid"
 RECIPE = "textfooler-zeroe"  # the attack in the loop
 MERGE_BELOW = 20  # clusters: words seen fewer times join a frequent neighbour (docs/defend.md)
 UNKNOWN_TWINS = 2  # pairs: twins per example with one hypothesis word unkword (docs/defend.md)
+WORST_ROUNDS = 3  # pairs: rounds of each example's worst one-change twins (docs/defend.md)
+WORST_PER_ROUND = 2  # the twins an example gets each round
 
 
 def parse_parts(parts: str | Sequence[str]) -> list[str]:
@@ -55,13 +58,17 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
            sources: bool = True, merge_below: int = MERGE_BELOW, fragments: bool = False,
            restore: bool = False, guard: bool = True, anchors: bool = True,
-           unknown_twins: int | None = None, progress: bool = True) -> DefendedVictim:
+           unknown_twins: int | None = None, worst_rounds: int | None = None,
+           progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
     ``out`` and return it as it loads (``defended:OUT``). ``guard``: once trained, lookups never
     return a word the victim weighs more than ``unkword`` (victims whose score only adds up);
     ``anchors``: a pair's hypothesis is read against its premise (`anchor`);
     ``unknown_twins``: encoded twins per example with one word ``unkword`` (`with_unknown`;
-    default 2 for pairs, 0 for single texts)."""
+    default 2 for pairs, 0 for single texts); ``worst_rounds``: rounds of training again with
+    each example's two changed encodings the model scores worst for its gold label, one word
+    changed once on the certificates' surface (`twins.WorstTwins`; default 3 for pairs, 0 for
+    single texts)."""
     from .. import get_perturbation
     from ..victims.sklearn import train_victim
 
@@ -74,6 +81,11 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     if unknown_twins is None:
         unknown_twins = UNKNOWN_TWINS if spec.inputs == "pair" else 0
     unknown_twins = check_int("unknown_twins", unknown_twins, low=0)
+    if worst_rounds is None:
+        worst_rounds = WORST_ROUNDS if spec.inputs == "pair" and "encode" in parts else 0
+    worst_rounds = check_int("worst_rounds", worst_rounds, low=0)
+    if worst_rounds and "encode" not in parts:
+        raise ValueError("worst twins change words as the encoding reads them: add --parts encode")
     train = Path(train)
     if not train.is_file():
         raise ValueError(f"training file not found: {train}")
@@ -105,6 +117,15 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
         twins, twin_gold = with_unknown(seen, gold, kind, unknown_twins, seed)
         seen, gold = seen + twins, gold + twin_gold
     model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
+    if worst_rounds:
+        with progress_bar(len(inputs), "defend: changed words", "ex", enabled=progress) as bar:
+            worst = WorstTwins(encoder, inputs, seen[:len(inputs)], kind, tick=bar.update)
+        with progress_bar(worst_rounds, "defend: worst twins", "round", enabled=progress) as bar:
+            for _ in range(worst_rounds):
+                twins, twin_gold = worst(model, gold[:len(inputs)], WORST_PER_ROUND)
+                seen, gold = seen + twins, gold + twin_gold
+                model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
+                bar.update()
     found = 0
     if "adversarial" in parts and rounds:
         if kind != "texts":
@@ -124,6 +145,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
             "sources": sources, "merge_below": merge_below, "fragments": fragments, "restore": restore,
             "guard": guard, "anchors": anchors, "unknown_twins": unknown_twins,
+            "worst_rounds": worst_rounds,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
             "shield": list(shield.mechanisms) if shield is not None else None,
@@ -137,29 +159,6 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     from .victim import load_defended
 
     return load_defended(out, spec.name)
-
-
-def with_unknown(seen: Sequence, gold: Sequence, kind: str, copies: int,
-                 seed: int) -> tuple[list, list]:
-    """``copies`` twins of each encoded input (and their labels) with one word of three letters
-    or more (of a pair, a hypothesis word) made ``unkword``: what the attack makes of a word the
-    encoding cannot read, so that the victim learns not to hinge on any one word (measured on
-    SNLI: docs/defend.md). Inputs without such a word have no twin."""
-    import random
-
-    rng = random.Random(seed)
-    twins, labels = [], []
-    for _ in range(copies):
-        for item, label in zip(seen, gold):
-            words = (item[1] if kind == "pairs" else item).split()
-            at = [i for i, w in enumerate(words) if len(w) >= 3 and w != UNKNOWN]
-            if not at:
-                continue
-            i = rng.choice(at)
-            text = " ".join(words[:i] + [UNKNOWN] + words[i + 1:])
-            twins.append((item[0], text) if kind == "pairs" else text)
-            labels.append(label)
-    return twins, labels
 
 
 def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
