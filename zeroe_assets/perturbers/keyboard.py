@@ -11,6 +11,8 @@ from ._sampling import at_least_one
 from ..data import data_path, read_neighbour_list
 from .base import Perturber
 
+_Key = tuple[tuple[str, ...], int]  # a key's neighbours in its case and how many
+
 
 class KeyboardPerturber(Perturber):
     """Replace each letter with a neighbouring key with probability φ (≥ 1 per word).
@@ -27,21 +29,23 @@ class KeyboardPerturber(Perturber):
         self.layout = Path(layout) if layout else data_path("qwerty.key")
         self.neighbours = read_neighbour_list(self.layout)
         self._keys = PerWord(self._key)
-        self._plans = PerWord(self._plan)
-        self.slots = self._plans.__getitem__  # perturb_word's rule, as data (`Perturber.slots`)
+        self._plans = PerWord(self.slots)  # perturb_word's own lookups
 
-    def _key(self, unit: str) -> tuple[tuple[str, ...], int] | None:
+    def _key(self, unit: str) -> _Key | None:
         """The neighbours of ``unit`` in its case and how many, None when it is not a key."""
         options = self.neighbours.get(unit.lower())
         return (_cased(options, unit.isupper()), len(options)) if options else None
 
-    def _plan(self, word: str) -> tuple[list[str], list[tuple[int, tuple[tuple[str, ...], int]]]]:
+    def slots(self, word: str) -> tuple[tuple[str, ...], tuple[tuple[int, _Key], ...]]:
         """The word's units and, per replaceable unit in order, (index, (neighbours in its case,
-        count)): `Perturber.slots`. Built by C-level ``map`` and ``compress``: the command line
-        builds one for each new spelling, and a comprehension over the units was a tenth of
-        its run. Tuples, not lists: the garbage collector stops tracking most of a plan's
-        tuples of strings and numbers, while it walked every cached list again and again (14%
-        of the command line's CPU time on 978k tokens)."""
+        count)): perturb_word's rule as data (`Perturber.slots`). Not cached here: the protocol
+        keeps each spelling's plan itself, and a second cache in front of it cost a lookup, a
+        call and an entry for every new spelling of a command-line run. Built by C-level
+        ``map`` and ``compress``: the command line builds one for each new spelling, and a
+        comprehension over the units was a tenth of its run. Tuples, not lists: the garbage
+        collector stops tracking most of a plan's tuples of strings and numbers, while it
+        walked every cached list again and again (14% of the command line's CPU time on 978k
+        tokens)."""
         # letters carrying combining marks are not keys: only single-character units change
         units = list(word) if word.isascii() else clusters(word)
         keys = [*map(self._keys.__getitem__, units)]
