@@ -29,7 +29,9 @@ class NaturalPerturber(Perturber):
         keeps each spelling's row itself, and a second cache in front of it cost a lookup, a
         call and an entry for every new spelling of a command-line run."""
         found = self.typos.get(word.lower())
-        return tuple([match_case(word, typo) for typo in found]) if found else ()
+        if not found or word.islower():  # the table's own row (lower case) as it is
+            return found or ()
+        return tuple([match_case(word, typo) for typo in found])
 
     def can_change(self, word: str) -> bool:
         return any(typo != word for typo in self._cased[word])
