@@ -4,6 +4,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from zeroe_assets import get_perturbation
 from zeroe_assets.perturbers._sampling import at_least_one, none_came_up
 from zeroe_assets.perturbers.disemvowel import DisemvowelPerturber
 from zeroe_assets.perturbers.intrude import SYMBOLS, IntrudePerturber
@@ -178,6 +179,24 @@ def test_natural_typos_from_belinkov_bisk_format(tmp_path):
     assert p.perturb_word("The", 0.5, random.Random(0)) == "Teh"
 
 
+def test_natural_typos_from_codespell_format_in_file_order(tmp_path):
+    # codespell's `wrong->right` lines, inverted: one single-word correction only (a list of
+    # corrections, a phrase or an empty one is left out), a trailing comma dropped, everything
+    # lower-cased, repeats and the word itself dropped; rows and their typos in the file's order
+    path = tmp_path / "dictionary.txt"
+    path.write_text("# a comment\n\nteh->the\nrecieve->receive\nTHe->the\n"
+                    "  hte->The,\nthe->the\nself->self\nabotu->about, abort,\n"
+                    "a lot->alot\nalot->a lot\nnone->\nteh->the\nluck lock lucke\n"
+                    "recieve->receive\n")
+    typos = NaturalPerturber(source=path).typos
+    assert typos == {"the": ("teh", "hte"), "receive": ("recieve",), "luck": ("lock", "lucke")}
+    assert list(typos) == ["the", "receive", "luck"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("teh->the\nlonely\n")
+    with pytest.raises(ValueError, match="bad.txt:2"):
+        NaturalPerturber(source=bad)
+
+
 @needs_data("noise/en.natural")
 def test_natural_typos_real_en_natural():
     p = NaturalPerturber(source=DATA / "noise/en.natural")
@@ -302,3 +321,17 @@ def test_cached_spellings_hold_no_lists():
     kept = [KeyboardPerturber().slots("Hello"), KeyboardPerturber().slots("naïve"),
             InnerShufflePerturber()._parts["shuffle"], FullShufflePerturber()._units["word"]]
     assert all(value is not None and _immutable(value) for value in kept)
+
+
+def test_the_protocol_keeps_the_only_cache_of_rows_and_plans():
+    # the protocol keeps each spelling's row (natural-typo) or plan (keyboard-typo); a cache of
+    # the perturber's own in front of it cost a lookup, a call and an entry for every new
+    # spelling of a command-line run
+    text = "Their beautiful neighbours definitely recieved seventeen intresting letters."
+    for name in ("natural-typo", "keyboard-typo"):
+        attack = get_perturbation(name, level=1.0)
+        attack.perturb(text, random.Random(0))
+        cached = attack._rows if attack._rows is not None else attack._plans
+        assert len(cached) == len(words(text))
+        own = attack.perturber._cased if name == "natural-typo" else attack.perturber._plans
+        assert not own  # filled by perturb_word and can_change only

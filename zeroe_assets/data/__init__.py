@@ -86,19 +86,24 @@ def read_misspellings(path: Path) -> dict[str, tuple[str, ...]]:
     table: dict[str, dict[str, None]] = {}
     for number, line in _lines(path):
         line = line.strip()
-        if not line or line.startswith("#"):
+        if not line or line[0] == "#":
             continue
-        if "->" in line:
-            wrong, _, right = line.partition("->")
-            right = right.strip().rstrip(",")
-            if "," in right or " " in right or " " in wrong.strip() or not right:
+        wrong, arrow, right = line.partition("->")
+        if arrow:  # a codespell line: one typo, no list (natural-typo reads 65k at each start)
+            right, wrong = right.strip().rstrip(","), wrong.strip()
+            if "," in right or " " in right or " " in wrong or not right:
                 continue
-            correct, typos = right, [wrong.strip()]
-        else:
-            correct, *typos = line.split()
-            if not typos:
-                raise ValueError(f"{path}:{number}: expected `correct typo1 typo2 …` or "
-                                 f"`wrong->right`, got {line!r}")
+            key, typo = right.lower(), wrong.lower()
+            bucket = table.get(key)  # (setdefault would build a dict for every line)
+            if bucket is None:
+                bucket = table[key] = {}
+            if typo != key:
+                bucket[typo] = None
+            continue
+        correct, *typos = line.split()
+        if not typos:
+            raise ValueError(f"{path}:{number}: expected `correct typo1 typo2 …` or "
+                             f"`wrong->right`, got {line!r}")
         key = correct.lower()
         bucket = table.setdefault(key, {})
         for typo in typos:

@@ -1,7 +1,6 @@
 """Keyboard typos (paper §3.2, after Belinkov & Bisk 2018): letters → adjacent keys."""
 from __future__ import annotations
 
-from itertools import compress
 from math import trunc
 from pathlib import Path
 
@@ -10,6 +9,8 @@ from ._cache import PerWord
 from ._sampling import at_least_one
 from ..data import data_path, read_neighbour_list
 from .base import Perturber
+
+_Key = tuple[tuple[str, ...], int]  # a key's neighbours in its case and how many
 
 
 class KeyboardPerturber(Perturber):
@@ -27,25 +28,34 @@ class KeyboardPerturber(Perturber):
         self.layout = Path(layout) if layout else data_path("qwerty.key")
         self.neighbours = read_neighbour_list(self.layout)
         self._keys = PerWord(self._key)
-        self._plans = PerWord(self._plan)
-        self.slots = self._plans.__getitem__  # perturb_word's rule, as data (`Perturber.slots`)
+        self._places = PerWord(self._place)
+        self._plans = PerWord(self.slots)  # perturb_word's own lookups
 
-    def _key(self, unit: str) -> tuple[tuple[str, ...], int] | None:
+    def _key(self, unit: str) -> _Key | None:
         """The neighbours of ``unit`` in its case and how many, None when it is not a key."""
         options = self.neighbours.get(unit.lower())
         return (_cased(options, unit.isupper()), len(options)) if options else None
 
-    def _plan(self, word: str) -> tuple[list[str], list[tuple[int, tuple[tuple[str, ...], int]]]]:
+    def _place(self, place: tuple[int, str]) -> tuple[int, _Key] | None:
+        """The slot of unit ``place[1]`` at index ``place[0]``, None when it is not a key: one
+        tuple for each such pair, which every plan with that unit there shares."""
+        key = self._keys[place[1]]
+        return None if key is None else (place[0], key)
+
+    def slots(self, word: str) -> tuple[tuple[str, ...], tuple[tuple[int, _Key], ...]]:
         """The word's units and, per replaceable unit in order, (index, (neighbours in its case,
-        count)): `Perturber.slots`. Built by C-level ``map`` and ``compress``: the command line
-        builds one for each new spelling, and a comprehension over the units was a tenth of
-        its run. Tuples, not lists: the garbage collector stops tracking most of a plan's
-        tuples of strings and numbers, while it walked every cached list again and again (14%
-        of the command line's CPU time on 978k tokens)."""
+        count)): perturb_word's rule as data (`Perturber.slots`). Not cached here: the protocol
+        keeps each spelling's plan itself, and a second cache in front of it cost a lookup, a
+        call and an entry for every new spelling of a command-line run. Built by C-level
+        ``map`` and ``filter``, from slots shared by every plan (`_place`): the command line
+        builds one for each new spelling, and a comprehension over the units was a tenth of its
+        run, a new tuple per slot half of what was left. Tuples, not lists: the garbage
+        collector stops tracking most of a plan's tuples of strings and numbers, while it
+        walked every cached list again and again (14% of the command line's CPU time on 978k
+        tokens)."""
         # letters carrying combining marks are not keys: only single-character units change
-        units = list(word) if word.isascii() else clusters(word)
-        keys = [*map(self._keys.__getitem__, units)]
-        return tuple(units), tuple(compress(enumerate(keys), keys))
+        units = tuple(word) if word.isascii() else tuple(clusters(word))
+        return units, tuple(filter(None, map(self._places.__getitem__, enumerate(units))))
 
     def can_change(self, word: str) -> bool:
         return bool(self._plans[word][1])

@@ -21,13 +21,17 @@ class NaturalPerturber(Perturber):
     def __init__(self, source: str | Path | None = None):
         self.source = Path(source) if source else codespell_dictionary()
         self.typos = read_misspellings(self.source)
-        self._cased = PerWord(self._misspellings)
-        self.row = self._cased.__getitem__  # perturb_word draws from it (`Perturber.row`)
+        self._cased = PerWord(self.row)  # perturb_word's own lookups
 
-    def _misspellings(self, word: str) -> tuple[str, ...]:
+    def row(self, word: str) -> tuple[str, ...]:
         """``word``'s misspellings in the table's order, in its case (repeats kept: each is one
-        draw)."""
-        return tuple(match_case(word, typo) for typo in self.typos.get(word.lower(), ()))
+        draw): what `perturb_word` draws from (`Perturber.row`). Not cached here: the protocol
+        keeps each spelling's row itself, and a second cache in front of it cost a lookup, a
+        call and an entry for every new spelling of a command-line run."""
+        found = self.typos.get(word.lower())
+        if not found or word.islower():  # the table's own row (lower case) as it is
+            return found or ()
+        return tuple([match_case(word, typo) for typo in found])
 
     def can_change(self, word: str) -> bool:
         return any(typo != word for typo in self._cased[word])
