@@ -1,7 +1,9 @@
 """``zeroe defend``: a hardened victim from a training file and any trainable victim.
 
 The parts compose (`victim.PARTS`): ``encode`` trains the victim on robustly encoded text
-(`encoding`); ``shield`` restores every text before it is encoded; ``adversarial`` adds, for
+(`encoding`), and with it on twins of the examples an attacker of the encoding could make
+(`twins`: one word ``unkword``; each example's worst one-change encodings, in rounds);
+``shield`` restores every text before it is encoded; ``adversarial`` adds, for
 every training example, ``copies`` perturbed twins (all ten Zéroe attackers mixed, a seeded draw
 per example) passed through the same parts, so the victim learns what attacked text looks like
 after the defense — unknown words included — and then, for ``rounds`` rounds, attacks
