@@ -43,9 +43,10 @@ def with_unknown(seen: Sequence, gold: Sequence, kind: str, copies: int,
 
 class WorstTwins:
     """The changed encodings of training examples and, for a trained model, each example's
-    ``k`` worst. A word's other encodings are read without its premise and kept for the run
-    (anchors only read a form back as a premise word, which changes nothing the victim sees);
-    an example whose encoding joins words (its words' encodings one after the other are not
+    ``k`` worst. A word's other encodings are read without its premise and kept for the run,
+    once per word instead of once per pair (with its premise a form may also read as a premise
+    word; the twins leave that reading out: they are training data, not a certificate); an
+    example whose encoding joins words (its words' encodings one after the other are not
     what the victim sees) has no twin, as it has no certificate."""
 
     def __init__(self, encoder: RobustEncoder, inputs: Sequence, seen: Sequence, kind: str,
