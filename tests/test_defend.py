@@ -453,7 +453,7 @@ def test_worst_twins_change_one_word_on_the_surface_and_are_the_lowest_scored(tm
     surface = Surface()
     worst = twins_module.WorstTwins(victim.encoder, pairs, seen, "pairs", surface)
     monkeypatch.setattr(twins_module, "BLOCK", 1)
-    found, labels = worst(victim.victim, gold, 2)
+    found, labels = worst(victim.victim, gold, 2, "nli")
     assert labels == ["entailment", "entailment", "neutral", "neutral"]
     at = 0
     for j, (premise, hypothesis) in enumerate(pairs):

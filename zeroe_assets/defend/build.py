@@ -124,7 +124,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             worst = WorstTwins(encoder, inputs, seen[:len(inputs)], kind, tick=bar.update)
         with progress_bar(worst_rounds, "defend: worst twins", "round", enabled=progress) as bar:
             for _ in range(worst_rounds):
-                twins, twin_gold = worst(model, gold[:len(inputs)], WORST_PER_ROUND)
+                twins, twin_gold = worst(model, gold[:len(inputs)], WORST_PER_ROUND, spec.name)
                 seen, gold = seen + twins, gold + twin_gold
                 model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
                 bar.update()

@@ -76,11 +76,8 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     for i, w in enumerate(words):
         key = (w, anchor)
         if key not in memo:
-            memo[key] = {}
-            for form, family in surface.forms(w).items():
-                e = encoder.token(form, anchor)
-                if e != encoded[i]:
-                    memo[key].setdefault(e, family)
+            memo[key] = form_encodings(encoder, surface, w, anchor)
+            memo[key].pop(encoded[i], None)
         seen = memo[key]
         if seen:
             others.append((i, sorted(seen)))
@@ -113,6 +110,16 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
             break
     cert.queries += len(batch)
     return cert
+
+
+def form_encodings(encoder, surface: Surface, word: str,
+                   anchor: str | None = None) -> dict[str, str]:
+    """Each encoding ``word``'s one-change forms read as (``anchor``: the premise they are read
+    against), with the first family, in `SURFACE` order, giving it."""
+    found: dict[str, str] = {}
+    for form, family in surface.forms(word).items():
+        found.setdefault(encoder.token(form, anchor), family)
+    return found
 
 
 def _combinations(sizes, budget: int) -> int:

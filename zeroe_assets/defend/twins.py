@@ -12,8 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-import numpy as np
-
+from .certify import form_encodings
 from .encoding import UNKNOWN, RobustEncoder
 from .surface import Surface
 
@@ -66,26 +65,33 @@ class WorstTwins:
                 continue
             for w in words:
                 if w not in others:
-                    others[w] = {encoder.token(form) for form in surface.forms(w)}
+                    others[w] = set(form_encodings(encoder, surface, w))
             self.changed.append([
                 " ".join(x for x in encoded[:i] + [e] + encoded[i + 1:] if x)
                 for i, w in enumerate(words) for e in sorted(others[w] - {encoded[i]})])
 
-    def __call__(self, model, gold: Sequence, k: int) -> tuple[list, list]:
+    def __call__(self, model, gold: Sequence, k: int, task: str) -> tuple[list, list]:
         """Each example's ``k`` changed encodings that ``model`` scores lowest for its gold
-        label, with that label."""
+        label, with that label. The probabilities are read as the search attacks read them
+        (`search.goals.Classification.probabilities`: a label victim's scores, ``tc``'s
+        P(offensive) as [1 − p, p])."""
+        from ..search.goals import Classification
+
+        goal = Classification(task)
         twins, labels = [], []
         for start in range(0, len(self.seen), BLOCK):
             block = range(start, min(start + BLOCK, len(self.seen)))
             asked = [self._pair(j, text) for j in block for text in self.changed[j]]
             if not asked:
                 continue
-            scores = _gold_scores(model, asked, [gold[j] for j in block
-                                                 for _ in self.changed[j]])
+            found = goal.probabilities(model, asked)
+            if found is None:
+                raise ValueError("worst twins need a victim that gives probabilities")
+            names, rows = found
             at = 0
             for j in block:
-                n = len(self.changed[j])
-                for r in np.argsort(scores[at:at + n], kind="stable")[:k]:
+                n, column = len(self.changed[j]), names.index(goal.check_gold(gold[j]))
+                for r in sorted(range(n), key=lambda r: rows[at + r][column])[:k]:
                     twins.append(asked[at + r])
                     labels.append(gold[j])
                 at += n
@@ -94,15 +100,3 @@ class WorstTwins:
     def _pair(self, j: int, text: str):
         return (self.seen[j][0], text) if self.kind == "pairs" else text
 
-
-def _gold_scores(model, batch: list, gold: list) -> np.ndarray:
-    """The model's probability of each item's gold label: a label victim's column of
-    ``scores``, or a ``tc`` victim's P(offensive) read for the gold label."""
-    if hasattr(model, "scores"):
-        columns = {label: j for j, label in enumerate(model.labels)}
-        rows = np.asarray(model.scores(batch))
-        return rows[np.arange(len(batch)), [columns[str(g)] for g in gold]]
-    if any(isinstance(g, (list, tuple)) for g in gold):
-        raise ValueError("worst twins take one label per example, not multi-label data")
-    p = np.asarray(model.predict(batch), dtype=float)
-    return np.where(np.asarray(gold, dtype=float) >= 0.5, p, 1.0 - p)

@@ -142,7 +142,7 @@ class Classification(Goal):
         if self.target is not None and labels is not None and self.target not in labels:
             raise ValueError(self._unknown_target(labels) + f" (victim {victim_name(victim)})")
 
-    def _probabilities(self, victim, batch) -> tuple[tuple, list] | None:
+    def probabilities(self, victim, batch) -> tuple[tuple, list] | None:
         """(labels, checked probability rows) for ``batch``; None for a labels-only victim."""
         n = len(batch)
         if self.binary:
@@ -158,7 +158,7 @@ class Classification(Goal):
         return None
 
     def outcomes(self, victim, batch, gold):
-        found = self._probabilities(victim, batch)
+        found = self.probabilities(victim, batch)
         if found is None:
             return self._from_labels(victim, victim.predict(batch), len(batch), gold)
         labels, rows = found
