@@ -1,0 +1,132 @@
+"""zeroe-fast's own time with the victim's share taken out (JSON on stdout): CPU seconds outside
+the victim in one run against the real victim, then in passes that give back its recorded
+answers (the same run, the records' digest checked; the victim no longer evicts our tables from
+the cache in between).
+
+The wall-clock overhead of search_vs_textattack.py moves by several points between runs on a
+shared machine, more than most exact speed-ups; the replayed passes move less, and under
+valgrind their instruction count is exact to a few in 10^5 (``--callgrind`` switches counting
+on for the replayed passes only; valgrind prints the count as "Collected"):
+
+    python benchmarks/search_own_time.py [--victim-half odd] [--passes 5]
+    valgrind --tool=callgrind --instr-atstart=no python benchmarks/search_own_time.py \\
+        --callgrind --passes 1
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from perturb_throughput import DATA, DATA_HELP
+from search_vs_textattack import (WARM_UP, olid_surrogate, olid_test_with_labels, olid_victim,
+                                  rounded)
+from zeroe_assets.search import NgramSurrogate, get_recipe
+from zeroe_assets.tasks import get_task
+
+
+class Recorded:
+    """The victim, its answers kept by text and its CPU seconds counted; with ``replay`` the
+    answers are given back without asking it (a text not asked before is a KeyError: the run
+    would not be the same)."""
+
+    def __init__(self, victim):
+        self.victim, self.answers, self.replay, self.cpu = victim, {}, False, 0.0
+
+    def __getattr__(self, name):
+        if name == "victim":
+            raise AttributeError(name)
+        return getattr(self.victim, name)
+
+    def predict(self, batch):
+        start = time.process_time()
+        try:
+            if self.replay:
+                return [self.answers[t] for t in batch]
+            out = self.victim.predict(batch)
+            self.answers.update(zip(batch, out))
+            return out
+        finally:
+            self.cpu += time.process_time() - start
+
+
+def instrument(on: bool) -> None:
+    """Switch callgrind's counting on or off for this process."""
+    subprocess.run(["callgrind_control", "-i", "on" if on else "off", str(os.getpid())],
+                   check=True, capture_output=True)
+
+
+def one_run(surrogate: NgramSurrogate, examples: list, victim: Recorded, args) -> dict:
+    """The recipe afresh (its surrogate without the spans remembered by an earlier run) on every
+    example: own and victim CPU seconds and the records' digest."""
+    attack = get_recipe("zeroe-fast", "tc", max_queries=args.max_queries, seed=args.seed,
+                        surrogate=copy.copy(surrogate))
+    attack.run(WARM_UP, victim.victim)  # the perturbers' tables load here, not in the timing
+    victim.cpu, counted = 0.0, args.callgrind and victim.replay
+    if counted:
+        instrument(True)
+    start = time.process_time()
+    records = [attack.run(e, victim, index=i) for i, e in enumerate(examples)]
+    cpu = time.process_time() - start
+    if counted:
+        instrument(False)
+    lines = "".join(json.dumps(r.to_json(), sort_keys=True) + "\n" for r in records)
+    return {"own_cpu_s": cpu - victim.cpu, "victim_cpu_s": victim.cpu,
+            "digest": hashlib.sha256(lines.encode()).hexdigest()[:16]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-search-vs-textattack"),
+                        help="search_vs_textattack.py's: the joined test set, victim, surrogate")
+    parser.add_argument("--examples", type=int, default=200, help="the first N OLID test tweets")
+    parser.add_argument("--max-queries", type=int, default=1000)
+    parser.add_argument("--victim-half", choices=("all", "odd"), default="all",
+                        help="the victim trained on all OLID training tweets or the odd ones")
+    parser.add_argument("--surrogate", type=Path, default=None,
+                        help="a tc-tfidf model file (default: the even-numbered tweets')")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--passes", type=int, default=5, help="replayed runs after the real one")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count instructions in the replayed runs only (under valgrind)")
+    args = parser.parse_args()
+    data = args.data / "bench"
+    if not data.exists():
+        sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
+    task = get_task("tc")
+    test = olid_test_with_labels(data, args.work)
+    ex = task.examples(test, task.format_for(test))
+    examples = list(zip(ex.inputs, ex.gold))[: args.examples]
+    model = olid_victim(data, args.work, args.victim_half)
+    model.predict([t for t, _ in examples[:8]])  # warm up outside the timings
+    surrogate = NgramSurrogate.load(args.surrogate or olid_surrogate(data, args.work))
+    victim, load = Recorded(model), os.getloadavg()
+    real = one_run(surrogate, examples, victim, args)
+    victim.replay = True
+    replayed = [one_run(surrogate, examples, victim, args) for _ in range(args.passes)]
+    if any(r["digest"] != real["digest"] for r in replayed):
+        sys.exit("a replayed run gave other records than the real one")
+    own = [r["own_cpu_s"] for r in replayed]
+    json.dump(rounded({
+        "victim_half": args.victim_half, "examples": len(examples), "digest": real["digest"],
+        "loadavg_at_start": list(load),
+        "real": {**real, "overhead_cpu_pct": 100.0 * real["own_cpu_s"] / real["victim_cpu_s"]},
+        "replayed_own_cpu_s": [round(x, 4) for x in own],
+        "replayed_min_s": min(own, default=None),
+        "replayed_median_s": statistics.median(own) if own else None,
+        "replayed_min_pct_of_real_victim": 100.0 * min(own) / real["victim_cpu_s"] if own
+        else None,
+    }), sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()
