@@ -1,0 +1,70 @@
+"""benchmarks/search_own_time.py's replayed victim: it gives back what the victim answered,
+without asking it, so that a replayed attack is the same attack (a toy victim: the benchmark's
+own runs take minutes)."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from zeroe_assets.search import get_recipe
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def own_time():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location("search_own_time",
+                                                      BENCHMARKS / "search_own_time.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+class Toxic:
+    """P(offensive): 0.9 for a text with the word "idiot" (any case), else 0.1; counts texts."""
+
+    task = "tc"
+
+    def __init__(self):
+        self.texts = 0
+
+    def predict(self, batch):
+        self.texts += len(batch)
+        return [0.9 if "idiot" in t.lower().split() else 0.1 for t in batch]
+
+
+EXAMPLES = [("you idiot", 1), ("what an idiot he is", 1), ("such a nice day", 0),
+            ("IDIOT and liar", 1)]
+
+
+def test_replayed_answers_are_the_victim_s_and_cost_it_nothing(own_time):
+    victim = Toxic()
+    recorded = own_time.Recorded(victim)
+    first = recorded.predict(["you idiot", "a fine day"])
+    asked = victim.texts
+    recorded.replay = True
+    assert recorded.predict(["a fine day", "you idiot"]) == first[::-1]
+    assert victim.texts == asked  # the victim was not asked again
+    with pytest.raises(KeyError):
+        recorded.predict(["never asked"])  # a replay that asks something new is another run
+    assert recorded.task == "tc"  # everything else is the victim's
+
+
+def test_an_attack_replayed_gives_the_same_records(own_time):
+    victim = own_time.Recorded(Toxic())
+
+    def run():
+        attack = get_recipe("deepwordbug", "tc", max_queries=50, seed=0)
+        return [attack.run(e, victim, index=i).to_json() for i, e in enumerate(EXAMPLES)]
+
+    real = run()
+    assert any(r["status"] == "successful" for r in real)
+    victim.replay = True
+    assert run() == real
