@@ -21,8 +21,8 @@ def register(sub) -> None:
     p.add_argument("--task", required=True, choices=[t for t in TASKS if t != "pos"],
                    help="the task to train for")
     p.add_argument("--victim", required=True,
-                   help="a trainable built-in victim: tc-tfidf, nli-tfidf, generic-tfidf, "
-                        "tc-/nli-/generic-minilm")
+                   help="a trainable built-in victim: tc-tfidf, tc-monotone, nli-tfidf, "
+                        "generic-tfidf, tc-/nli-/generic-minilm")
     p.add_argument("--train", required=True, type=Path, help="the training file")
     add_fields_option(p, "comma-separated text fields the victim reads (default: the task's)")
     p.add_argument("--out", required=True, type=Path, help="the folder to write")
