@@ -41,7 +41,7 @@ def compiled(read: Callable[[Path], object], path: Path):
         return read(path)
     if folder is None:
         return read(path)
-    where = folder / f"{zlib.crc32(repr(key[:4]).encode()):08x}.marshal"  # one per file, reader
+    where = folder / f"{zlib.crc32(repr(key[:5]).encode()):08x}.marshal"  # one per file, reader
     found = _load(where, key)
     if found is not None:
         return found[0]
@@ -54,7 +54,7 @@ def _key(read: Callable, path: Path) -> tuple:
     source = os.stat(path)
     module = sys.modules[read.__module__].__file__
     code = os.stat(module)
-    return (read.__module__, read.__qualname__, os.path.realpath(path), sys.version,
+    return (read.__module__, read.__qualname__, os.path.realpath(path), module, sys.version,
             source.st_size, source.st_mtime_ns, code.st_size, code.st_mtime_ns)
 
 
