@@ -27,7 +27,10 @@ def cache_dir() -> Path | None:
     where = os.environ.get("ZEROE_CACHE_DIR")
     if where is not None:
         return Path(where) if where else None
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "zeroe"
+    try:
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "zeroe"
+    except RuntimeError:  # no home folder to be found
+        return None
 
 
 def compiled(read: Callable[[Path], object], path: Path):
@@ -37,7 +40,7 @@ def compiled(read: Callable[[Path], object], path: Path):
     folder = cache_dir()
     try:
         key = _key(read, path)
-    except OSError:  # missing or unreadable: the reader says so in its words
+    except (OSError, TypeError):  # a missing file (the reader says so), a reader without one
         return read(path)
     if folder is None:
         return read(path)
@@ -51,8 +54,10 @@ def compiled(read: Callable[[Path], object], path: Path):
 
 
 def _key(read: Callable, path: Path) -> tuple:
+    """What a compiled file must have been made from: the file as it is now and the reader's
+    code as it is now (an edit or reinstall of either changes a size or a modification time)."""
     source = os.stat(path)
-    module = sys.modules[read.__module__].__file__
+    module = getattr(sys.modules.get(read.__module__), "__file__", None)
     code = os.stat(module)
     return (read.__module__, read.__qualname__, os.path.realpath(path), module, sys.version,
             source.st_size, source.st_mtime_ns, code.st_size, code.st_mtime_ns)
