@@ -7,8 +7,9 @@ name, and that module's file's size and modification time) and Python's version:
 reads the file again, and a cache file whose header, checksum or key does not match is read
 past and rebuilt, never trusted. Writing is best effort (a read-only home costs the read only).
 Where: ``$ZEROE_CACHE_DIR`` (empty: no cache), else ``$XDG_CACHE_HOME/zeroe``, else
-``~/.cache/zeroe``. CRC-32, not sha256: ``zlib`` is loaded already, ``hashlib`` (OpenSSL) took
-7 ms to import, and the check guards against damage, not against someone who can write there.
+``~/.cache/zeroe``. CRC-32, not sha256: ``zlib`` is cheap to import (the command line has it
+already), ``hashlib`` (OpenSSL) took 7 ms, and the check guards against damage, not against
+someone who can write to the user's own cache.
 """
 from __future__ import annotations
 
