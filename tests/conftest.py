@@ -1,4 +1,5 @@
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,12 @@ def find_data(env: str | None, root: Path) -> Path:
 DATA = find_data(os.environ.get("ZEROE_DATA"), ROOT)
 if DATA.is_dir():  # the jobs' configs (paths.data_dir), the shield's natural-bb family and
     os.environ.setdefault("ZEROE_DATA", str(DATA))  # subprocesses read the variable
+
+
+# compiled tables (zeroe_assets.data.compiled) go to this run's folder, not the user's cache;
+# subprocesses read the variable too
+_CACHE = tempfile.TemporaryDirectory(prefix="zeroe-cache-")
+os.environ["ZEROE_CACHE_DIR"] = _CACHE.name
 
 
 def needs_data(relative: str) -> pytest.MarkDecorator:

@@ -8,6 +8,8 @@ import functools
 import importlib.util
 from pathlib import Path
 
+from .compiled import compiled
+
 _HERE = Path(__file__).parent
 
 
@@ -81,8 +83,15 @@ def read_misspellings(path: Path) -> dict[str, tuple[str, ...]]:
     """correct word → its misspellings, all lower-cased, from either supported format.
 
     codespell's ``wrong->right`` dictionary is inverted, keeping entries with one single-word
-    correction; Belinkov & Bisk's ``en.natural`` is ``correct typo1 typo2 …``.
+    correction; Belinkov & Bisk's ``en.natural`` is ``correct typo1 typo2 …``. Read once per
+    file and kept compiled in the user's cache (`compiled`): natural-typo reads codespell's
+    65k lines at every start.
     """
+    return compiled(_read_misspellings, Path(path))
+
+
+def _read_misspellings(path: Path) -> dict[str, tuple[str, ...]]:
+    """`read_misspellings` from the file itself."""
     table: dict[str, dict[str, None]] = {}
     for number, line in _lines(path):
         line = line.strip()
