@@ -11,6 +11,7 @@ from zeroe_assets import tokenize
 from zeroe_assets.shield import get_shield
 from zeroe_assets.shield.accents import is_accented_word
 from zeroe_assets.shield.channel import edits, load_channel
+from zeroe_assets.shield.context import RealWords
 from zeroe_assets.shield.core import Shield, split
 from zeroe_assets.shield.visual import invisible, name_letter, unicode_letters
 
@@ -205,3 +206,13 @@ def test_the_noisy_channel_overrules_the_ranker_when_far_ahead(shield):
     off.channel_over = None
     assert off("A man spraks to the crowd") == "A man sparks to the crowd"
 
+
+def test_a_real_word_the_window_wants_far_more_changes_past_the_bounds(shield):
+    # DeepWordBug's real words at a word's end or from a word about as common
+    assert shield("A mab is walking his dog") == "A man is walking his dog"
+    assert shield("Two girls sit on the sora") == "Two girls sit on the sofa"
+    for kept in ["They sat on a sad beach", "I have a cat at home"]:
+        assert shield(kept) == kept
+    bounded = RealWords(shield.context, sure=None)
+    assert bounded.correct("mab", (("<s>", "a"), ("is", "walking"))) is None
+    assert shield.real_words.correct("mab", (("<s>", "a"), ("is", "walking"))) == "man"
