@@ -18,7 +18,7 @@ rule changed).
 Those bounds leave the real words DeepWordBug makes at a word's ends or from a word about as
 common (``mab`` for *man*, ``sora`` for *sofa*, ``tip`` for *trip*): a reading whose window
 reads ``SURE`` (log10) likelier than the token's, its typo channel counted at a fifth, changes
-a token rarer than ``SURE_TOKEN`` all the same. On the dev splits' recorded decisions this
+the token all the same. On the dev splits' recorded decisions this
 weighting (a logistic fit put the channel at a fifth of the window) fixed more attacked words
 per clean word changed than any bounds of the rule above (the lab note of 2026-12-06).
 """
@@ -39,7 +39,6 @@ READING = -4.5  # log10 frequency a reading needs (work, girl, time, wearing)
 RATIO = 1.5  # log10: how much more frequent than the token the reading must be
 ENDS = True  # the edit keeps the token's first and last letters
 SURE = 5.0  # log10: a window this much likelier with the reading changes it without the bounds
-SURE_TOKEN = -3.0  # … if the token is rarer than this (log10; not her, for, was)
 SURE_CHANNEL = 0.2  # … counting the typo channel at this weight
 USUAL = -4.0  # log10 unigram of a word the context model's text uses as often as a common word
 
@@ -130,12 +129,11 @@ class RealWords:
         after it as read (`Context.windows`)."""
         left, right = window
         if len(low) < MIN_LENGTH or low not in self.lexicon \
-                or self.lexicon.logfreq(low) >= (COMMON if self.sure is None else SURE_TOKEN) \
+                or self.lexicon.logfreq(low) >= COMMON \
                 or all(w in (None, START, END) for w in left[-1:] + right[:1]):
             return None
         lexicon, channel = self.lexicon, load_channel()
         keep = self.context.score(low, window)
-        bounded = lexicon.logfreq(low) < COMMON
         floor = max(self.reading, lexicon.logfreq(low) + self.ratio)
         best, best_score = None, keep + self.margin
         sure, sure_gain = None, self.sure
@@ -144,7 +142,7 @@ class RealWords:
             typo = channel.score(low, word)
             if sure_gain is not None and mine - keep + SURE_CHANNEL * typo >= sure_gain:
                 sure, sure_gain = word, mine - keep + SURE_CHANNEL * typo
-            if not bounded or lexicon.logfreq(word) < floor \
+            if lexicon.logfreq(word) < floor \
                     or self.ends and (word[0] != low[0] or word[-1] != low[-1]) \
                     or mine - keep - (lexicon.logfreq(word) - lexicon.logfreq(low)) < self.gain:
                 continue
