@@ -11,7 +11,8 @@ from zeroe_assets import tokenize
 from zeroe_assets.shield import get_shield
 from zeroe_assets.shield.accents import is_accented_word
 from zeroe_assets.shield.channel import edits, load_channel
-from zeroe_assets.shield.core import split
+from zeroe_assets.shield.context import RealWords
+from zeroe_assets.shield.core import Shield, split
 from zeroe_assets.shield.visual import invisible, name_letter, unicode_letters
 
 
@@ -188,3 +189,30 @@ def test_a_short_non_word_changes_on_the_noisy_channel(shield):
     assert shield("he is still rch and has his life") == "he is still rich and has his life"
     kept = "lol smh idk what u mean tbh, NbC and #smb"  # the tweets' own, acronyms, short tags
     assert shield(kept) == kept
+
+
+def test_a_capital_that_starts_a_sentence_is_no_name(shield):
+    # after a full stop, an exclamation or a question mark a non-word reads as at the line's start
+    assert shield("They never learn! Idoits! #MondayMotivation URL") == \
+        "They never learn! Idiots! #MondayMotivation URL"
+    kept = "We saw Bukhayi there"  # inside a sentence a capitalised non-word is a name
+    assert shield(kept) == kept
+
+
+def test_the_noisy_channel_overrules_the_ranker_when_far_ahead(shield):
+    # one edit to a word the context wants, against the ranker's other reading (sparks: a swap)
+    assert shield("A man spraks to the crowd") == "A man speaks to the crowd"
+    off = Shield()
+    off.channel_over = None
+    assert off("A man spraks to the crowd") == "A man sparks to the crowd"
+
+
+def test_a_real_word_the_window_wants_far_more_changes_past_the_bounds(shield):
+    # DeepWordBug's real words at a word's end or from a word about as common
+    assert shield("A mab is walking his dog") == "A man is walking his dog"
+    assert shield("Two girls sit on the sora") == "Two girls sit on the sofa"
+    for kept in ["They sat on a sad beach", "I have a cat at home"]:
+        assert shield(kept) == kept
+    bounded = RealWords(shield.context, sure=None)
+    assert bounded.correct("mab", (("<s>", "a"), ("is", "walking"))) is None
+    assert shield.real_words.correct("mab", (("<s>", "a"), ("is", "walking"))) == "man"

@@ -14,6 +14,13 @@ a common word (``READING``) more frequent than the token (``RATIO``), and the ed
 first and last letters (``ENDS``: people rarely mistype them, and Pruthi et al.'s attack never
 does; *racing* → facing, *brooms* → rooms, *meal* → real were the clean words a context-only
 rule changed).
+
+Those bounds leave the real words DeepWordBug makes at a word's ends or from a word about as
+common (``mab`` for *man*, ``sora`` for *sofa*, ``tip`` for *trip*): a reading whose window
+reads ``SURE`` (log10) likelier than the token's, its typo channel counted at a fifth, changes
+the token all the same. On the dev splits' recorded decisions this
+weighting (a logistic fit put the channel at a fifth of the window) fixed more attacked words
+per clean word changed than any bounds of the rule above (the lab note of 2026-12-06).
 """
 from __future__ import annotations
 
@@ -31,6 +38,8 @@ MIN_LENGTH = 3  # shorter words (of, in, on, to) have too many neighbours one ed
 READING = -4.5  # log10 frequency a reading needs (work, girl, time, wearing)
 RATIO = 1.5  # log10: how much more frequent than the token the reading must be
 ENDS = True  # the edit keeps the token's first and last letters
+SURE = 5.0  # log10: a window this much likelier with the reading changes it without the bounds
+SURE_CHANNEL = 0.2  # … counting the typo channel at this weight
 USUAL = -4.0  # log10 unigram of a word the context model's text uses as often as a common word
 
 Window = tuple[tuple[str | None, ...], tuple[str | None, ...]]  # up to two words each side
@@ -101,8 +110,10 @@ class RealWords:
     """Decide, in context, whether a dictionary word was typed for another one edit away."""
 
     def __init__(self, context: Context, margin: float = MARGIN, gain: float = CONTEXT,
-                 reading: float = READING, ratio: float = RATIO, ends: bool = ENDS):
+                 reading: float = READING, ratio: float = RATIO, ends: bool = ENDS,
+                 sure: float | None = SURE):
         self.context, self.lexicon = context, context.lexicon
+        self.sure = sure
         self.margin, self.gain = margin, gain
         self.reading, self.ratio, self.ends = reading, ratio, ends
 
@@ -123,16 +134,18 @@ class RealWords:
             return None
         lexicon, channel = self.lexicon, load_channel()
         keep = self.context.score(low, window)
-        best, best_score = None, keep + self.margin
         floor = max(self.reading, lexicon.logfreq(low) + self.ratio)
+        best, best_score = None, keep + self.margin
+        sure, sure_gain = None, self.sure
         for word in self.neighbours(low):
-            if lexicon.logfreq(word) < floor \
-                    or self.ends and (word[0] != low[0] or word[-1] != low[-1]):
-                continue
             mine = self.context.score(word, window)
-            if mine - keep - (lexicon.logfreq(word) - lexicon.logfreq(low)) < self.gain:
+            typo = channel.score(low, word)
+            if sure_gain is not None and mine - keep + SURE_CHANNEL * typo >= sure_gain:
+                sure, sure_gain = word, mine - keep + SURE_CHANNEL * typo
+            if lexicon.logfreq(word) < floor \
+                    or self.ends and (word[0] != low[0] or word[-1] != low[-1]) \
+                    or mine - keep - (lexicon.logfreq(word) - lexicon.logfreq(low)) < self.gain:
                 continue
-            score = mine + channel.score(low, word)
-            if score >= best_score:
-                best, best_score = word, score
-        return best
+            if mine + typo >= best_score:
+                best, best_score = word, mine + typo
+        return best or sure

@@ -31,6 +31,7 @@ from .visual import name_letter
 # a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word: the
 # whitespace-free chunks holding one of these marks (found chunk by chunk: linear in the line)
 _CHUNK = re.compile(r"\S+")
+_SENTENCE_END = re.compile(r"[.!?]")
 _MARKS = ("://", "www.", "@", "#")
 # … and so is a file or domain name: a dot right after a word and before a short lower-case
 # extension (report.pdf, TEXT.htm, cnn.com; not U.S., p.m. or 3.5)
@@ -39,6 +40,7 @@ NONWORD_KEEP = 0.3  # tuned on a dev split of TextAttack's adversarial texts (OL
 NONWORD_MIN = 4
 SHORT = (2, 3)  # shorter non-words change on the noisy channel only (`Shield._short`)
 CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the next
+CHANNEL_OVER = 2.0  # log10: … ahead of every other reading, to overrule the ranker
 CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel to pick alone
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
@@ -66,6 +68,7 @@ class Unit:
     tail: str
     template: str  # the stem as a reader sees it (look-alikes undone): the casing of a reading
     candidates: dict[str, dict[str, float]]
+    opens: bool = False  # it starts a sentence (`_opens`): a capital there says nothing of a name
 
     @property
     def low(self) -> str:
@@ -101,6 +104,9 @@ class Shield:
     # None: off); both tuned on a dev split of TextAttack's adversarial texts
     channel_margin: float | None = CHANNEL_MARGIN
     channel_freq: float = CHANNEL_FREQ
+    # … and in place of the ranker's reading of a non-word when the channel is this far ahead
+    # (`_overrule`; None: the ranker's reading stands)
+    channel_over: float | None = CHANNEL_OVER
     # a capitalised non-word inside the line changes only on the noisy channel, to a word this
     # common (log10; None: never)
     channel_names: float | None = CHANNEL_NAMES
@@ -205,6 +211,8 @@ class Shield:
             if i in tags:  # a hashtag stays one word: #mentalillness is not split
                 found = {r: by for r, by in found.items() if " " not in r}
             units.append(Unit(i, i, head, stem, tail, seen, found))
+        for unit in units:
+            unit.opens = _opens(unit, gaps)
         return units
 
     def _spelled(self, stem: str) -> bool:
@@ -255,7 +263,8 @@ class Shield:
             probs = self.ranker.probabilities(rows)
             best = int(probs.argmax())
             if best and probs[best] >= self.ranker.threshold:
-                chosen.append(readings[best])
+                over = self._overrule(unit, k, readings, readings[best], windows[k])
+                chosen.append(over or readings[best])
             else:
                 chosen.append(self._unsure(unit, k, readings, probs, windows[k]))
         return chosen
@@ -284,18 +293,20 @@ class Shield:
         return None
 
     def _channel_best(self, unit: Unit, readings: list[str], window: Window,
-                      ends: bool = False) -> str | None:
+                      ends: bool = False, margin: float | None = None) -> str | None:
         """The noisy channel's reading of a non-word the ranker leaves: among the single-word
         readings (with the token's first and last letters if ``ends``), the best by how it
         reads in its window (`Context.score`) + log10 P(token | word) (`channel`, letter
         confusions learnt from real typos), if it is one edit from the token
         (a letter put for another, added, dropped, two swapped), a common word
-        (``channel_freq``) and ahead of the next by ``channel_margin``. The ranker weighs
-        frequency about four times the channel (``stuid``: solid .08, stupid .03, keep .61);
-        one edit to a common word that no other reading comes near is what a typo looks like."""
+        (``channel_freq``) and ahead of the next by ``margin`` (default ``channel_margin``).
+        The ranker weighs frequency about four times the channel (``stuid``: solid .08,
+        stupid .03, keep .61); one edit to a common word that no other reading comes near is
+        what a typo looks like."""
         seen = unit.template.lower()
         if not (seen.isascii() and seen.isalpha()):
             return None
+        margin = self.channel_margin if margin is None else margin
         channel, lexicon = load_channel(), self.lexicon
         scored = sorted(((self.context.score(r, window) + channel.score(seen, r), r)
                          for r in readings[1:] if " " not in r and r in lexicon
@@ -306,9 +317,21 @@ class Shield:
         score, best = scored[0]
         if DamerauLevenshtein.distance(seen, best) != 1 \
                 or lexicon.logfreq(best) < self.channel_freq \
-                or len(scored) > 1 and score - scored[1][0] < self.channel_margin:
+                or len(scored) > 1 and score - scored[1][0] < margin:
             return None
         return best
+
+    def _overrule(self, unit: Unit, k: int, readings: list[str], pick: str,
+                  window: Window) -> str | None:
+        """The noisy channel's reading of a non-word in place of the ranker's ``pick``, when
+        the channel's is one edit from the token and ahead of every other reading, the pick
+        included, by ``channel_over`` (`_channel_best`): ``doD`` barks is *dog*, not the
+        shuffle *odd*; ``xall`` human is *tall*, not *call*. None: the pick stands, and always
+        when it is several words (a segmentation the channel does not judge)."""
+        if self.channel_over is None or " " in pick or not self._nonword(unit, k, names=True):
+            return None
+        found = self._channel_best(unit, readings, window, margin=self.channel_over)
+        return found if found != pick else None
 
     def _short(self, unit: Unit, k: int) -> bool:
         """Whether the unit is a non-word of ``SHORT`` letters that the noisy channel alone may
@@ -323,13 +346,15 @@ class Shield:
         """Whether the unit is a non-word that may change below the ranker's threshold (on
         ``nonword_keep`` or the noisy channel): no lexicon word as typed or as read,
         ``NONWORD_MIN`` letters or more (oh, mr, lol: short non-words are often words the
-        lexicon lacks), and not a capitalised name inside the line (Gare, Noida). Several
+        lexicon lacks), and not a capitalised name inside a sentence (Gare, Noida; a capital
+        that starts one, ``won't! Idoits!``, says nothing of a name: `_opens`). Several
         readings close to the threshold (``Firts``: first .45, keep .27) mean the token was
         changed, not that it is a word, yet the threshold alone leaves it."""
         return unit.low not in self.lexicon \
             and unit.template.lower() not in self.lexicon and len(unit.candidates) > 0 \
             and len(unit.stem) >= NONWORD_MIN \
-            and (names or not (k > 0 and unit.stem[:1].isupper() and unit.stem[1:].islower()))
+            and (names or not (not unit.opens and unit.stem[:1].isupper()
+                               and unit.stem[1:].islower()))
 
     def _context(self, units: list[Unit], gaps: list[str]
                  ) -> tuple[dict[str, float], list[str | None], list[bool]]:
@@ -454,6 +479,12 @@ def split(text: str) -> tuple[list[str], list[str]]:
             words.append(text[position:position + len(masked_words[k])])
             position += len(masked_words[k])
     return words, gaps
+
+
+def _opens(unit: Unit, gaps: list[str]) -> bool:
+    """Whether the unit starts a sentence: the line's first word, or one after a full stop,
+    an exclamation or a question mark (``won't! Idoits!``)."""
+    return unit.start == 0 or bool(_SENTENCE_END.search(gaps[unit.start] + unit.head))
 
 
 def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:
