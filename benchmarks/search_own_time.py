@@ -26,10 +26,8 @@ import time
 from pathlib import Path
 
 from perturb_throughput import DATA, DATA_HELP
-from search_vs_textattack import (WARM_UP, olid_surrogate, olid_test_with_labels, olid_victim,
-                                  rounded)
+from search_vs_textattack import WARM_UP, olid_setup, olid_surrogate, rounded
 from zeroe_assets.search import NgramSurrogate, get_recipe
-from zeroe_assets.tasks import get_task
 
 
 class Recorded:
@@ -101,12 +99,7 @@ def main() -> None:
     data = args.data / "bench"
     if not data.exists():
         sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
-    task = get_task("tc")
-    test = olid_test_with_labels(data, args.work)
-    ex = task.examples(test, task.format_for(test))
-    examples = list(zip(ex.inputs, ex.gold))[: args.examples]
-    model = olid_victim(data, args.work, args.victim_half)
-    model.predict([t for t, _ in examples[:8]])  # warm up outside the timings
+    examples, model = olid_setup(data, args.work, args.examples, args.victim_half)
     surrogate = NgramSurrogate.load(args.surrogate or olid_surrogate(data, args.work))
     victim, load = Recorded(model), os.getloadavg()
     real = one_run(surrogate, examples, victim, args)

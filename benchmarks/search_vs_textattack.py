@@ -59,6 +59,18 @@ def olid_half(data: Path, work: Path, parity: str) -> Path:
     return out
 
 
+def olid_setup(data: Path, work: Path, n: int, half: str):
+    """The first ``n`` OLID test tweets with their gold labels, and the benchmark's victim
+    (`olid_victim`) warmed up outside the timings."""
+    task = get_task("tc")
+    test = olid_test_with_labels(data, work)
+    ex = task.examples(test, task.format_for(test))
+    examples = list(zip(ex.inputs, ex.gold))[:n]
+    victim = olid_victim(data, work, half)
+    victim.predict([t for t, _ in examples[:8]])
+    return examples, victim
+
+
 def olid_victim(data: Path, work: Path, half: str = "all"):
     """``tc-tfidf`` trained on all OLID training tweets, or on the odd-numbered ones."""
     if half == "all":
@@ -367,12 +379,7 @@ def main() -> None:
     if theirs:
         textattack_offline.prepare(args.work / "textattack")
 
-    task = get_task("tc")
-    test = olid_test_with_labels(data, args.work)
-    ex = task.examples(test, task.format_for(test))
-    examples = list(zip(ex.inputs, ex.gold))[: args.examples]
-    victim = olid_victim(data, args.work, args.victim_half)
-    victim.predict([t for t, _ in examples[:8]])  # warm up outside the timings
+    examples, victim = olid_setup(data, args.work, args.examples, args.victim_half)
     surrogate = None
     if any(r.partition(":")[0] == "zeroe-fast" for r in ours) or args.charmer_lexicon:
         from zeroe_assets.search import NgramSurrogate

@@ -1,4 +1,6 @@
+import importlib.util
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -33,6 +35,20 @@ def needs_data(relative: str) -> pytest.MarkDecorator:
     """Skip the test unless ``relative`` exists in the data folder, saying how to provide it."""
     path = DATA / relative
     return pytest.mark.skipif(not path.exists(), reason=f"{path} {NO_DATA}")
+
+
+def load_benchmark(name: str):
+    """``benchmarks/<name>.py`` as a module (benchmarks are scripts, not a package; their own
+    imports of each other resolve while it loads)."""
+    folder = ROOT / "benchmarks"
+    sys.path.insert(0, str(folder))
+    try:
+        spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(folder))
 
 
 def compose(name: str, overrides=()):

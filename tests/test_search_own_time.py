@@ -3,28 +3,16 @@ without asking it, so that a replayed attack is the same attack (a toy victim: t
 own runs take minutes)."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from zeroe_assets.search import get_recipe
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from .conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def own_time():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location("search_own_time",
-                                                      BENCHMARKS / "search_own_time.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    return load_benchmark("search_own_time")
 
 
 class Toxic:
