@@ -2,7 +2,7 @@
 that the victim learns not to hinge on what one changed word can move.
 
 ``with_unknown`` makes one word ``unkword`` at random (what an attack makes of a word the
-encoding cannot read). ``worst_twins`` is adversarial training on the certificates' own surface
+encoding cannot read). `WorstTwins` is adversarial training on the certificates' own surface
 without a search: every word of an example takes each encoding its one-change perturbations
 (`surface.Surface.forms`) can give it, and the example's twins are the ``k`` changed encodings
 the trained model scores lowest for the gold label (measured on SNLI: docs/defend.md).
@@ -99,4 +99,3 @@ class WorstTwins:
 
     def _pair(self, j: int, text: str):
         return (self.seen[j][0], text) if self.kind == "pairs" else text
-

@@ -140,8 +140,9 @@ class RealWords:
         for word in self.neighbours(low):
             mine = self.context.score(word, window)
             typo = channel.score(low, word)
-            if sure_gain is not None and mine - keep + SURE_CHANNEL * typo >= sure_gain:
-                sure, sure_gain = word, mine - keep + SURE_CHANNEL * typo
+            lift = mine - keep + SURE_CHANNEL * typo
+            if sure_gain is not None and lift >= sure_gain:
+                sure, sure_gain = word, lift
             if lexicon.logfreq(word) < floor \
                     or self.ends and (word[0] != low[0] or word[-1] != low[-1]) \
                     or mine - keep - (lexicon.logfreq(word) - lexicon.logfreq(low)) < self.gain:
