@@ -510,8 +510,8 @@ def test_recipes_for_pos_and_nli():
     assert pos.method.ranking == "mask" and "segment" not in pos.transformation.name
     assert get_recipe("textfooler-zeroe", "nli").method.ranking == "delete"
     for name in recipe_names():
-        if name == "zeroe-fast":  # a surrogate of a binary victim: tc only
-            with pytest.raises(ValueError, match="it takes task tc, not pos"):
+        if name == "zeroe-fast":  # a surrogate of a binary victim: tc or generic
+            with pytest.raises(ValueError, match="it takes task tc or generic, not pos"):
                 get_recipe(name, "pos", surrogate=NgramSurrogate({}, {}, {}))
             continue
         assert get_recipe(name, "pos").goal.task.name == "pos"

@@ -172,7 +172,7 @@ def test_a_surrogate_is_needed_and_only_zeroe_fast_and_charmer_take_one(tc, surr
         get_recipe("zeroe-fast", "tc")
     with pytest.raises(ValueError, match="only zeroe-fast and charmer take a surrogate"):
         get_recipe("textfooler-zeroe", "tc", surrogate=surrogate)
-    with pytest.raises(ValueError, match="it takes task tc, not nli"):
+    with pytest.raises(ValueError, match="it takes task tc or generic, not nli"):
         get_recipe("zeroe-fast", "nli", surrogate=surrogate)
     # a trained model is a surrogate too
     assert get_recipe("zeroe-fast", "tc", surrogate=tc).method.surrogate.chars
@@ -192,3 +192,72 @@ def test_prefer_orders_every_word_s_edits(tc):
         forms = [(len(e.words[0][1]), e.words[0][1]) for e in problem.edits(p)]
         assert forms == sorted(forms) and len(forms) == len(set(forms)) > 1
         assert [e.words for e in problem.edits(p, 2)] == [e.words for e in problem.edits(p)[:2]]
+
+
+class CountingScorer(Counting):
+    """A real label victim with its probabilities, every text it is sent recorded."""
+
+    @property
+    def labels(self):
+        return self.victim.labels
+
+    def scores(self, batch):
+        self.batches.append(list(batch))
+        return self.victim.scores(batch)
+
+
+NAMES = ("clean", "toxic")  # a generic model's labels, in the order of 0 and 1
+
+
+def _named(labels):
+    return [NAMES[y] for y in labels]
+
+
+def test_a_label_victim_s_surrogate_weighs_toward_its_second_label(surrogate):
+    """A generic-tfidf model of two named labels is the tc-tfidf model of the same data with
+    its labels named, and says which label its weights point to."""
+    texts, labels = _tweets(300, seed=7)
+    named = NgramSurrogate.from_model(train_victim("generic-tfidf", texts, _named(labels)))
+    assert named.labels == NAMES and surrogate.labels == (0, 1)
+    assert named.chars == surrogate.chars and named.words == surrogate.words
+    assert named.direction("clean") == 1 and named.direction("toxic") == -1
+    assert named.direction("clean", target="clean") == -1
+    with pytest.raises(ValueError, match="gold label 'neutral' is not one of the surrogate's"):
+        named.direction("neutral")
+    three = train_victim("generic-tfidf", texts, [NAMES[y] if i % 5 else "neutral"
+                                                 for i, y in enumerate(labels)])
+    with pytest.raises(ValueError, match="a model of two labels; this one has 3"):
+        NgramSurrogate.from_model(three)
+
+
+@pytest.mark.parametrize("budget", [None, 1, 3])
+def test_zeroe_fast_and_charmer_on_a_label_victim(tmp_path, examples, budget):
+    """zeroe-fast and charmer --surrogate against a generic-tfidf victim with a generic-tfidf
+    surrogate from its file: both labels flipped, in few queries, counted exactly, none sent
+    twice, never over the budget."""
+    texts, labels = _tweets(300)
+    victim = train_victim("generic-tfidf", texts, _named(labels))
+    other, other_labels = _tweets(300, seed=7)
+    save_victim(train_victim("generic-tfidf", other, _named(other_labels)),
+                tmp_path / "surrogate.joblib")
+    cases = [("zeroe-fast", {"transformations": SAFE}), ("charmer", {})]
+    for recipe, options in cases:
+        attack = get_recipe(recipe, "generic", surrogate=tmp_path / "surrogate.joblib",
+                            max_queries=budget, **options)
+        results = []
+        for i, (text, y) in enumerate(examples):
+            counting = CountingScorer(victim)
+            r = attack.run((text, NAMES[y]), counting, i)
+            results.append(r)
+            assert r.queries == len(counting.sent) == len(set(counting.sent))
+            if budget is not None:
+                assert r.queries <= budget
+            if r.status == SUCCESSFUL:
+                assert victim.predict([r.adversarial])[0] != NAMES[y] == r.before
+        summary = summarize(results)
+        if budget is None:
+            assert summary["success_rate"] == 100.0, (recipe, summary)
+            won = {r.gold for r in results if r.status == SUCCESSFUL}
+            assert won == set(NAMES), won  # both directions
+            if recipe == "zeroe-fast":
+                assert summary["queries"] <= 4, summary

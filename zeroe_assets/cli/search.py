@@ -36,8 +36,8 @@ def register(sub) -> None:
                    help="most words perturbed: a share ρ_max below 1, or a whole number of "
                         "words (default: the recipe's)")
     p.add_argument("--surrogate", default=None, metavar="FILE",
-                   help="zeroe-fast: the attacker's own tc-tfidf model (zeroe bench "
-                        "train-victim) that ranks candidates without queries; charmer: "
+                   help="zeroe-fast: the attacker's own tc-tfidf or generic-tfidf model (zeroe "
+                        "bench train-victim) that ranks candidates without queries; charmer: "
                         "one whose strongest words it may also write")
     p.add_argument("--target", default=None, metavar="LABEL",
                    help="targeted attack: the label to reach (default: untargeted)")

@@ -1,10 +1,11 @@
-"""A query-efficient search for binary (``tc``) victims: a cheap surrogate ranks every word's
-candidates without asking the victim, the victim is asked only about whole plans.
+"""A query-efficient search for binary victims (``tc``, or ``generic`` with two labels): a cheap
+surrogate ranks every word's candidates without asking the victim, the victim is asked only
+about whole plans.
 
 - ``NgramSurrogate``: a linear model over lower-cased character 2-4-grams inside words and
   word unigrams (scikit-learn's ``char_wb`` and word analyzers), read off a TF-IDF + logistic
-  regression model the attacker trained itself (a transfer prior: the victim is never
-  opened). Scoring a changed word costs a few dictionary look-ups, so thousands of candidates
+  regression model the attacker trained itself (``tc-tfidf``, or ``generic-tfidf`` on two
+  labels; a transfer prior: the victim is never opened). Scoring a changed word costs a few dictionary look-ups, so thousands of candidates
   cost less than one victim call.
 - ``Guided``: the surrogate's best candidate per word, the words by predicted gain; one query
   puts the fewest words the surrogate thinks flip the label all at once, the victim's answer
@@ -54,17 +55,26 @@ def _cuts(length: int) -> tuple[slice, ...]:
 class NgramSurrogate:
     """logit ≈ Σ (coefficient · idf) of a text's character n-grams / their TF-IDF norm + the
     same for its words. ``chars`` and ``words`` map a feature to its coefficient · idf,
-    ``idf`` a feature (``w:`` before words) to its idf."""
+    ``idf`` a feature (``w:`` before words) to its idf; ``labels``: the model's two labels,
+    the logit toward the second (``tc``: 0 and 1; a ``generic`` model's class names)."""
 
     def __init__(self, chars: dict[str, float], words: dict[str, float],
-                 idf: dict[str, float]):
+                 idf: dict[str, float], labels: tuple = (0, 1)):
         self.chars, self.words, self.idf = chars, words, idf
+        self.labels = tuple(labels)
         self._sums: dict[str, tuple[float, float]] = {}  # span → sums (``sums``)
 
     @classmethod
     def from_model(cls, model) -> "NgramSurrogate":
-        """From a trained ``tc-tfidf`` victim (`victims.sklearn.TextScorer`): the attacker's
-        own model, trained on data it holds."""
+        """From a trained ``tc-tfidf`` or two-label ``generic-tfidf`` victim
+        (`victims.sklearn.TextScorer`, `TextClassifier`): the attacker's own model, trained on
+        data it holds."""
+        if not (hasattr(model, "features") and hasattr(model, "model")):
+            raise ValueError(f"a surrogate is a tc-tfidf or generic-tfidf model, not "
+                             f"{type(model).__name__}")
+        if model.model.coef_.shape[0] != 1:
+            raise ValueError("a surrogate is a model of two labels; this one has "
+                             f"{len(model.model.classes_)} (or is multi-label)")
         features = dict(model.features.transformer_list)
         coef = model.model.coef_[0]
         weights, idf, offset = {}, {}, 0
@@ -75,17 +85,27 @@ class NgramSurrogate:
             idf.update((prefix + g, float(vectorizer.idf_[j]))
                        for g, j in vectorizer.vocabulary_.items())
             offset += len(vectorizer.idf_)
-        return cls(weights["char"], weights["word"], idf)
+        labels = (0, 1) if model.task == "tc" else tuple(str(c) for c in model.model.classes_)
+        return cls(weights["char"], weights["word"], idf, labels)
 
     @classmethod
     def load(cls, path) -> "NgramSurrogate":
-        """From a ``tc-tfidf`` model file (``zeroe bench train-victim``)."""
-        from ..victims import load_victim
+        """From a ``tc-tfidf`` or ``generic-tfidf`` model file (``zeroe bench train-victim``)."""
+        from ..victims import load_sklearn
 
-        return cls.from_model(load_victim("tc-tfidf", str(path), task="tc"))
+        return cls.from_model(load_sklearn(str(path)))
+
+    def direction(self, gold, target=None) -> int:
+        """+1 where the goal (``target``, else any label but ``gold``) is the surrogate's second
+        label, -1 where it is its first; a ValueError where the label is not one of its two."""
+        label = gold if target is None else target
+        if label not in self.labels:
+            raise ValueError(f"{'target' if target is not None else 'gold'} label {label!r} "
+                             f"is not one of the surrogate's labels {list(self.labels)}")
+        return 1 if (label == self.labels[1]) == (target is not None) else -1
 
     def lexicon(self, n: int = 500) -> tuple[str, ...]:
-        """The ``n`` single words weighing most toward each label, the positive label's first,
+        """The ``n`` single words weighing most toward each label, the second label's first,
         strongest first: what Charmer may write (``Charmer(lexicon=...)``)."""
         words = sorted(((w, v) for w, v in self.words.items() if " " not in w),
                        key=lambda wv: -wv[1])
@@ -185,14 +205,13 @@ class Guided(SearchMethod):
         self.patience, self.chunk, self.prune = patience, chunk, prune
 
     def check(self, task):
-        if task.name != "tc":
+        if task.name not in ("tc", "generic"):
             raise ValueError("the guided search ranks candidates with a surrogate of a binary "
-                             f"toxicity victim: it takes task tc, not {task.name}")
+                             f"classifier: it takes task tc or generic, not {task.name}")
 
     def search(self, problem):
         session, original, surrogate = problem.session, problem.original, self.surrogate
-        target = session.goal.target
-        sign = 1 if (1 - session.gold if target is None else target) == 1 else -1
+        sign = surrogate.direction(session.gold, session.goal.target)
         norms = surrogate.norms(original.attacked_string())
         cache: dict[str, float] = {}
 

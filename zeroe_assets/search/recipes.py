@@ -23,7 +23,7 @@
   Levenshtein distance ≤ k = 10; no other constraint, no query budget (their scripts').
   ``Charmer(20, 10, width=4, scan=True)`` in its place scans every slot and keeps a beam
   (fewer characters, 7 times the queries: docs/search.md). Given a ``surrogate`` (the
-  attacker's own ``tc-tfidf`` model), each step may also write one of the 500 words it weighs
+  attacker's own ``tc-tfidf`` or ``generic-tfidf`` model), each step may also write one of the 500 words it weighs
   most toward each label over a word one or two characters away (``Charmer(lexicon=...)``).
 - ``bad-characters``: Boucher et al. 2022, "Bad Characters: Imperceptible NLP Attacks": their
   four imperceptible perturbations (invisible characters, homoglyphs that draw the same pixels,
@@ -32,8 +32,9 @@
   differential evolution; every word may change (stopwords too), no query budget; a candidate
   is kept only where the changed word, with the gaps around it, draws the same pixels
   (kerning can tell a homoglyph: F + Cyrillic і is set closer than F + i in DejaVu Sans).
-- ``zeroe-fast``: query efficiency for binary (``tc``) victims: the ``Guided`` search, a
-  surrogate the attacker trained itself (a ``tc-tfidf`` model, ``surrogate=``) ranks every
+- ``zeroe-fast``: query efficiency for binary victims (``tc``, or ``generic`` with two labels):
+  the ``Guided`` search, a surrogate the attacker trained itself (a ``tc-tfidf`` or
+  ``generic-tfidf`` model of the task's labels, ``surrogate=``) ranks every
   word's candidates without queries and plans many words at once, the victim's answers rescale
   it, and a greedy search on the victim takes over where it was wrong. The six Zéroe
   perturbers that won most often under the surrogate on OLID training tweets, K = 20; every
@@ -149,7 +150,8 @@ def _bad_characters(task, transformations, options):
 
 
 def surrogate_of(value) -> NgramSurrogate:
-    """A surrogate, a trained ``tc-tfidf`` model, or the path of its file."""
+    """A surrogate, a trained ``tc-tfidf`` or ``generic-tfidf`` model, or the path of its
+    file."""
     if isinstance(value, NgramSurrogate):
         return value
     if hasattr(value, "features") and hasattr(value, "model"):
@@ -159,8 +161,9 @@ def surrogate_of(value) -> NgramSurrogate:
 
 def _fast(task, transformations, options):
     if options["surrogate"] is None:
-        raise ValueError("zeroe-fast needs a surrogate: a tc-tfidf model trained on data the "
-                         "attacker holds (zeroe bench train-victim), e.g. surrogate=PATH")
+        raise ValueError("zeroe-fast needs a surrogate: a tc-tfidf (or generic-tfidf) model "
+                         "trained on data the attacker holds (zeroe bench train-victim), e.g. "
+                         "surrogate=PATH")
     return dict(transformation=get_transformations(transformations or FAST,
                                                    token_aligned=task.token_aligned),
                 constraints=[Protected(), *_limit(options["max_perturbed"], None)],
