@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from perturb_throughput import DATA, DATA_HELP
-from search_vs_textattack import WARM_UP, olid_setup, olid_surrogate, rounded
+from search_vs_textattack import WARM_UP, olid_surrogate, rounded, setup
 from zeroe_assets.search import NgramSurrogate, get_recipe
 
 
@@ -66,7 +66,7 @@ def one_run(surrogate: NgramSurrogate, examples: list, victim: Recorded, args) -
     example: own and victim CPU seconds and the records' digest."""
     attack = get_recipe("zeroe-fast", "tc", max_queries=args.max_queries, seed=args.seed,
                         surrogate=copy.copy(surrogate))
-    attack.run(WARM_UP, victim.victim)  # the perturbers' tables load here, not in the timing
+    attack.run(WARM_UP["olid"], victim.victim)  # loads the perturbers' tables, not timed
     victim.cpu, counted = 0.0, args.callgrind and victim.replay
     if counted:
         instrument(True)
@@ -99,7 +99,7 @@ def main() -> None:
     data = args.data / "bench"
     if not data.exists():
         sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
-    examples, model = olid_setup(data, args.work, args.examples, args.victim_half)
+    examples, model = setup("olid", data, args.work, args.examples, args.victim_half)
     surrogate = NgramSurrogate.load(args.surrogate or olid_surrogate(data, args.work))
     victim, load = Recorded(model), os.getloadavg()
     real = one_run(surrogate, examples, victim, args)

@@ -1,11 +1,14 @@
 """Our search recipes vs TextAttack 0.3.11's, side by side (JSON on stdout and in results/).
 
 One run, one victim (``tc-tfidf`` trained on OLID train, seed 0), the same first N OLID test
-tweets and the same query budget per example: TextAttack's ``DeepWordBugGao2018`` and
-``Pruthi2019`` through its ``Attacker``, and our ``deepwordbug``, ``pruthi``,
-``textfooler-zeroe`` (all ten Zéroe transformations) and ``zeroe-random`` (no search); on
+tweets and the same query budget per example (``--dataset mr``: ``generic-tfidf`` trained on
+the Rotten Tomatoes movie-review sentences of ``sentiment_data.py``, the first N of its test
+split; the splits are written into ``--work``, never into the repository): TextAttack's
+``DeepWordBugGao2018`` and ``Pruthi2019`` through its ``Attacker``, and our ``deepwordbug``,
+``pruthi``, ``textfooler-zeroe`` (all ten Zéroe transformations) and ``zeroe-random`` (no
+search); on
 request (``--recipes``) ``charmer``, ``bad-characters`` and ``zeroe-fast`` (its surrogate
-trained on the even-numbered OLID training tweets; ``--victim-half odd`` trains the victim on
+trained on the even-numbered training examples; ``--victim-half odd`` trains the victim on
 the others, held out from it; ``--charmer-lexicon`` lets charmer write that surrogate's
 strongest words). Rows give the characters changed
 and, for bad-characters, how many adversarial texts render as the original (code points shown).
@@ -17,7 +20,8 @@ and sees the victim through ``integrations.textattack.VictimWrapper``: run this 
 is installed (``pip install '.[textattack]'``, docs/search_benchmark.md), or pass
 --skip-textattack.
 
-    python benchmarks/search_vs_textattack.py [--examples 200] [--max-queries 1000]
+    python benchmarks/search_vs_textattack.py [--dataset olid|mr] [--examples 200]
+        [--max-queries 1000] [--victim-half all|odd]
         [--recipes deepwordbug,pruthi,textfooler-zeroe,zeroe-random] [--skip-textattack]
         [--textattack-recipes DeepWordBugGao2018,Pruthi2019,zeroe:visual] [--out FILE]
 """
@@ -35,6 +39,7 @@ from pathlib import Path
 
 from paper_grid import olid_test_with_labels, train
 from perturb_throughput import DATA, DATA_HELP
+from sentiment_data import write_splits
 from zeroe_assets import tokenize
 from zeroe_assets.integrations import textattack_offline
 from zeroe_assets.search.results import (EXHAUSTED, FAILED, MISCLASSIFIED, SKIPPED, SUCCESSFUL,
@@ -46,29 +51,75 @@ ROOT = Path(__file__).resolve().parents[1]
 OURS = ("deepwordbug", "pruthi", "textfooler-zeroe", "zeroe-random")
 THEIRS = ("DeepWordBugGao2018", "Pruthi2019")
 SAME_RECIPE = {"deepwordbug": "DeepWordBugGao2018", "pruthi": "Pruthi2019"}
-WARM_UP = ("you are such a stupid liar and everyone knows it", 1)  # not an OLID tweet
+# a text per dataset that loads the perturbers' tables before the timings (none of its data)
+WARM_UP = {"olid": ("you are such a stupid liar and everyone knows it", 1),
+           "mr": ("a dull , clumsy sequel that squanders a charming cast", "neg")}
+TASK = {"olid": "tc", "mr": "generic"}
+DESCRIBED = {  # the JSON's words for each dataset's victims and examples
+    "olid": {"all": "tc-tfidf (trained on OLID train, seed 0)",
+             "odd": "tc-tfidf (trained on the odd-numbered OLID training tweets, seed 0)",
+             "data": "OLID level-A test tweets"},
+    "mr": {"all": "generic-tfidf (trained on the movie-review train split, seed 0)",
+           "odd": "generic-tfidf (trained on the odd-numbered movie-review training sentences, "
+                  "seed 0)",
+           "data": "movie-review test sentences (sentiment_data.py, split seed 0)"},
+}
 
-def olid_half(data: Path, work: Path, parity: str) -> Path:
-    """The even- or odd-numbered OLID training tweets (by line, header kept) as a TSV."""
-    out = work / "olid" / f"train-{parity}.tsv"
+def half_of(source: Path, out: Path, parity: str) -> Path:
+    """The even- or odd-numbered examples of a training TSV (by line, header kept)."""
     if not out.exists():  # written once: its age tells `train` whether to retrain
         out.parent.mkdir(parents=True, exist_ok=True)
-        lines = (data / "olid/olid-training-v1.0.tsv").read_text(
-            encoding="utf-8").splitlines(True)
+        lines = source.read_text(encoding="utf-8").splitlines(True)
         out.write_text(lines[0] + "".join(lines[1 + (parity == "odd")::2]), encoding="utf-8")
     return out
 
 
-def olid_setup(data: Path, work: Path, n: int, half: str):
-    """The first ``n`` OLID test tweets with their gold labels, and the benchmark's victim
-    (`olid_victim`) warmed up outside the timings."""
-    task = get_task("tc")
-    test = olid_test_with_labels(data, work)
+def olid_half(data: Path, work: Path, parity: str) -> Path:
+    """The even- or odd-numbered OLID training tweets as a TSV."""
+    return half_of(data / "olid/olid-training-v1.0.tsv", work / "olid" / f"train-{parity}.tsv",
+                   parity)
+
+
+def mr_split(work: Path, name: str) -> Path:
+    """A split of the movie-review sentences (``train``, ``dev``, ``test``), written once into
+    ``work/mr`` by ``sentiment_data.write_splits`` (seed 0)."""
+    folder = work / "mr"
+    if not (folder / "test.tsv").exists():
+        write_splits(folder)
+    return folder / f"{name}.tsv"
+
+
+def setup(dataset: str, data: Path, work: Path, n: int, half: str):
+    """The first ``n`` test examples with their gold labels, and the benchmark's victim
+    (`victim_for`) warmed up outside the timings."""
+    task = get_task(TASK[dataset])
+    test = olid_test_with_labels(data, work) if dataset == "olid" else mr_split(work, "test")
     ex = task.examples(test, task.format_for(test))
     examples = list(zip(ex.inputs, ex.gold))[:n]
-    victim = olid_victim(data, work, half)
+    victim = victim_for(dataset, data, work, half)
     victim.predict([t for t, _ in examples[:8]])
     return examples, victim
+
+
+def victim_for(dataset: str, data: Path, work: Path, half: str):
+    """The dataset's victim, trained on all its training examples or the odd-numbered ones."""
+    if dataset == "olid":
+        return olid_victim(data, work, half)
+    source = mr_split(work, "train")
+    if half == "all":
+        return train("generic", "generic-tfidf", source, work / "mr" / "generic-tfidf.joblib")
+    return train("generic", "generic-tfidf", half_of(source, work / "mr" / "train-odd.tsv", "odd"),
+                 work / "mr" / "generic-tfidf-odd.joblib")
+
+
+def surrogate_for(dataset: str, data: Path, work: Path) -> Path:
+    """zeroe-fast's surrogate (its file), trained on the even-numbered training examples."""
+    if dataset == "olid":
+        return olid_surrogate(data, work)
+    model = work / "mr" / "surrogate-even.joblib"
+    train("generic", "generic-tfidf",
+          half_of(mr_split(work, "train"), work / "mr" / "train-even.tsv", "even"), model)
+    return model
 
 
 def olid_victim(data: Path, work: Path, half: str = "all"):
@@ -139,17 +190,24 @@ def textattack_recipe(name: str, model, seed: int):
         ZeroeTransformation(name.split(":", 1)[1], k=50, seed=seed), GreedyWordSwapWIR("delete"))
 
 
-def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, seed: int):
-    """One TextAttack recipe over the examples: our records and TextAttack's own word figure."""
+def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, seed: int,
+                   dataset: str = "olid"):
+    """One TextAttack recipe over the examples: our records and TextAttack's own word figure.
+    TextAttack's labels are the columns of the victim's probabilities (``VictimWrapper``):
+    a label victim's gold goes in as its column, and its outputs come back as names."""
     import textattack
     from textattack.attack_results import FailedAttackResult, SkippedAttackResult
     from zeroe_assets.integrations.textattack import VictimWrapper
+    from zeroe_assets.victims import Scorer
+
+    labels = tuple(victim.labels) if isinstance(victim, Scorer) else (0, 1)
 
     start = time.perf_counter()
     attack = textattack_recipe(name, VictimWrapper(victim), seed)
     args = textattack.AttackArgs(num_examples=len(examples), query_budget=budget,
                                  disable_stdout=True, silent=True, random_seed=seed)
-    attacker = textattack.Attacker(attack, textattack.datasets.Dataset(examples), args)
+    columns = [(text, labels.index(gold)) for text, gold in examples]
+    attacker = textattack.Attacker(attack, textattack.datasets.Dataset(columns), args)
     setup = time.perf_counter() - start
     print(f"TextAttack {name}", file=sys.stderr)
     start = time.perf_counter()
@@ -172,13 +230,14 @@ def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, 
             own.append(100.0 * len(changed) / len(ta_words) if ta_words else 0.0)
         words, perturbed = words_perturbed(text, adversarial)
         records.append(AttackResult(
-            i, text, adversarial, gold, r.original_result.output, r.perturbed_result.output,
+            i, text, adversarial, gold, labels[r.original_result.output],
+            labels[r.perturbed_result.output],
             status, queries, words, perturbed, edit_distance(text, adversarial), reason))
     return records, wall, (sum(own) / len(own) if own else None), setup
 
 
 def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: int,
-             surrogate=None, lexicon: bool = False):
+             dataset: str = "olid", surrogate=None, lexicon: bool = False):
     """One of our recipes (``RECIPE:T1+T2`` with those transformations), example by example
     (index = the example's line: its seed); ``surrogate`` for zeroe-fast, and with ``lexicon``
     for charmer (which writes its strongest words)."""
@@ -186,20 +245,22 @@ def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: 
 
     start = time.perf_counter()
     recipe, _, transformations = name.partition(":")
-    attack = get_recipe(recipe, "tc", transformations.replace("+", ",") or None,
+    attack = get_recipe(recipe, TASK[dataset], transformations.replace("+", ",") or None,
                         max_queries=budget, seed=seed,
                         **({"surrogate": surrogate} if recipe == "zeroe-fast" or
                            (recipe == "charmer" and lexicon) else {}))
-    return attack_all(attack, name, victim, examples, time.perf_counter() - start)
+    return attack_all(attack, name, victim, examples, time.perf_counter() - start,
+                      WARM_UP[dataset])
 
 
-def attack_all(attack, name: str, victim: TimedVictim, examples: list, setup: float):
+def attack_all(attack, name: str, victim: TimedVictim, examples: list, setup: float,
+               warm_up: tuple = WARM_UP["olid"]):
     """``attack`` on every example (records, wall seconds, None, setup seconds); a warm-up text
     first loads the perturbers' tables (setup, not attack time)."""
     from tqdm import tqdm
 
     start = time.perf_counter()
-    attack.run(WARM_UP, victim.victim)
+    attack.run(warm_up, victim.victim)
     setup += time.perf_counter() - start
     start = time.perf_counter()
     records = [attack.run(example, victim, index=i)
@@ -245,7 +306,8 @@ def seed_spread(args, victim, examples: list, rows: dict) -> dict:
             continue
         runs = [(first["success_rate"], first["queries"])]
         for seed in seeds[1:]:
-            s = summarize(runner(name, TimedVictim(victim), examples, args.max_queries, seed)[0])
+            s = summarize(runner(name, TimedVictim(victim), examples, args.max_queries, seed,
+                                 args.dataset)[0])
             runs.append((s["success_rate"], s["queries"]))
         out[name] = {"seeds": seeds, "success_rate": [r[0] for r in runs],
                      "queries": [r[1] for r in runs],
@@ -342,12 +404,18 @@ def rounded(value):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
+    parser.add_argument("--dataset", choices=tuple(TASK), default="olid",
+                        help="olid: OLID tweets, tc-tfidf victims; mr: the movie-review "
+                             "sentences of sentiment_data.py, generic-tfidf victims")
     parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-search-vs-textattack"),
-                        help="the joined OLID test set, the victim, TextAttack's cache and "
-                             "each attack's records (records/TOOL-RECIPE.jsonl)")
-    parser.add_argument("--out", type=Path,
-                        default=ROOT / "benchmarks" / "results" / "search_vs_textattack.json")
-    parser.add_argument("--examples", type=int, default=200, help="the first N OLID test tweets")
+                        help="the joined OLID test set (mr: mr/, the three splits), the victim, "
+                             "TextAttack's cache and each attack's records "
+                             "(records/TOOL-RECIPE.jsonl; mr: mr/records/)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="the JSON (default: benchmarks/results/search_vs_textattack.json, "
+                             "search_mr.json for mr)")
+    parser.add_argument("--examples", type=int, default=200,
+                        help="the first N test examples")
     parser.add_argument("--max-queries", type=int, default=1000,
                         help="query budget per example, the same for every attack")
     parser.add_argument("--recipes", default=",".join(OURS),
@@ -358,11 +426,12 @@ def main() -> None:
                              "transformation under textfooler-zeroe's search and limits")
     parser.add_argument("--skip-textattack", action="store_true")
     parser.add_argument("--victim-half", choices=("all", "odd"), default="all",
-                        help="train the victim on all OLID training tweets, or on the "
+                        help="train the victim on all training examples, or on the "
                              "odd-numbered ones only: held out from zeroe-fast's surrogate")
     parser.add_argument("--surrogate", type=Path, default=None,
-                        help="zeroe-fast's surrogate, a tc-tfidf model file (default: one "
-                             "trained on the even-numbered OLID training tweets)")
+                        help="zeroe-fast's surrogate, a tc-tfidf (mr: generic-tfidf) model "
+                             "file (default: one trained on the even-numbered training "
+                             "examples)")
     parser.add_argument("--charmer-lexicon", action="store_true",
                         help="charmer may also write the 500 words per label that zeroe-fast's "
                              "surrogate weighs most (the attacker's half of the data)")
@@ -372,39 +441,42 @@ def main() -> None:
                              "moves by a few points, as much as the ±3-point target")
     args = parser.parse_args()
     data = args.data / "bench"
-    if not data.exists():
+    if args.dataset == "olid" and not data.exists():
         sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
+    out = args.out or ROOT / "benchmarks" / "results" / (
+        "search_vs_textattack.json" if args.dataset == "olid" else "search_mr.json")
     ours = [r for r in args.recipes.split(",") if r]
     theirs = [] if args.skip_textattack else [r for r in args.textattack_recipes.split(",") if r]
     if theirs:
         textattack_offline.prepare(args.work / "textattack")
 
-    examples, victim = olid_setup(data, args.work, args.examples, args.victim_half)
+    examples, victim = setup(args.dataset, data, args.work, args.examples, args.victim_half)
     surrogate = None
     if any(r.partition(":")[0] == "zeroe-fast" for r in ours) or args.charmer_lexicon:
         from zeroe_assets.search import NgramSurrogate
 
-        surrogate = NgramSurrogate.load(args.surrogate or olid_surrogate(data, args.work))
+        surrogate = NgramSurrogate.load(args.surrogate or
+                                        surrogate_for(args.dataset, data, args.work))
 
     rows, load = {}, os.getloadavg()
     for tool, names, runner in (("textattack", theirs, run_textattack),
                                 ("ours", ours, run_ours)):
         for name in names:
             timed = TimedVictim(victim)
-            records, wall, own, setup = runner(name, timed, examples, args.max_queries,
-                                               args.seed, *([surrogate, args.charmer_lexicon]
-                                                            if tool == "ours" else []))
-            rows[f"{tool}:{name}"] = row(tool, name, records, wall, timed, own, setup)
+            records, wall, own, started = runner(
+                name, timed, examples, args.max_queries, args.seed, args.dataset,
+                *([surrogate, args.charmer_lexicon] if tool == "ours" else []))
+            rows[f"{tool}:{name}"] = row(tool, name, records, wall, timed, own, started)
             lines = "".join(json.dumps(r.to_json()) + "\n" for r in records)
-            (args.work / "records").mkdir(parents=True, exist_ok=True)
-            (args.work / "records" / f"{tool}-{name}.jsonl").write_text(lines, encoding="utf-8")
+            kept = args.work / ("records" if args.dataset == "olid" else "mr/records")
+            kept.mkdir(parents=True, exist_ok=True)
+            (kept / f"{tool}-{name}.jsonl").write_text(lines, encoding="utf-8")
             print(json.dumps(rounded(rows[f"{tool}:{name}"])), file=sys.stderr)
     spread = seed_spread(args, victim, examples, rows) if args.spread_seeds else {}
     words = [len(tokenize.words(t)) for t, _ in examples]
     result = {
-        "victim": "tc-tfidf (trained on OLID train, seed 0)" if args.victim_half == "all" else
-                  "tc-tfidf (trained on the odd-numbered OLID training tweets, seed 0)",
-        "data": f"first {len(examples)} OLID level-A test tweets",
+        "victim": DESCRIBED[args.dataset][args.victim_half],
+        "data": f"first {len(examples)} {DESCRIBED[args.dataset]['data']}",
         "examples": len(examples), "mean_words": sum(words) / len(words),
         "max_queries": args.max_queries, "seed": args.seed,
         "charmer_lexicon": args.charmer_lexicon,
@@ -414,8 +486,8 @@ def main() -> None:
         "deepwordbug_seeds": rounded(spread),
         "targets": targets(rows, spread),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     json.dump(result, sys.stdout, indent=1)
     print()
 

@@ -5,8 +5,8 @@ about whole plans.
 - ``NgramSurrogate``: a linear model over lower-cased character 2-4-grams inside words and
   word unigrams (scikit-learn's ``char_wb`` and word analyzers), read off a TF-IDF + logistic
   regression model the attacker trained itself (``tc-tfidf``, or ``generic-tfidf`` on two
-  labels; a transfer prior: the victim is never opened). Scoring a changed word costs a few dictionary look-ups, so thousands of candidates
-  cost less than one victim call.
+  labels; a transfer prior: the victim is never opened). Scoring a changed word costs a few
+  dictionary look-ups, so thousands of candidates cost less than one victim call.
 - ``Guided``: the surrogate's best candidate per word, the words by predicted gain; one query
   puts the fewest words the surrogate thinks flip the label all at once, the victim's answer
   rescales the surrogate, the next query adds words or swaps in a word's next-best candidate,

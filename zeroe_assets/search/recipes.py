@@ -23,8 +23,9 @@
   Levenshtein distance ≤ k = 10; no other constraint, no query budget (their scripts').
   ``Charmer(20, 10, width=4, scan=True)`` in its place scans every slot and keeps a beam
   (fewer characters, 7 times the queries: docs/search.md). Given a ``surrogate`` (the
-  attacker's own ``tc-tfidf`` or ``generic-tfidf`` model), each step may also write one of the 500 words it weighs
-  most toward each label over a word one or two characters away (``Charmer(lexicon=...)``).
+  attacker's own ``tc-tfidf`` or ``generic-tfidf`` model), each step may also write one of the
+  500 words it weighs most toward each label over a word one or two characters away
+  (``Charmer(lexicon=...)``).
 - ``bad-characters``: Boucher et al. 2022, "Bad Characters: Imperceptible NLP Attacks": their
   four imperceptible perturbations (invisible characters, homoglyphs that draw the same pixels,
   bidi reorderings, deletions by BACKSPACE), one injection per word, at most 10 (their budget),
