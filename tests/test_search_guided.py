@@ -144,18 +144,28 @@ def test_never_over_budget(tc, surrogate, examples, budget):
                 assert r.status == EXHAUSTED and r.queries == budget, r
 
 
-@pytest.mark.parametrize("recipe", ["zeroe-fast", "charmer"])
-def test_the_same_results_for_any_number_of_processes(tc, tmp_path, recipe):
+@pytest.mark.parametrize("recipe,task", [("zeroe-fast", "tc"), ("charmer", "tc"),
+                                         ("zeroe-fast", "generic")])
+def test_the_same_results_for_any_number_of_processes(tc, tmp_path, recipe, task):
     texts, labels = _tweets(16, seed=3)
     data = tmp_path / "tweets.tsv"
-    data.write_text("id\ttweet\tsubtask_a\n" + "".join(
-        f"{i}\t{t}\t{'OFF' if y else 'NOT'}\n" for i, (t, y) in enumerate(zip(texts, labels))),
-        encoding="utf-8")
-    save_victim(tc, tmp_path / "victim.joblib")
     other, other_labels = _tweets(300, seed=7)
-    save_victim(train_victim("tc-tfidf", other, other_labels), tmp_path / "surrogate.joblib")
+    name = f"{task}-tfidf"
+    if task == "tc":
+        data.write_text("id\ttweet\tsubtask_a\n" + "".join(
+            f"{i}\t{t}\t{'OFF' if y else 'NOT'}\n"
+            for i, (t, y) in enumerate(zip(texts, labels))), encoding="utf-8")
+        save_victim(tc, tmp_path / "victim.joblib")
+        save_victim(train_victim(name, other, other_labels), tmp_path / "surrogate.joblib")
+    else:  # label names: the surrogate a generic-tfidf model too
+        data.write_text("text\tlabel\n" + "".join(
+            f"{t}\t{NAMES[y]}\n" for t, y in zip(texts, labels)), encoding="utf-8")
+        mine, my_labels = _tweets(300)  # the tc fixture's tweets, labels named
+        save_victim(train_victim(name, mine, _named(my_labels)), tmp_path / "victim.joblib")
+        save_victim(train_victim(name, other, _named(other_labels)),
+                    tmp_path / "surrogate.joblib")
     options = {"surrogate": str(tmp_path / "surrogate.joblib")}  # charmer: words to write
-    settings = RunSettings(task="tc", victim="tc-tfidf", data=str(data), recipe=recipe,
+    settings = RunSettings(task=task, victim=name, data=str(data), recipe=recipe,
                            victim_path=str(tmp_path / "victim.joblib"),
                            options={**options, "transformations": SAFE}
                            if recipe == "zeroe-fast" else options)
