@@ -50,6 +50,8 @@ def hidden(goal, model, seen, gold, budget: int, keep) -> int | None:
 
 
 def bound(task: str, victim_spec: str, path: Path, limit: int | None, rho: float) -> dict:
+    if not path.is_file():
+        raise SystemExit(f"defend_hiding.py: no such file: {path}")
     task_ = get_task(task)
     victim = load_victim(victim_spec, None, task=task_.name)
     if not hasattr(victim, "seen"):
