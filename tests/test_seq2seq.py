@@ -295,6 +295,30 @@ def test_decode_scores_are_sequence_log_probabilities_in_both_orders():
         assert [s for _, s in hyps] == sorted((s for _, s in hyps), reverse=True)
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_sequence_logprob_scores_each_row_as_the_padded_teacher_forced_pass(reverse):
+    """Re-scoring steps only the rows whose target has not ended: each row, in the given order,
+    keeps the log-probability the full padded pass gives it."""
+    from zeroe_assets.phonetic.seq2seq import BOS, EOS, PAD, Seq2SeqNet, pad_batch, sequence_logprob
+
+    torch.manual_seed(0)
+    net = Seq2SeqNet(12, 9, emb_dim=8, hidden=16, enc_layers=1, dropout=0.0, reverse=reverse).eval()
+    src = torch.randint(3, 12, (5, 6))
+    lengths = torch.tensor([6, 5, 4, 3, 2])
+    targets = [[3, 4], [5, 6, 7, 8, 3, 4], [6], [3, 4, 5, 6], [7, 8, 8]]  # unsorted lengths
+    with torch.no_grad():
+        tgt, _ = pad_batch([[BOS, *(t[::-1] if reverse else t), EOS] for t in targets])
+        logp = torch.log_softmax(net(src, lengths, tgt[:, :-1]).float(), -1)
+        gold = tgt[:, 1:]
+        padded = logp.gather(-1, gold.unsqueeze(-1)).squeeze(-1).masked_fill(gold == PAD, 0).sum(1)
+        scored = sequence_logprob(net, src, lengths, targets)
+        alone = [sequence_logprob(net, src[[i]], lengths[[i]], [t]).item()
+                 for i, t in enumerate(targets)]
+    assert np.allclose(scored.numpy(), padded.numpy(), atol=1e-5)
+    assert np.allclose(scored.numpy(), alone, atol=1e-5)
+    assert len(set(scored.tolist())) == len(targets)  # rows are not mixed up
+
+
 def test_right_to_left_model_overfits_in_reading_order(tiny_path, tmp_path):
     out = tmp_path / "r2l"
     train(smoke_cfg(tiny_path, out, extra=["model.net.reverse=true"]))

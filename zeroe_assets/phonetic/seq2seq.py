@@ -260,12 +260,24 @@ def sequence_logprob(net: Seq2SeqNet, src: torch.Tensor, lengths: torch.Tensor,
     ``net.start(src, lengths)`` when the caller already has it."""
     if net.reverse:
         targets = [t[::-1] for t in targets]
-    tgt, _ = pad_batch([[BOS, *t, EOS] for t in targets])
-    context, state = start if start is not None else net.start(src, lengths)
-    logp = torch.log_softmax(net.teacher_forced(context, state, tgt[:, :-1]).float(), -1)
+    # longest target first, so that the rows still scoring at step t are the first ``live[t]``:
+    # each step runs only those (padding was half of the re-scoring decode's rows × steps)
+    order = sorted(range(len(targets)), key=lambda i: -len(targets[i]))
+    tgt, _ = pad_batch([[BOS, *targets[i], EOS] for i in order])
     gold = tgt[:, 1:]
-    picked = logp.gather(-1, gold.unsqueeze(-1)).squeeze(-1)
-    return picked.masked_fill(gold == PAD, 0.0).sum(1)
+    live = (gold != PAD).sum(0).tolist()
+    index = torch.tensor(order)
+    context, state = start if start is not None else net.start(src, lengths)
+    context, state = tuple(x[index] for x in context), tuple(x[index] for x in state)
+    picked = torch.zeros(gold.shape)
+    for t, rows in enumerate(live):
+        out, *state = net.step(tgt[:rows, t], *(x[:rows] for x in state),
+                               *(x[:rows] for x in context))
+        picked[:rows, t] = torch.log_softmax(out.float(), -1).gather(
+            -1, gold[:rows, t, None]).squeeze(-1)
+    scores = torch.empty(len(order))
+    scores[index] = picked.sum(1)  # the padded sum of before: the same additions, in order
+    return scores
 
 
 def decode(net: "Seq2SeqNet | Ensemble", src: torch.Tensor, lengths: torch.Tensor,
