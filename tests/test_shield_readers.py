@@ -207,6 +207,24 @@ def test_the_noisy_channel_overrules_the_ranker_when_far_ahead(shield):
     assert off("A man spraks to the crowd") == "A man sparks to the crowd"
 
 
+def test_the_noisy_channel_overrules_a_reading_taken_below_the_threshold(shield):
+    # the ranker is unsure (promoting .5) but keeping the non-word is unlikely, so it changes:
+    # to the one-edit word the window wants (a rarer word than the channel picks alone)
+    assert shield("A man is phooting a gun at a target") == "A man is shooting a gun at a target"
+    off = Shield()
+    off.channel_over = None
+    assert off("A man is phooting a gun at a target") == "A man is promoting a gun at a target"
+
+
+@pytest.mark.parametrize("text", [
+    "es uno de los mejores filmes que he visto en la vida por su historia",
+    "o filme é uma comédia que vale a pena ver por sua história",
+    "a película é um desastre do começo ao fim"])
+def test_a_line_with_english_function_words_far_likelier_another_language_stays(shield, text):
+    # Spanish and Portuguese share a, me, as with English: the words' frequencies decide
+    assert shield(text) == text
+
+
 def test_a_real_word_the_window_wants_far_more_changes_past_the_bounds(shield):
     # DeepWordBug's real words at a word's end or from a word about as common
     assert shield("A mab is walking his dog") == "A man is walking his dog"
