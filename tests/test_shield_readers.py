@@ -234,3 +234,18 @@ def test_a_real_word_the_window_wants_far_more_changes_past_the_bounds(shield):
     bounded = RealWords(shield.context, sure=None)
     assert bounded.correct("mab", (("<s>", "a"), ("is", "walking"))) is None
     assert shield.real_words.correct("mab", (("<s>", "a"), ("is", "walking"))) == "man"
+
+
+def test_american_spellings_and_derived_words_the_lexicon_lacks_are_spelled_right(shield):
+    from zeroe_assets.shield.spelling import british, spelled_right
+
+    assert british("marveled") == ["marvelled"] and british("humorless") == ["humourless"]
+    assert british("caled") == [] and british("hor") == []  # slips for called, hour
+    lexicon = shield.lexicon
+    for word in ["marveled", "lackluster", "impetuousness", "cartoonlike", "lethargically"]:
+        assert word not in lexicon and spelled_right(word, lexicon)
+    for slip in ["caled", "earlly", "sadbess", "wirst"]:
+        assert not spelled_right(slip, lexicon)
+    for text in ["the director marveled at the humorless crowd",
+                 "an impetuousness that feels lethargically cartoonlike"]:
+        assert shield(text) == text

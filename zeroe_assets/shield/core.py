@@ -26,6 +26,7 @@ from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
 from .marked import marked_readings, unmarked
 from .ranker import Ranker, hand_set_ranker, load_ranker
+from .spelling import spelled_right
 from .visual import name_letter
 
 # a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word: the
@@ -220,8 +221,14 @@ class Shield:
     def _spelled(self, stem: str) -> bool:
         """An accented word spelled right (café, crème, José, Málaga) is no attack: left alone
         unless its plain form is a common English word (thé for *the*, wàter), which the ranker
-        decides with ``keep_accented``."""
-        if stem.isascii() or not is_accented_word(stem):
+        decides with ``keep_accented``. Nor is an American spelling or a derived word the
+        lexicon lacks (`spelling`: marveled, impetuousness), in one case throughout (a capital
+        inside marks an attacked letter: `marked`)."""
+        if stem.isascii():
+            low = stem.lower()
+            return (stem[1:].islower() or stem.isupper()) and low not in self.lexicon \
+                and spelled_right(low, self.lexicon)
+        if not is_accented_word(stem):
             return False
         return self.lexicon.logfreq(plain(stem.lower())) < COMMON
 
