@@ -225,6 +225,15 @@ def test_a_line_with_english_function_words_far_likelier_another_language_stays(
     assert shield(text) == text
 
 
+
+def test_an_attacked_english_line_is_not_another_language():
+    from zeroe_assets.shield.language import other_language
+
+    # shuffled words that happen to be Italian or Spanish (era, si, ni) do not make most words
+    assert not other_language("teh nmwoe era ni a dpraea si ogod".split())
+    assert other_language("es uno de los mejores filmes que he visto en la vida".split())
+
+
 def test_a_real_word_the_window_wants_far_more_changes_past_the_bounds(shield):
     # DeepWordBug's real words at a word's end or from a word about as common
     assert shield("A mab is walking his dog") == "A man is walking his dog"

@@ -21,7 +21,7 @@ from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import Context, RealWords, Window
 from .features import MECHANISMS, line_evidence, token_features
-from .language import english_odds
+from .language import english_odds, other_language
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
 from .marked import marked_readings, unmarked
@@ -543,8 +543,7 @@ def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
     and hashtags: ``Democrats Support Antifa, … Sedition And Treason``). A line with too few
     of those words is English still when its words, by their frequencies in English and six
     other languages, are far likelier English (`language.english_odds`); a line with them is
-    not when its words are far likelier another language (Spanish and Portuguese share *a*,
-    *me*, *as* with English)."""
+    not when it is plainly another language (`language.other_language`)."""
     plain = [u for u in units if u.start not in protected]
     if len(plain) < 4:
         return True
@@ -553,9 +552,9 @@ def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
                  and not ENGLISH.isdisjoint(u.candidates)})
     if found >= (1 if len(plain) < 10 else 2) or found >= 1 \
             and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain):
-        # … unless its words are far likelier another language's, whose function words
-        # English shares (a, me, as): ``'compleja' es uno de esos filmes …``
-        return english_odds([u.template.lower() for u in plain]) > -ENGLISH_ODDS
+        # … unless it is plainly another language that shares a, me, as with English
+        # (``'compleja' es uno de esos filmes …``)
+        return not other_language([u.template.lower() for u in plain])
     # the attack may have taken its few function words (``Four kids pose during summre
     # vacatino``): then all its words vote, each by its frequency in each language
     return english_odds([u.template.lower() for u in plain]) >= ENGLISH_ODDS
