@@ -5,8 +5,8 @@ list: a shield that reads them as attacks breaks clean text (movie reviews: `mar
 - The American spelling of a word the lexicon has in its British form (its Google-books counts
   favour one): a single *l* before a suffix (marveled, traveling), *-or* for *-our* (humorless),
   *-er* for *-re* (lackluster, theater), *-ize* for *-ise*.
-- A word derived from a lexicon word by a productive suffix (impetuousness, cartoonlike,
-  lethargically), the stem long enough that a typo is unlikely to make one (`earl` + `ly` is a
+- A word derived from a lexicon word by a productive suffix (impetuousness, lethargically,
+  preposterousness), the stem long enough that a typo is unlikely to make one (`earl` + `ly` is a
   slip for *early*).
 """
 from __future__ import annotations
@@ -17,7 +17,8 @@ from .lexicon import Lexicon
 
 MIN_STEM = 5  # letters of the stem before a suffix, or before the single l
 MIN_OR = 6  # letters of an -or word (hor, flor, tors are slips for hour, floor, tours)
-SUFFIXES = ("ness", "like", "ally", "ly", "less", "ful", "ish", "esque")
+# not -like: "would like", "feels like" joined by the segment attack read as one word
+SUFFIXES = ("ness", "ally", "ly", "less", "ful", "ish", "esque")
 _BRITISH = (
     (re.compile(r"(?<=[aeiou])l(?=(ed|ing|er|ers|ous|ously)$)"), "ll"),
     (re.compile(r"or(?=(s|ed|ing|less|ful|ite|ites|able|ably)?$)"), "our"),
