@@ -310,7 +310,8 @@ class Shield:
         reads in its window (`Context.score`) + log10 P(token | word) (`channel`, letter
         confusions learnt from real typos), if it is one edit from the token
         (a letter put for another, added, dropped, two swapped), a common word
-        (``floor``, default ``channel_freq``) and ahead of the next by ``margin`` (default ``channel_margin``).
+        (``floor``, default ``channel_freq``) and ahead of the next by ``margin`` (default
+        ``channel_margin``).
         The ranker weighs frequency about four times the channel (``stuid``: solid .08,
         stupid .03, keep .61); one edit to a common word that no other reading comes near is
         what a typo looks like."""
