@@ -6,7 +6,10 @@ Victims as ``benchmarks/search_vs_textattack.py`` and ``paper_grid.py`` train th
 on OLID train, tested on the first N OLID level-A test tweets; with ``--tasks tc,nli`` also
 ``nli-tfidf`` on SNLI dev, tested on the first N SNLI test pairs with a gold label (TextAttack
 attacks the hypothesis only: its ``InputColumnModification`` leaves the premise alone, as its
-own NLI recipes do). Attacks: TextAttack's recipes by name (default ``DeepWordBugGao2018`` and
+own NLI recipes do); with ``mr`` also ``generic-tfidf`` on the movie-review sentences of
+``sentiment_data.py`` (written to ``--work``, never to the repository), trained on their train
+split and tested on the first N sentences of the test split (``--split dev``: of the dev split,
+to tune on). Attacks: TextAttack's recipes by name (default ``DeepWordBugGao2018`` and
 ``Pruthi2019``), run offline (``zeroe_assets.integrations.textattack_offline``) against
 ``integrations.textattack.VictimWrapper(victim)`` with a query budget per example and
 ``random_seed = --seed``. A recipe that cannot be built offline (``TextBuggerLi2018`` needs
@@ -25,12 +28,13 @@ whose prediction a cleaner keeps, and the share it leaves exactly as they were. 
 
 The adversarial texts go to ``benchmarks/results/shield_transfer_examples.jsonl``; ``--reuse``
 reads them back and only reruns the cleaners (no attack: the victims are retrained, or loaded
-from ``--work``, to predict). Prints JSON, writes ``benchmarks/results/shield_transfer.json``
+from ``--work``, to predict), except for a task named in ``--tasks`` that has no examples in the
+file: it is attacked and its examples added, the others' kept as they were. Prints JSON, writes ``benchmarks/results/shield_transfer.json``
 and ``docs/shield-transfer.md`` (``--render``: only the page, from the JSON).
 
-    python benchmarks/shield_transfer.py [--tasks tc,nli] [--examples 200] [--skip 0]
+    python benchmarks/shield_transfer.py [--tasks tc,nli,mr] [--examples 200] [--skip 0]
         [--max-queries 1000] [--textattack-recipes DeepWordBugGao2018,Pruthi2019] [--seed 0]
-        [--reuse] [--render]
+        [--split test] [--reuse] [--render]
 
 ``--skip 200`` with ``--examples-file`` and ``--out`` elsewhere attacks a dev split (test
 examples 200–400) to tune the shield on, apart from the first N the figures report.
@@ -56,6 +60,7 @@ from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paper_grid import olid_test_with_labels, train  # noqa: E402
 from perturb_throughput import DATA, DATA_HELP, ROOT, recorded  # noqa: E402
+from sentiment_data import write_splits  # noqa: E402
 from shield_accuracy import Timed, baseline, commit  # noqa: E402
 
 from zeroe_assets.assets import atomic_write  # noqa: E402
@@ -67,8 +72,8 @@ EXAMPLES_OUT = ROOT / "benchmarks" / "results" / "shield_transfer_examples.jsonl
 DOC = ROOT / "docs" / "shield-transfer.md"
 RECIPES = ("DeepWordBugGao2018", "Pruthi2019")
 CLEANERS = {"none": "no cleaning", "baseline": "anyascii+symspellpy", "shield": "shield"}
-VICTIMS = {"tc": "tc-tfidf", "nli": "nli-tfidf"}
-NAMES = {"tc": "toxicity (OLID)", "nli": "NLI (SNLI)"}
+VICTIMS = {"tc": "tc-tfidf", "nli": "nli-tfidf", "mr": "generic-tfidf"}
+NAMES = {"tc": "toxicity (OLID)", "nli": "NLI (SNLI)", "mr": "sentiment (movie reviews)"}
 SHOWN = 3  # examples per recipe on the page
 MISSES = 20  # rows of the misses tables
 WARM_UP = "you are such a stupid liar and everyone knows it"  # not a test text
@@ -81,23 +86,28 @@ OFFLINE = {"TextBuggerLi2018": "besides, its WordSwapEmbedding downloads counter
 
 
 # -- the victims and their test sets --------------------------------------------------------------
-def setup(task: str, data: Path, work: Path, n: int, skip: int = 0):
-    """(victim, examples, labels): the victim trained as paper_grid trains it (cached in
+def setup(task: str, data: Path, work: Path, n: int, skip: int = 0, split: str = "test"):
+    """(victim, examples, labels, name): the victim trained as paper_grid trains it (cached in
     ``work``), ``n`` test examples as ``(input, gold)`` after the first ``skip`` (a dev split
-    to tune the shield on, apart from the first N the figures are reported on), and the labels
-    in the order of ``VictimWrapper``'s columns."""
-    spec = get_task(task)
+    to tune the shield on, apart from the first N the figures are reported on; for ``mr`` also
+    ``split="dev"``), the labels in the order of ``VictimWrapper``'s columns, and the test set's
+    name."""
+    spec, victim_name = get_task("generic" if task == "mr" else task), VICTIMS.get(task)
     if task == "tc":
         test, train_path = olid_test_with_labels(data, work), data / "olid/olid-training-v1.0.tsv"
+        name = "OLID level-A test (olid/testset-levela.tsv joined with labels-levela.csv)"
     elif task == "nli":
         test, train_path = data / "snli/snli_test.tsv", data / "snli/snli_dev.tsv"
+        name = recorded(test, data.parent)
+    elif task == "mr":
+        paths = write_splits(work / "mr")
+        test, train_path = paths[split], paths["train"]
+        name = f"the {split} split of the movie-review sentences (sentiment_data.py)"
     else:
-        raise ValueError(f"task {task!r}: choose tc or nli")
+        raise ValueError(f"task {task!r}: choose tc, nli or mr")
     ex = spec.examples(test, spec.format_for(test))
-    victim = train(task, VICTIMS[task], train_path, work / f"{VICTIMS[task]}.joblib")
+    victim = train(spec.name, victim_name, train_path, work / f"{victim_name}.joblib")
     labels = (0, 1) if task == "tc" else tuple(victim.labels)
-    name = ("OLID level-A test (olid/testset-levela.tsv joined with labels-levela.csv)"
-            if task == "tc" else recorded(test, data.parent))
     return victim, list(zip(ex.inputs, ex.gold))[skip:skip + n], labels, name
 
 
@@ -356,13 +366,17 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
     parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-shield-transfer"),
                         help="the joined OLID test set, the victims and TextAttack's cache")
-    parser.add_argument("--tasks", default="tc", help="tc, nli or tc,nli (default: tc)")
+    parser.add_argument("--tasks", default="tc",
+                        help="tc, nli, mr, comma-separated (default: tc; with --reuse, tasks "
+                             "without examples in --examples-file are attacked and added)")
     parser.add_argument("--examples", type=int, default=200,
                         help="the first N test examples per task (default: 200)")
     parser.add_argument("--skip", type=int, default=0,
                         help="take the N examples after the first SKIP (default: 0; a dev "
                              "split to tune on: --skip 200 with --examples-file and --out "
                              "elsewhere)")
+    parser.add_argument("--split", choices=("test", "dev"), default="test",
+                        help="mr's sentences to attack (default: test; dev to tune on)")
     parser.add_argument("--max-queries", type=int, default=1000,
                         help="query budget per example (default: 1000, as search_vs_textattack)")
     parser.add_argument("--textattack-recipes", default=",".join(RECIPES),
@@ -385,25 +399,31 @@ def main() -> None:
     started, load = time.perf_counter(), os.getloadavg()
     args.work.mkdir(parents=True, exist_ok=True)
     previous = json.loads(args.out.read_text("utf-8")) if args.reuse and args.out.exists() else {}
+    named = [t for t in args.tasks.split(",") if t]
     if args.reuse:
         rows = read_rows(args.examples_file)
-        tasks = list(dict.fromkeys(r["task"] for r in rows))
+        cached = list(dict.fromkeys(r["task"] for r in rows))
+        tasks, fresh = cached + [t for t in named if t not in cached], \
+            [t for t in named if t not in cached]
         attacks, notes = previous.get("attacks", {}), previous.get("notes", [])
         settings = previous.get("settings", {})
     else:
-        tasks = [t for t in args.tasks.split(",") if t]
+        tasks = fresh = named
         rows, attacks, notes = [], {}, []
         settings = {"examples": args.examples, "max_queries": args.max_queries,
-                    "seed": args.seed, **({"skip": args.skip} if args.skip else {})}
+                    "seed": args.seed, **({"skip": args.skip} if args.skip else {}),
+                    **({"split": args.split} if args.split != "test" else {})}
+    if fresh:
         from zeroe_assets.integrations import textattack_offline
 
         textattack_offline.prepare(args.work / "textattack")
     predict_for, test_sets = {}, {}
     for task in tasks:
-        victim, examples, labels, test_sets[task] = setup(task, data, args.work, args.examples,
-                                                          settings.get("skip", 0))
+        victim, examples, labels, test_sets[task] = setup(
+            task, data, args.work, settings.get("examples", args.examples),
+            settings.get("skip", 0), settings.get("split", "test"))
         predict_for[task] = predictor(task, victim, labels)
-        if args.reuse:
+        if task not in fresh:
             continue
         for recipe in [r for r in args.textattack_recipes.split(",") if r]:
             try:

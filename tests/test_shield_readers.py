@@ -207,6 +207,33 @@ def test_the_noisy_channel_overrules_the_ranker_when_far_ahead(shield):
     assert off("A man spraks to the crowd") == "A man sparks to the crowd"
 
 
+def test_the_noisy_channel_overrules_a_reading_taken_below_the_threshold(shield):
+    # the ranker is unsure (promoting .5) but keeping the non-word is unlikely, so it changes:
+    # to the one-edit word the window wants (a rarer word than the channel picks alone)
+    assert shield("A man is phooting a gun at a target") == "A man is shooting a gun at a target"
+    off = Shield()
+    off.channel_over = None
+    assert off("A man is phooting a gun at a target") == "A man is promoting a gun at a target"
+
+
+@pytest.mark.parametrize("text", [
+    "es uno de los mejores filmes que he visto en la vida por su historia",
+    "o filme é uma comédia que vale a pena ver por sua história",
+    "a película é um desastre do começo ao fim"])
+def test_a_line_with_english_function_words_far_likelier_another_language_stays(shield, text):
+    # Spanish and Portuguese share a, me, as with English: the words' frequencies decide
+    assert shield(text) == text
+
+
+
+def test_an_attacked_english_line_is_not_another_language():
+    from zeroe_assets.shield.language import other_language
+
+    # shuffled words that happen to be Italian or Spanish (era, si, ni) do not make most words
+    assert not other_language("teh nmwoe era ni a dpraea si ogod".split())
+    assert other_language("es uno de los mejores filmes que he visto en la vida".split())
+
+
 def test_a_real_word_the_window_wants_far_more_changes_past_the_bounds(shield):
     # DeepWordBug's real words at a word's end or from a word about as common
     assert shield("A mab is walking his dog") == "A man is walking his dog"
@@ -216,3 +243,19 @@ def test_a_real_word_the_window_wants_far_more_changes_past_the_bounds(shield):
     bounded = RealWords(shield.context, sure=None)
     assert bounded.correct("mab", (("<s>", "a"), ("is", "walking"))) is None
     assert shield.real_words.correct("mab", (("<s>", "a"), ("is", "walking"))) == "man"
+
+
+def test_american_spellings_and_derived_words_the_lexicon_lacks_are_spelled_right(shield):
+    from zeroe_assets.shield.spelling import british, spelled_right
+
+    assert british("marveled") == ["marvelled"] and british("humorless") == ["humourless"]
+    assert british("caled") == [] and british("hor") == []  # slips for called, hour
+    lexicon = shield.lexicon
+    for word in ["marveled", "lackluster", "impetuousness", "lethargically"]:
+        assert word not in lexicon and spelled_right(word, lexicon)
+    for slip in ["caled", "earlly", "sadbess", "wirst"]:
+        assert not spelled_right(slip, lexicon)
+    for text in ["the director marveled at the humorless crowd",
+                 "an impetuousness that feels lethargically preposterous"]:
+        assert shield(text) == text
+    assert shield("he wouldlike to see it") == "he would like to see it"  # joined, not -like

@@ -21,11 +21,12 @@ from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import Context, RealWords, Window
 from .features import MECHANISMS, line_evidence, token_features
-from .language import english_odds
+from .language import english_odds, other_language
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
 from .marked import marked_readings, unmarked
 from .ranker import Ranker, hand_set_ranker, load_ranker
+from .spelling import spelled_right
 from .visual import name_letter
 
 # a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word: the
@@ -42,6 +43,7 @@ SHORT = (2, 3)  # shorter non-words change on the noisy channel only (`Shield._s
 CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the next
 CHANNEL_OVER = 2.0  # log10: … ahead of every other reading, to overrule the ranker
 CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel to pick alone
+CHANNEL_OVER_FREQ = -6.0  # … and to overrule the ranker's reading of a word that changes anyway
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
@@ -107,6 +109,7 @@ class Shield:
     # … and in place of the ranker's reading of a non-word when the channel is this far ahead
     # (`_overrule`; None: the ranker's reading stands)
     channel_over: float | None = CHANNEL_OVER
+    channel_over_freq: float = CHANNEL_OVER_FREQ
     # a capitalised non-word inside the line changes only on the noisy channel, to a word this
     # common (log10; None: never)
     channel_names: float | None = CHANNEL_NAMES
@@ -218,8 +221,14 @@ class Shield:
     def _spelled(self, stem: str) -> bool:
         """An accented word spelled right (café, crème, José, Málaga) is no attack: left alone
         unless its plain form is a common English word (thé for *the*, wàter), which the ranker
-        decides with ``keep_accented``."""
-        if stem.isascii() or not is_accented_word(stem):
+        decides with ``keep_accented``. Nor is an American spelling or a derived word the
+        lexicon lacks (`spelling`: marveled, impetuousness), in one case throughout (a capital
+        inside marks an attacked letter: `marked`)."""
+        if stem.isascii():
+            low = stem.lower()
+            return (stem[1:].islower() or stem.isupper()) and low not in self.lexicon \
+                and spelled_right(low, self.lexicon)
+        if not is_accented_word(stem):
             return False
         return self.lexicon.logfreq(plain(stem.lower())) < COMMON
 
@@ -287,19 +296,22 @@ class Shield:
             found = self._channel_best(unit, readings, window, ends=True)
             return found if found and self.lexicon.logfreq(found) >= self.channel_names else None
         if self.nonword_keep is not None and probs[0] <= self.nonword_keep:
-            return readings[1 + int(probs[1:].argmax())]
+            pick = readings[1 + int(probs[1:].argmax())]
+            return self._overrule(unit, k, readings, pick, window) or pick
         if self.channel_margin is not None:
             return self._channel_best(unit, readings, window)
         return None
 
     def _channel_best(self, unit: Unit, readings: list[str], window: Window,
-                      ends: bool = False, margin: float | None = None) -> str | None:
+                      ends: bool = False, margin: float | None = None,
+                      floor: float | None = None) -> str | None:
         """The noisy channel's reading of a non-word the ranker leaves: among the single-word
         readings (with the token's first and last letters if ``ends``), the best by how it
         reads in its window (`Context.score`) + log10 P(token | word) (`channel`, letter
         confusions learnt from real typos), if it is one edit from the token
         (a letter put for another, added, dropped, two swapped), a common word
-        (``channel_freq``) and ahead of the next by ``margin`` (default ``channel_margin``).
+        (``floor``, default ``channel_freq``) and ahead of the next by ``margin`` (default
+        ``channel_margin``).
         The ranker weighs frequency about four times the channel (``stuid``: solid .08,
         stupid .03, keep .61); one edit to a common word that no other reading comes near is
         what a typo looks like."""
@@ -316,7 +328,7 @@ class Shield:
             return None
         score, best = scored[0]
         if DamerauLevenshtein.distance(seen, best) != 1 \
-                or lexicon.logfreq(best) < self.channel_freq \
+                or lexicon.logfreq(best) < (self.channel_freq if floor is None else floor) \
                 or len(scored) > 1 and score - scored[1][0] < margin:
             return None
         return best
@@ -330,7 +342,8 @@ class Shield:
         when it is several words (a segmentation the channel does not judge)."""
         if self.channel_over is None or " " in pick or not self._nonword(unit, k, names=True):
             return None
-        found = self._channel_best(unit, readings, window, margin=self.channel_over)
+        found = self._channel_best(unit, readings, window, margin=self.channel_over,
+                                   floor=self.channel_over_freq)
         return found if found != pick else None
 
     def _short(self, unit: Unit, k: int) -> bool:
@@ -530,17 +543,19 @@ def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
     and a long line of dictionary words with one common word is English too (a tweet of names
     and hashtags: ``Democrats Support Antifa, … Sedition And Treason``). A line with too few
     of those words is English still when its words, by their frequencies in English and six
-    other languages, are far likelier English (`language.english_odds`)."""
+    other languages, are far likelier English (`language.english_odds`); a line with them is
+    not when it is plainly another language (`language.other_language`)."""
     plain = [u for u in units if u.start not in protected]
     if len(plain) < 4:
         return True
     found = len({u.template.lower() for u in plain  # distinct: French "le … le" is one
                  if u.template.lower() in ENGLISH or u.template.lower() not in lexicon
                  and not ENGLISH.isdisjoint(u.candidates)})
-    if found >= (1 if len(plain) < 10 else 2):
-        return True
-    if found >= 1 and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain):
-        return True
+    if found >= (1 if len(plain) < 10 else 2) or found >= 1 \
+            and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain):
+        # … unless it is plainly another language that shares a, me, as with English
+        # (``'compleja' es uno de esos filmes …``)
+        return not other_language([u.template.lower() for u in plain])
     # the attack may have taken its few function words (``Four kids pose during summre
     # vacatino``): then all its words vote, each by its frequency in each language
     return english_odds([u.template.lower() for u in plain]) >= ENGLISH_ODDS

@@ -46,3 +46,18 @@ def english_odds(words: list[str]) -> float:
         return 0.0
     score = {lang: sum(t.get(w, FLOOR) for w in known) for lang, t in tables.items()}
     return score["en"] - max(v for lang, v in score.items() if lang != "en")
+
+
+KNOWN = 0.7  # the share of a line's words the lists must know for it to be another language
+FOREIGN_ODDS = 6.0  # log10: how much likelier that language must be than English
+
+
+def other_language(words: list[str]) -> bool:
+    """Whether a line is plainly another language although it has English function words
+    (Spanish and Portuguese share *a*, *me*, *as* with English): most of its words (``KNOWN``)
+    are in the lists, and they make another language ``FOREIGN_ODDS`` likelier. An attacked
+    English line is not: its non-words are in no list, and the few that are (*era*, *si*,
+    *ni* for *are*, *is*, *in*) tip the odds by less."""
+    tables = _tables()
+    known = sum(any(w in t for t in tables.values()) for w in words)
+    return known >= KNOWN * len(words) and english_odds(words) <= -FOREIGN_ODDS
