@@ -29,8 +29,9 @@ whose prediction a cleaner keeps, and the share it leaves exactly as they were. 
 The adversarial texts go to ``benchmarks/results/shield_transfer_examples.jsonl``; ``--reuse``
 reads them back and only reruns the cleaners (no attack: the victims are retrained, or loaded
 from ``--work``, to predict), except for a task named in ``--tasks`` that has no examples in the
-file: it is attacked and its examples added, the others' kept as they were. Prints JSON, writes ``benchmarks/results/shield_transfer.json``
-and ``docs/shield-transfer.md`` (``--render``: only the page, from the JSON).
+file: it is attacked and its examples added, the others' kept as they were. Prints JSON, writes
+``benchmarks/results/shield_transfer.json`` and ``docs/shield-transfer.md`` (``--render``: only
+the page, from the JSON).
 
     python benchmarks/shield_transfer.py [--tasks tc,nli,mr] [--examples 200] [--skip 0]
         [--max-queries 1000] [--textattack-recipes DeepWordBugGao2018,Pruthi2019] [--seed 0]
