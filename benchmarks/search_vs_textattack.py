@@ -39,7 +39,7 @@ from pathlib import Path
 
 from paper_grid import olid_test_with_labels, train
 from perturb_throughput import DATA, DATA_HELP
-from sentiment_data import write_splits
+from sentiment_data import split_file
 from zeroe_assets import tokenize
 from zeroe_assets.integrations import textattack_offline
 from zeroe_assets.search.results import (EXHAUSTED, FAILED, MISCLASSIFIED, SKIPPED, SUCCESSFUL,
@@ -80,20 +80,12 @@ def olid_half(data: Path, work: Path, parity: str) -> Path:
                    parity)
 
 
-def mr_split(work: Path, name: str) -> Path:
-    """A split of the movie-review sentences (``train``, ``dev``, ``test``), written once into
-    ``work/mr`` by ``sentiment_data.write_splits`` (seed 0)."""
-    folder = work / "mr"
-    if not (folder / "test.tsv").exists():
-        write_splits(folder)
-    return folder / f"{name}.tsv"
-
-
 def setup(dataset: str, data: Path, work: Path, n: int, half: str):
     """The first ``n`` test examples with their gold labels, and the benchmark's victim
     (`victim_for`) warmed up outside the timings."""
     task = get_task(TASK[dataset])
-    test = olid_test_with_labels(data, work) if dataset == "olid" else mr_split(work, "test")
+    test = (olid_test_with_labels(data, work) if dataset == "olid"
+            else split_file(work / "mr", "test"))
     ex = task.examples(test, task.format_for(test))
     examples = list(zip(ex.inputs, ex.gold))[:n]
     victim = victim_for(dataset, data, work, half)
@@ -105,7 +97,7 @@ def victim_for(dataset: str, data: Path, work: Path, half: str):
     """The dataset's victim, trained on all its training examples or the odd-numbered ones."""
     if dataset == "olid":
         return olid_victim(data, work, half)
-    source = mr_split(work, "train")
+    source = split_file(work / "mr", "train")
     if half == "all":
         return train("generic", "generic-tfidf", source, work / "mr" / "generic-tfidf.joblib")
     return train("generic", "generic-tfidf", half_of(source, work / "mr" / "train-odd.tsv", "odd"),
@@ -118,7 +110,8 @@ def surrogate_for(dataset: str, data: Path, work: Path) -> Path:
         return olid_surrogate(data, work)
     model = work / "mr" / "surrogate-even.joblib"
     train("generic", "generic-tfidf",
-          half_of(mr_split(work, "train"), work / "mr" / "train-even.tsv", "even"), model)
+          half_of(split_file(work / "mr", "train"), work / "mr" / "train-even.tsv", "even"),
+          model)
     return model
 
 

@@ -61,7 +61,7 @@ from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paper_grid import olid_test_with_labels, train  # noqa: E402
 from perturb_throughput import DATA, DATA_HELP, ROOT, recorded  # noqa: E402
-from sentiment_data import write_splits  # noqa: E402
+from sentiment_data import split_file  # noqa: E402
 from shield_accuracy import Timed, baseline, commit  # noqa: E402
 
 from zeroe_assets.assets import atomic_write  # noqa: E402
@@ -101,8 +101,7 @@ def setup(task: str, data: Path, work: Path, n: int, skip: int = 0, split: str =
         test, train_path = data / "snli/snli_test.tsv", data / "snli/snli_dev.tsv"
         name = recorded(test, data.parent)
     elif task == "mr":
-        paths = write_splits(work / "mr")
-        test, train_path = paths[split], paths["train"]
+        test, train_path = split_file(work / "mr", split), split_file(work / "mr", "train")
         name = f"the {split} split of the movie-review sentences (sentiment_data.py)"
     else:
         raise ValueError(f"task {task!r}: choose tc, nli or mr")
