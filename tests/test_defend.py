@@ -503,3 +503,25 @@ def test_a_certificate_reads_each_word_as_the_victim_does(defended):
     assert cert.correct == (victim.predict([text])[0] >= 0.5)
     # words the encoding joins (*morn ing*) cannot be enumerated one by one: undecided
     assert certify_text(victim, "What a lovely morn ing", "0", surface).certified is None
+
+
+def test_a_refuted_certificate_keeps_a_perturbed_text_that_changes_the_label(defended):
+    from zeroe_assets.defend.certify import Surface, certify, certify_text
+
+    victim = load_defended(defended)
+    surface = Surface(["truncate", "keyboard", "delete"])
+    # mixed cues near the boundary: a few changed short words move the label
+    texts = ["You are a stupid and lovely today", "You are a moron and wonderful morning"]
+    # one query allowed: too many combinations to enumerate, so the greedy search decides
+    summary = certify(victim, texts, ["1", "0"], surface, rho=0.5, max_queries=1, progress=False)
+    refuted = [c for c in summary["certificates"] if c["certified"] is False]
+    assert refuted and summary["refuted"] > 0
+    for text, cert in zip(texts, summary["certificates"]):
+        if cert["certified"] is False:  # the kept text really changes the whole victim's label
+            assert (victim.predict([cert["counterexample"]])[0] >= 0.5) != \
+                (victim.predict([text])[0] >= 0.5)
+            assert cert["counterexample"] != text
+    assert summary["certified_accuracy"] <= summary["certified_accuracy_at_most"]
+    # a symbol links *far-right*: a perturbed piece joins both into one token, so never certified
+    linked = certify_text(victim, "What a wonderful far-right morning", "0", surface, 0.5, 4096)
+    assert linked.certified in (None, False)

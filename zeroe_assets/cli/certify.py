@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     short = {k: v for k, v in summary.items() if k != "certificates"}
     print(json.dumps(short, indent=1, ensure_ascii=False))
     print(f"{summary['examples']} examples: clean {summary['clean_accuracy']:.1f}%, certified "
-          f"{summary['certified_accuracy']:.1f}% (undecided {summary['undecided']:.1f}%)",
+          f"{summary['certified_accuracy']:.1f}%, at most "
+          f"{summary['certified_accuracy_at_most']:.1f}% (refuted {summary['refuted']:.1f}%, "
+          f"undecided {summary['undecided']:.1f}%)",
           file=sys.stderr)
     return 0

@@ -132,7 +132,7 @@ class RobustEncoder:
         out_words, out_gaps, k = [], [], 0
         while k < len(words):
             j = k
-            while j + 1 < len(words) and _symbol(gaps[j + 1]):
+            while j + 1 < len(words) and symbol_gap(gaps[j + 1]):
                 j += 1
             out_gaps.append(gaps[k])
             if j > k and not all(w.lower() in self.vocabulary for w in words[k:j + 1]):
@@ -335,7 +335,7 @@ def _anchors(premise: str) -> Anchors:
     return Anchors(split(premise)[0])
 
 
-def _symbol(gap: str) -> bool:
+def symbol_gap(gap: str) -> bool:
     """One character that is neither a letter, a digit nor a space: what intrude puts inside."""
     return len(gap) == 1 and not gap.isspace() and not gap.isalnum()
 
