@@ -119,7 +119,8 @@ def main() -> None:
         sys.exit("a replayed run gave other records than the real one")
     own = [r["own_cpu_s"] for r in replayed]
     json.dump(rounded({
-        "dataset": args.dataset, "victim_half": args.victim_half, "examples": len(examples), "digest": real["digest"],
+        "dataset": args.dataset, "victim_half": args.victim_half, "examples": len(examples),
+        "digest": real["digest"],
         "loadavg_at_start": list(load),
         "real": {**real, "overhead_cpu_pct": 100.0 * real["own_cpu_s"] / real["victim_cpu_s"]},
         "replayed_own_cpu_s": [round(x, 4) for x in own],
