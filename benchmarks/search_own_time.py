@@ -8,7 +8,7 @@ shared machine, more than most exact speed-ups; the replayed passes move less, a
 valgrind their instruction count is exact to a few in 10^5 (``--callgrind`` switches counting
 on for the replayed passes only; valgrind prints the count as "Collected"):
 
-    python benchmarks/search_own_time.py [--victim-half odd] [--passes 5]
+    python benchmarks/search_own_time.py [--dataset mr] [--victim-half odd] [--passes 5]
     valgrind --tool=callgrind --instr-atstart=no python benchmarks/search_own_time.py \\
         --callgrind --passes 1
 """
@@ -26,14 +26,15 @@ import time
 from pathlib import Path
 
 from perturb_throughput import DATA, DATA_HELP
-from search_vs_textattack import WARM_UP, olid_surrogate, rounded, setup
+from search_vs_textattack import TASK, WARM_UP, rounded, setup, surrogate_for
 from zeroe_assets.search import NgramSurrogate, get_recipe
 
 
 class Recorded:
     """The victim, its answers kept by text and its CPU seconds counted; with ``replay`` the
     answers are given back without asking it (a text not asked before is a KeyError: the run
-    would not be the same)."""
+    would not be the same). ``predict``, and ``scores`` where the victim has it (a ``generic``
+    victim's probabilities)."""
 
     def __init__(self, victim):
         self.victim, self.answers, self.replay, self.cpu = victim, {}, False, 0.0
@@ -41,15 +42,21 @@ class Recorded:
     def __getattr__(self, name):
         if name == "victim":
             raise AttributeError(name)
+        if name == "scores":
+            scores = self.victim.scores  # an AttributeError where the victim has none
+            return lambda batch: self.ask(scores, "scores", batch)
         return getattr(self.victim, name)
 
     def predict(self, batch):
+        return self.ask(self.victim.predict, "predict", batch)
+
+    def ask(self, method, name: str, batch):
         start = time.process_time()
         try:
             if self.replay:
-                return [self.answers[t] for t in batch]
-            out = self.victim.predict(batch)
-            self.answers.update(zip(batch, out))
+                return [self.answers[name, t] for t in batch]
+            out = method(batch)
+            self.answers.update(((name, t), o) for t, o in zip(batch, out))
             return out
         finally:
             self.cpu += time.process_time() - start
@@ -64,9 +71,9 @@ def instrument(on: bool) -> None:
 def one_run(surrogate: NgramSurrogate, examples: list, victim: Recorded, args) -> dict:
     """The recipe afresh (its surrogate without the spans remembered by an earlier run) on every
     example: own and victim CPU seconds and the records' digest."""
-    attack = get_recipe("zeroe-fast", "tc", max_queries=args.max_queries, seed=args.seed,
-                        surrogate=copy.copy(surrogate))
-    attack.run(WARM_UP["olid"], victim.victim)  # loads the perturbers' tables, not timed
+    attack = get_recipe("zeroe-fast", TASK[args.dataset], max_queries=args.max_queries,
+                        seed=args.seed, surrogate=copy.copy(surrogate))
+    attack.run(WARM_UP[args.dataset], victim.victim)  # loads the perturbers' tables, not timed
     victim.cpu, counted = 0.0, args.callgrind and victim.replay
     if counted:
         instrument(True)
@@ -85,12 +92,15 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, help=DATA_HELP)
     parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-search-vs-textattack"),
                         help="search_vs_textattack.py's: the joined test set, victim, surrogate")
-    parser.add_argument("--examples", type=int, default=200, help="the first N OLID test tweets")
+    parser.add_argument("--dataset", choices=tuple(TASK), default="olid",
+                        help="OLID tweets or movie-review sentences (search_vs_textattack's)")
+    parser.add_argument("--examples", type=int, default=200, help="the first N test examples")
     parser.add_argument("--max-queries", type=int, default=1000)
     parser.add_argument("--victim-half", choices=("all", "odd"), default="all",
-                        help="the victim trained on all OLID training tweets or the odd ones")
+                        help="the victim trained on all training examples or the odd ones")
     parser.add_argument("--surrogate", type=Path, default=None,
-                        help="a tc-tfidf model file (default: the even-numbered tweets')")
+                        help="a tc-tfidf or generic-tfidf model file (default: the "
+                             "even-numbered training examples')")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--passes", type=int, default=5, help="replayed runs after the real one")
     parser.add_argument("--callgrind", action="store_true",
@@ -99,8 +109,8 @@ def main() -> None:
     data = args.data / "bench"
     if not data.exists():
         sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
-    examples, model = setup("olid", data, args.work, args.examples, args.victim_half)
-    surrogate = NgramSurrogate.load(args.surrogate or olid_surrogate(data, args.work))
+    examples, model = setup(args.dataset, data, args.work, args.examples, args.victim_half)
+    surrogate = NgramSurrogate.load(args.surrogate or surrogate_for(args.dataset, data, args.work))
     victim, load = Recorded(model), os.getloadavg()
     real = one_run(surrogate, examples, victim, args)
     victim.replay = True
@@ -109,7 +119,8 @@ def main() -> None:
         sys.exit("a replayed run gave other records than the real one")
     own = [r["own_cpu_s"] for r in replayed]
     json.dump(rounded({
-        "victim_half": args.victim_half, "examples": len(examples), "digest": real["digest"],
+        "dataset": args.dataset, "victim_half": args.victim_half, "examples": len(examples),
+        "digest": real["digest"],
         "loadavg_at_start": list(load),
         "real": {**real, "overhead_cpu_pct": 100.0 * real["own_cpu_s"] / real["victim_cpu_s"]},
         "replayed_own_cpu_s": [round(x, 4) for x in own],

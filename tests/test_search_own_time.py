@@ -56,3 +56,45 @@ def test_an_attack_replayed_gives_the_same_records(own_time):
     assert any(r["status"] == "successful" for r in real)
     victim.replay = True
     assert run() == real
+
+
+class Sentiment:
+    """A ``generic`` victim with class probabilities: "dull" makes a text ``neg``; counts texts."""
+
+    task = "generic"
+    labels = ("neg", "pos")
+
+    def __init__(self):
+        self.texts = 0
+
+    def scores(self, batch):
+        self.texts += len(batch)
+        return [[0.8, 0.2] if "dull" in t.split() else [0.3, 0.7] for t in batch]
+
+    def predict(self, batch):
+        return [self.labels[max(range(2), key=row.__getitem__)] for row in self.scores(batch)]
+
+
+def test_a_label_victim_s_probabilities_are_replayed_too(own_time):
+    victim = Sentiment()
+    recorded = own_time.Recorded(victim)
+    first = recorded.scores(["a dull film", "a fine film"])
+    assert recorded.predict(["a dull film"]) == ["neg"]
+    asked = victim.texts
+    recorded.replay = True
+    assert recorded.scores(["a fine film", "a dull film"]) == first[::-1]
+    assert recorded.predict(["a dull film"]) == ["neg"]  # kept apart from the probabilities
+    assert victim.texts == asked
+    with pytest.raises(AttributeError):
+        own_time.Recorded(Toxic()).scores  # a victim without probabilities has none here either
+
+    def run():
+        attack = get_recipe("deepwordbug", "generic", max_queries=50, seed=0)
+        return [attack.run(e, recorded, index=i).to_json()
+                for i, e in enumerate([("a dull film", "neg"), ("dull dull dull", "neg")])]
+
+    recorded.replay = False
+    real = run()
+    assert any(r["status"] == "successful" for r in real)
+    recorded.replay = True
+    assert run() == real

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 
 from ..constraints import check_all
 from .methods import Greedy, Problem, Scored, SearchMethod
@@ -114,12 +115,13 @@ class NgramSurrogate:
     def norms(self, text: str) -> tuple[float, float]:
         """The L2 norms of ``text``'s TF-IDF vectors (characters, words): the scale of a
         change's effect on the logit (1 for a text without known features)."""
+        idf = self.idf
+
         def norm(grams):
-            counts: dict[str, int] = {}
-            for g in grams:
-                if g in self.idf:
-                    counts[g] = counts.get(g, 0) + 1
-            return math.sqrt(sum((self.idf[g] * (1 + math.log(c))) ** 2
+            # Counter counts in C, keeping the first-seen order: the same terms summed in the
+            # same order as a dictionary filled by hand
+            counts = Counter(g for g in grams if g in idf)
+            return math.sqrt(sum((idf[g] * (1 + math.log(c))) ** 2
                                  for g, c in counts.items())) or 1.0
 
         chars = [g for t in text.split() for g in char_ngrams(t)]

@@ -23,6 +23,7 @@ such as the MiniLM fine-tuned by ``python -m train.victim experiment=victim_mini
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 import sys
@@ -65,11 +66,14 @@ class _Answers(type(Protocol)):
         return all(hasattr(instance, name) for name in _members(cls))
 
 
-def _members(protocol) -> set[str]:
-    """The attributes and methods the victim protocols declare, their bases' included."""
-    return {name for base in protocol.__mro__ if base.__module__ == __name__
-            for name in (*inspect.get_annotations(base),
-                         *(k for k, v in vars(base).items() if callable(v) and k[0] != "_"))}
+@functools.cache
+def _members(protocol) -> frozenset[str]:
+    """The attributes and methods the victim protocols declare, their bases' included; once per
+    protocol (a goal asks ``isinstance(victim, Scorer)`` several times a query)."""
+    return frozenset(name for base in protocol.__mro__ if base.__module__ == __name__
+                     for name in (*inspect.get_annotations(base),
+                                  *(k for k, v in vars(base).items()
+                                    if callable(v) and k[0] != "_")))
 
 
 @runtime_checkable
