@@ -28,7 +28,8 @@ def test_round_trip_any_string(s):
     assert all(any(c.isalpha() for c in word) for word in w)
 
 
-MIXED = st.text(st.sampled_from(list("abXZ09eEx+-'’ \t\u00a0.,_éü²½Ⅻ한😂") + ["\u0301", "\u200d"]))
+MIXED = st.text(st.sampled_from(list("abXZ09eEx+-'’ \t\u00a0.,_éü²½Ⅻ한😂“—🇺🏻")
+                                + ["\u0301", "\u200d", "\ufe0f"]))
 
 
 @settings(max_examples=500, deadline=None)
@@ -41,12 +42,27 @@ def test_split_at_spaces_is_the_full_patterns_split(s):
 
 
 @settings(max_examples=1000, deadline=None)
-@given(st.text(st.sampled_from(list("abfXZF019eEx+-' \t.,_"))))
+@given(st.text(st.sampled_from(list("abfXZF019eEx+-'’ \t.,_“”—😂🇺🏻\u00a0\u200d"))))
 def test_the_ascii_pattern_splits_as_the_full_one(s):
-    # the ASCII pattern (starting with a class, possessive runs) matches as the full one does
-    from zeroe_assets.tokenize import _ASCII_WORD, _WORD
+    # the ASCII pattern (starting with a class, possessive runs) matches as the full one does, on
+    # ASCII text and on text whose other characters are no letters, digits or marks (emoji,
+    # quotes, ’), which `parts` hands to it whole
+    from zeroe_assets.tokenize import _ASCII_WORD, _WORD, _WORDISH
 
+    assert _WORDISH.search(s) is None
     assert _ASCII_WORD.split(s) == _WORD.split(s)
+
+
+@pytest.mark.parametrize("text", ["don’t say “hello” 😂", "1e5’s café", "❤️love", "x\u0301y 😂 abc",
+                                  "½x ²a", "٣ab 😂 cd", "Ⅻx 🇺🇸 it’s"])
+def test_wordish_finds_non_ascii_letters_digits_numerals_and_marks(text):
+    # `parts` sends text to the ASCII pattern whole only where `_WORDISH` finds nothing
+    from zeroe_assets.tokenize import _WORD, _WORDISH, parts
+
+    wordish = any(ord(c) > 127 and (c.isalnum() or unicodedata.category(c)[0] == "M")
+                  for c in text)
+    assert (_WORDISH.search(text) is not None) == wordish
+    assert parts(text) == _WORD.split(text)
 
 
 def test_words_and_gaps():
