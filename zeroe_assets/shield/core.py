@@ -549,17 +549,21 @@ def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
     plain = [u for u in units if u.start not in protected]
     if len(plain) < 4:
         return True
-    found = len({u.template.lower() for u in plain  # distinct: French "le … le" is one
-                 if u.template.lower() in ENGLISH or u.template.lower() not in lexicon
-                 and (not ENGLISH.isdisjoint(u.candidates) or _mistyped(u, lexicon))})
-    if found >= (1 if len(plain) < 10 else 2) or found >= 1 \
-            and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain):
+    lows = [u.template.lower() for u in plain]
+    found = {low for u, low in zip(plain, lows)  # distinct: French "le … le" is one
+             if low in ENGLISH or low not in lexicon and not ENGLISH.isdisjoint(u.candidates)}
+    need = 1 if len(plain) < 10 else 2
+    if len(found) < need:  # the attack may have mistyped them (asked only here: it costs)
+        found |= {low for u, low in zip(plain, lows)
+                  if low not in lexicon and _mistyped(u, lexicon)}
+    if len(found) >= need \
+            or found and sum(low in lexicon for low in lows) >= WORDS * len(plain):
         # … unless it is plainly another language that shares a, me, as with English
         # (``'compleja' es uno de esos filmes …``)
-        return not other_language([u.template.lower() for u in plain])
+        return not other_language(lows)
     # the attack may have taken its few function words (``Four kids pose during summre
     # vacatino``): then all its words vote, each by its frequency in each language
-    return english_odds([u.template.lower() for u in plain]) >= ENGLISH_ODDS
+    return english_odds(lows) >= ENGLISH_ODDS
 
 
 def _mistyped(unit: Unit, lexicon: Lexicon) -> bool:
