@@ -159,6 +159,15 @@ def test_a_line_the_attack_left_no_function_word_is_english_by_its_words(shield)
     assert shield(german) == german
 
 
+def test_a_line_whose_few_common_words_the_attack_mistyped_is_english(shield):
+    # DeepWordBug took the tweets' only common words; the rest are names, symbols and a German
+    # word (uns): no function word and no vote, yet each non-word is one edit from a common word
+    assert shield("@USER $$$ ewll spet...panthers..Douch").startswith("@USER $$$ well spent")
+    assert shield("@USER   Goa helC uns all") == "@USER   Goa help us all"
+    spanish = "el peso de un líquido incoloro , del amor como elemento de vida"
+    assert shield(spanish) == spanish
+
+
 def test_file_and_domain_names_are_left_alone(shield):
     for text in ["(See attached file: UnleadedStocks.pdf)(See attached file: CrudeStocks.pdf)",
                  "Our new domain name is paulhastings.com.", "- TEXT.htm << File: TEXT.htm >>"]:

@@ -21,7 +21,7 @@ from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import Context, RealWords, Window
 from .features import MECHANISMS, line_evidence, token_features
-from .language import english_odds, other_language
+from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
 from .marked import marked_readings, unmarked
@@ -539,7 +539,8 @@ def _tags(words: list[str], gaps: list[str]) -> set[int]:
 
 def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
     """Whether the line reads as English: enough of its words are, or may be restored to,
-    common English words (``Teh`` counts as *the*). Hashtags, mentions and URLs do not count,
+    common English words (``Teh`` counts as *the*, and so does any word no language has that is
+    one edit from a common English word: `_mistyped`). Hashtags, mentions and URLs do not count,
     and a long line of dictionary words with one common word is English too (a tweet of names
     and hashtags: ``Democrats Support Antifa, … Sedition And Treason``). A line with too few
     of those words is English still when its words, by their frequencies in English and six
@@ -548,17 +549,35 @@ def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
     plain = [u for u in units if u.start not in protected]
     if len(plain) < 4:
         return True
-    found = len({u.template.lower() for u in plain  # distinct: French "le … le" is one
-                 if u.template.lower() in ENGLISH or u.template.lower() not in lexicon
-                 and not ENGLISH.isdisjoint(u.candidates)})
-    if found >= (1 if len(plain) < 10 else 2) or found >= 1 \
-            and sum(u.template.lower() in lexicon for u in plain) >= WORDS * len(plain):
+    lows = [u.template.lower() for u in plain]
+    found = {low for u, low in zip(plain, lows)  # distinct: French "le … le" is one
+             if low in ENGLISH or low not in lexicon and not ENGLISH.isdisjoint(u.candidates)}
+    need = 1 if len(plain) < 10 else 2
+    if len(found) < need:  # the attack may have mistyped them (asked only here: it costs)
+        found |= {low for u, low in zip(plain, lows)
+                  if low not in lexicon and _mistyped(u, lexicon)}
+    if len(found) >= need \
+            or found and sum(low in lexicon for low in lows) >= WORDS * len(plain):
         # … unless it is plainly another language that shares a, me, as with English
         # (``'compleja' es uno de esos filmes …``)
-        return not other_language([u.template.lower() for u in plain])
+        return not other_language(lows)
     # the attack may have taken its few function words (``Four kids pose during summre
     # vacatino``): then all its words vote, each by its frequency in each language
-    return english_odds([u.template.lower() for u in plain]) >= ENGLISH_ODDS
+    return english_odds(lows) >= ENGLISH_ODDS
+
+
+def _mistyped(unit: Unit, lexicon: Lexicon) -> bool:
+    """Whether a non-word is an English word mistyped: no language's list has it, and one edit
+    makes it a common English word (``donig``, ``ewll``, ``helC``). Such words are what an
+    attack leaves of a line's few common words (``@USER $$$ ewll spet``), so they count as
+    those words would; a word of another language is in its list and does not count, nor do
+    short ones (pls, thx) and capitalised ones (Pak, Kang: names)."""
+    seen = unit.template.lower()
+    if len(seen) < NONWORD_MIN or unit.stem[:1].isupper() and unit.stem[1:].islower():
+        return False
+    return not known(seen) and any(" " not in r and lexicon.logfreq(r) >= COMMON
+                                   and DamerauLevenshtein.distance(seen, r) == 1
+                                   for r in unit.candidates)
 
 
 def _restorers(mechanisms, lexicon, root) -> dict:

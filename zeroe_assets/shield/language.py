@@ -36,15 +36,20 @@ def _tables() -> dict[str, dict[str, float]]:
     return tables
 
 
+def known(word: str) -> bool:
+    """Whether any of the languages' lists has ``word`` (lower case)."""
+    return any(word in t for t in _tables().values())
+
+
 def english_odds(words: list[str]) -> float:
     """log10 P(words | English) − the largest log10 P(words | another language), each word
     independent (lower-case words; one no list has counts for no language). Positive: English
     is the likeliest; 0 when no word is known."""
     tables = _tables()
-    known = [w for w in words if any(w in t for t in tables.values())]
-    if not known:
+    voters = [w for w in words if known(w)]
+    if not voters:
         return 0.0
-    score = {lang: sum(t.get(w, FLOOR) for w in known) for lang, t in tables.items()}
+    score = {lang: sum(t.get(w, FLOOR) for w in voters) for lang, t in tables.items()}
     return score["en"] - max(v for lang, v in score.items() if lang != "en")
 
 
@@ -58,6 +63,4 @@ def other_language(words: list[str]) -> bool:
     are in the lists, and they make another language ``FOREIGN_ODDS`` likelier. An attacked
     English line is not: its non-words are in no list, and the few that are (*era*, *si*,
     *ni* for *are*, *is*, *in*) tip the odds by less."""
-    tables = _tables()
-    known = sum(any(w in t for t in tables.values()) for w in words)
-    return known >= KNOWN * len(words) and english_odds(words) <= -FOREIGN_ODDS
+    return sum(map(known, words)) >= KNOWN * len(words) and english_odds(words) <= -FOREIGN_ODDS
