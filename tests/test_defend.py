@@ -167,7 +167,7 @@ def test_certificates_hold_for_the_perturbations_they_cover(which, request):
     # tc-monotone's certificates come from its weights' bound, tc-tfidf's from queries
     surface = Surface(["swap", "truncate", "disemvowel", "intrude"] +
                       (["keyboard"] if which == "monotone" else []))
-    texts = ["You are a pathetic moron", "What a wonderful lovely morning today"]
+    texts = ["Disgusting pathetic idiot", "Wonderful lovely morning"]
     summary = certify(victim, texts, ["1", "0"], surface, rho=0.5, max_queries=64,
                       progress=False)
     assert summary["examples"] == 2 and summary["clean_accuracy"] == 100.0
@@ -525,3 +525,25 @@ def test_a_refuted_certificate_keeps_a_perturbed_text_that_changes_the_label(def
     # a symbol links *far-right*: a perturbed piece joins both into one token, so never certified
     linked = certify_text(victim, "What a wonderful far-right morning", "0", surface, 0.5, 4096)
     assert linked.certified in (None, False)
+
+
+def test_a_change_the_encoding_joins_with_a_neighbour_is_read_in_context(monotone):
+    from zeroe_assets.defend.certify import Surface, _bounded, _in_context, certify_text
+    from zeroe_assets.shield.core import split
+
+    victim = load_defended(monotone)
+    encoder, surface = victim.encoder, Surface(["truncate"])
+    # *are* cut to *ar* before *a* reads as *ara* in the sentence, not as *ar* + *a*
+    assert encoder.encode("You ar a pathetic moron").split()[:2] == ["you", "ara"]
+    words, gaps = split("You are a pathetic moron")
+    encoded = [encoder.token(w) for w in words]
+    assert _in_context(encoder, words, gaps, encoded, 1, surface, None) == [
+        encoder.encode("You ar a pathetic moron")]
+    assert not _in_context(encoder, words, gaps, encoded, 4, surface, None)  # *moro*: no join
+    # the weights' bound takes the sentence read in place: *a* gone with *are* counts too
+    model, context = victim.victim, {1: [encoder.encode("You ar a pathetic moron")]}
+    (z,) = model.logits([" ".join(encoded)])
+    assert z >= 0 and _bounded(model, encoded, [], 1, context)  # *you*, *are*, *a* weigh 0
+    assert model.logits([encoder.encode("You ar a pathetic moron")])[0] >= 0
+    # a word with an apostrophe is read alone as `encode` reads it: *pa'role* is *parole*
+    assert encoder.token("pa'role") == encoder.encode("pa'role")

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, product
 
-from .encoding import symbol_gap
+from .encoding import PIECES, symbol_gap
 from .surface import SURFACE, Surface
 from .victim import DefendedVictim
 
@@ -87,7 +87,12 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     others: list[tuple[int, list[str]]] = []
     families: dict[str, int] = {}
     memo = {} if memo is None else memo
+    context: dict[int, list[str]] = {}  # word -> whole sentences its forms read as in place
     for i, w in enumerate(words):
+        if exact:  # changes the encoding joins with a neighbour (*ov a* → *ova*)
+            read = _in_context(encoder, words, gaps, encoded, i, surface, anchor)
+            if read:
+                context[i] = read
         key = (w, anchor)
         if key not in memo:
             memo[key] = form_encodings(encoder, surface, w, anchor)
@@ -97,13 +102,15 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
             others.append((i, sorted(seen)))
             for family in sorted({f for f, _ in seen.values()}):
                 families[family] = families.get(family, 0) + 1
-    cert = Certificate(True, correct, len(words), [words[i] for i, _ in others], families, 1)
-    if exact and not others:
+    unstable = sorted({i for i, _ in others} | set(context))
+    cert = Certificate(True, correct, len(words), [words[i] for i in unstable], families, 1)
+    if exact and not unstable:
         return cert
     budget = max(1, math.floor(rho * len(words)))
     if exact and hasattr(victim.victim, "weight") and _bounded(victim.victim, encoded, others,
-                                                               budget):
+                                                               budget, context):
         return cert
+    exact = exact and not context  # a sentence read in place is no slot to enumerate
     enumerable = exact and _combinations([len(o) for _, o in others], budget) <= max_queries
     search = _enumerate if enumerable else _refute
     found = search(victim, asked, clean, encoded, others, budget, cert) if others else None
@@ -117,6 +124,54 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
         if _label(victim.task, out) != _label(victim.task, clean):
             cert.certified, cert.counterexample = False, attacked
     return cert
+
+
+def _in_context(encoder, words: list[str], gaps: list[str], encoded: list[str], i: int,
+                surface: Surface, anchor: str | None) -> list[str]:
+    """The encoded sentences in which a one-change form of word ``i`` reads otherwise than it
+    reads alone. The encoding joins letter pieces with one and the same character between them
+    into a lexicon word (`RobustEncoder._split_word`; an intruded form's pieces first joined
+    into one, as `_intruded` does): only a form that could make such a run with its neighbours
+    (*of* → *ov* in *ov a*: *ova*; *typical* → *typic al* in *a typic al*: *atypical*) is read
+    in its sentence; the others cannot differ."""
+    from ..shield.core import split
+    from ..tokenize import join
+
+    lexicon, found = encoder.shield.lexicon, []
+    for form in sorted(surface.forms(words[i])):
+        pieces, inner = split(form)
+        if not pieces:
+            continue
+        head, tail = gaps[:i] + [gaps[i] + inner[0]], [inner[-1] + gaps[i + 1]] + gaps[i + 2:]
+        for seq, seps, lo, hi in (
+                (words[:i] + pieces + words[i + 1:], head + inner[1:-1] + tail, i,
+                 i + len(pieces) - 1),
+                (words[:i] + ["".join(pieces)] + words[i + 1:], head + tail, i, i)):
+            if _may_join(lexicon, seq, seps, lo, hi):
+                alone = encoded[:i] + [encoder.token(form, anchor)] + encoded[i + 1:]
+                read = encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps),
+                                      anchor=anchor)
+                if read != " ".join(e for e in alone if e):
+                    found.append(read)
+                break
+    return found
+
+
+def _may_join(lexicon, seq: list[str], seps: list[str], lo: int, hi: int) -> bool:
+    """Whether a run of two to `PIECES` items of ``seq`` that takes in one of ``lo..hi``, all
+    letters, with one and the same character (no letter or digit) before each but the first
+    (``seps[k]``: what stands before ``seq[k]``), makes a lexicon word."""
+    for a in range(max(0, lo - PIECES + 1), hi + 1):
+        if not seq[a].isalpha():
+            continue
+        for b in range(a + 1, min(len(seq), a + PIECES)):
+            sep = seps[b]
+            if not seq[b].isalpha() or len(sep) != 1 or sep.isalnum() or (
+                    b > a + 1 and sep != seps[b - 1]):
+                break
+            if b >= lo and "".join(seq[a:b + 1]).lower() in lexicon:
+                return True
+    return False
 
 
 def _enumerate(victim, asked, clean, encoded: list[str], others: list[tuple[int, list[str]]],
@@ -185,36 +240,48 @@ def _refute(victim, asked, clean, encoded: list[str], others: list[tuple[int, li
     return None
 
 
-def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]],
-             budget: int) -> bool:
+def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]], budget: int,
+             context: dict[int, list[str]] | None = None) -> bool:
     """For a model whose logit is its intercept plus the weights of the distinct words present
     (``tc-monotone``: ``logits``, ``weight``, ``words``), whether the prediction holds for every
-    choice of at most ``budget`` unstable words. Upwards, a word that takes an encoding of one
-    new word adds that word's weight once however many words take it (``unkword`` counts once),
-    so those gains are pooled by word; a word whose encodings bring several words, or take away
-    negative weight of its own, is one item of its largest gain. Downwards, a word takes away at
-    most its own positive weights and brings at most the negative weights of its new encodings.
-    The ``budget`` largest items bound the logit's move."""
+    choice of at most ``budget`` unstable words. A word's readings are its other encodings in
+    its place and, from ``context``, the whole sentences its forms read as where the encoding
+    joins them with a neighbour. Upwards, a reading that brings one new word adds that word's
+    weight once however many words bring it (``unkword`` counts once), so those gains are pooled
+    by word; a word whose readings bring several words, or take away negative weight, is one
+    item of its largest gain. Downwards, a word takes away at most its own positive weights (a
+    sentence: the positive weights of the words no longer there) and brings at most the negative
+    weights of its readings' new words. The ``budget`` largest items bound the logit's move."""
     text = " ".join(e for e in encoded if e)
     (z,) = model.logits([text])
     present = set(model.words(text))
+    slots, context = dict(others), context or {}
 
-    def weights(encoding: str) -> list[float]:
-        return [model.weight(w) for w in set(model.words(encoding))]
+    def weight_of(words) -> list[float]:
+        return [model.weight(w) for w in set(words)]
 
+    def readings(i: int):
+        """(the words a reading takes away, the new words it brings), each reading of word i."""
+        own = set(model.words(encoded[i]))
+        for e in slots.get(i, ()):
+            yield own, set(model.words(e)) - present
+        for sentence in context.get(i, ()):
+            seen = set(model.words(sentence))
+            yield present - seen, seen - present
+
+    unstable = sorted(set(slots) | set(context))
     if z >= 0:
-        downs = [sum(w for w in weights(encoded[i]) if w > 0)
-                 + max(-sum(w for w in weights(e) if w < 0) for e in alternatives)
-                 for i, alternatives in others]
+        downs = [max(sum(w for w in weight_of(gone) if w > 0)
+                     - sum(w for w in weight_of(new) if w < 0) for gone, new in readings(i))
+                 for i in unstable]
         return z - sum(sorted(downs, reverse=True)[:budget]) >= 0
     pooled: dict[str, float] = {}  # one new word's gain, whichever word brings it
     items: list[float] = []
-    for i, alternatives in others:
-        own_down = -sum(w for w in weights(encoded[i]) if w < 0)
+    for i in unstable:
         largest = 0.0
-        for e in alternatives:
-            new = {w: model.weight(w) for w in set(model.words(e)) - present}
-            gains = {w: g for w, g in new.items() if g > 0}
+        for gone, new in readings(i):
+            own_down = -sum(w for w in weight_of(gone) if w < 0)
+            gains = {w: g for w in new if (g := model.weight(w)) > 0}
             if len(gains) == 1 and not own_down:
                 (w, g), = gains.items()
                 pooled[w] = g

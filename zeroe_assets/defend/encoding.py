@@ -201,9 +201,12 @@ class RobustEncoder:
         from ..shield.core import split
 
         words, gaps = split(word)
-        if len(words) == 1 and (anchor is None or words[0].lower() in self.vocabulary):
-            # a vocabulary word or one change from one: no restorer needed
-            found = self._vocabulary_word(words[0], tokenize.stem(words[0])[1])
+        if len(words) == 1 and (anchor is None or words[0].lower() in self.vocabulary) and (
+                "'" not in words[0] and "’" not in words[0]):
+            # a vocabulary word or one change from one: no restorer needed. A word with an
+            # apostrophe is read as `encode` reads it (its units decide what the stem is:
+            # *pa'role* is *parole* intruded, not *role*)
+            found = self._vocabulary_word(words[0], words[0])
             if found is not None:
                 return self.cluster(found)
         anchors = _anchors(anchor) if anchor is not None else None
