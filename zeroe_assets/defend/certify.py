@@ -14,8 +14,8 @@ that a greedy search over the same choices (`_refute`, the victim's scores leadi
 for one that does. A choice that changes the label is checked through the whole defended
 victim; then the example is refuted and the perturbed text kept, so certified accuracy lies
 between the certified-and-right share and that plus the undecided right ones. What remains,
-and an example whose words cannot be read one by one (the encoding joins them, or a symbol
-links them), is undecided.
+and an example whose words cannot be read one by one (the encoding joins them, a symbol links
+them, or a form reads otherwise in its sentence), is undecided.
 """
 from __future__ import annotations
 
@@ -58,8 +58,10 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     hypothesis is the attacked text, read against its premise as the victim reads it
     (`encoding.RobustEncoder.encode`'s anchors); ``memo`` keeps each word's other encodings
     across the examples of one run. An example whose encoding is not its words' encodings one
-    after the other (words the encoding joins: *st ill*, *s.t.i.l.l*) is undecided: its words
-    cannot be enumerated one by one."""
+    after the other (words the encoding joins: *st ill*, *s.t.i.l.l*), with words a symbol
+    links, or with a form that reads otherwise in its sentence than alone (`_in_context`; for
+    ``tc-monotone`` the bound takes such sentences) is never certified: its words cannot be
+    enumerated one by one."""
     from ..shield.core import split
     from ..tokenize import join
 
