@@ -228,7 +228,7 @@ class RobustEncoder:
         if whole.lower() in self.vocabulary:
             return whole.lower()
         found = self.source(whole)  # before the stem: *t'his* is *this* intruded, not *his*
-        if found is not None:
+        if found is not None or stem == whole:  # a word without clitics: asked already
             return found
         if stem.lower() in self.vocabulary:
             return stem.lower()
