@@ -225,6 +225,19 @@ def test_cli_certify_writes_the_certificates(defended, tmp_path, capsys):
     assert main(["certify", "--task", "tc", "--victim", "tc-tfidf", "--input", str(test)]) == 2
 
 
+def test_a_defense_with_the_shield_in_front_is_not_certified(monotone):
+    from zeroe_assets.defend.certify import Surface, certify_text
+    from zeroe_assets.defend.victim import DefendedVictim
+    from zeroe_assets.shield import get_shield
+
+    # the shield reads a word from its neighbours (*heartfelt* → *heartofelt* turned back
+    # otherwise): certificates that read words alone would claim what it does not hold
+    plain = load_defended(monotone)
+    shielded = DefendedVictim(plain.victim, "tc", plain.encoder, get_shield())
+    with pytest.raises(ValueError, match="shield in front"):
+        certify_text(shielded, "What a lovely morning", "0", Surface(["swap"]))
+
+
 def test_sources_undo_every_change_of_the_surface():
     from zeroe_assets.defend.surface import Surface
 
@@ -547,3 +560,34 @@ def test_a_change_the_encoding_joins_with_a_neighbour_is_read_in_context(monoton
     assert model.logits([encoder.encode("You ar a pathetic moron")])[0] >= 0
     # a word with an apostrophe is read alone as `encode` reads it: *pa'role* is *parole*
     assert encoder.token("pa'role") == encoder.encode("pa'role")
+
+
+def test_the_monotone_bound_reads_linked_and_joined_words_in_their_sentence(monotone):
+    from zeroe_assets.defend.certify import Surface, _bounded, certify_text
+    from zeroe_assets.shield.core import split
+    from zeroe_assets.tokenize import join
+
+    victim, surface, rng = load_defended(monotone), Surface(["truncate", "swap", "keyboard"]), \
+        random.Random(0)
+    label = (lambda text: victim.predict([text])[0] >= 0.5)
+    # a symbol links *people-today*, the encoding joins *st ill*: no slots to read one by one,
+    # so each form is read in its sentence and the weights' bound takes those sentences
+    for text in ("What a lovely people-today morning", "What a lovely st ill morning",
+                 "Thanks everyone, a wonderful weekend-morning"):
+        cert = certify_text(victim, text, "0", surface, 0.5, 1)
+        assert cert.certified and cert.correct and cert.unstable
+        words, gaps = split(text)
+        forms = [sorted(surface.forms(w)) for w in words]
+        texts = [join(words[:i] + [f] + words[i + 1:], gaps)
+                 for i in range(len(words)) for f in forms[i]]
+        for _ in range(100):
+            out = list(words)
+            for i in rng.sample(range(len(words)), len(words) // 2):
+                out[i] = rng.choice(forms[i]) if forms[i] else out[i]
+            texts.append(join(out, gaps))
+        assert not any(label(t) for t in texts)
+    # a reading that drops one of two copies takes that word away: both dropped, it is gone
+    model = victim.victim
+    assert model.logits(["you idiot and idiot"])[0] >= 0 > model.logits(["you and"])[0]
+    assert not _bounded(model, ["you idiot and idiot"], [], 2,
+                        {1: ["you and idiot"], 3: ["you idiot and"]})

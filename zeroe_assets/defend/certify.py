@@ -15,11 +15,13 @@ for one that does. A choice that changes the label is checked through the whole 
 victim; then the example is refuted and the perturbed text kept, so certified accuracy lies
 between the certified-and-right share and that plus the undecided right ones. What remains,
 and an example whose words cannot be read one by one (the encoding joins them, a symbol links
-them, or a form reads otherwise in its sentence), is undecided.
+them, or a form reads otherwise in its sentence) unless the monotone bound takes the whole
+sentences its forms read as, is undecided.
 """
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, product
@@ -59,15 +61,19 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     (`encoding.RobustEncoder.encode`'s anchors); ``memo`` keeps each word's other encodings
     across the examples of one run. An example whose encoding is not its words' encodings one
     after the other (words the encoding joins: *st ill*, *s.t.i.l.l*), with words a symbol
-    links, or with a form that reads otherwise in its sentence than alone (`_in_context`; for
-    ``tc-monotone`` the bound takes such sentences) is never certified: its words cannot be
-    enumerated one by one."""
+    links, or with a form that reads otherwise in its sentence than alone (`_in_context`) is
+    not enumerated: its words cannot be read one by one. Only ``tc-monotone``'s bound certifies
+    it, from the whole sentences the forms read as (`_in_place`)."""
     from ..shield.core import split
     from ..tokenize import join
 
     encoder = victim.encoder
     if encoder is None:
         raise ValueError("certificates need a defense with a robust encoding (--parts encode)")
+    if victim.shield is not None:  # it restores a word from its neighbours: no word is alone
+        raise ValueError("certificates read the encoding word by word, and a shield in front "
+                         "reads each word in its sentence: certify a defense built without "
+                         "the shield part (--parts encode[,adversarial])")
     premise, text = example if victim.kind == "pairs" else (None, example)
     anchor = premise if victim.anchored else None
     words, gaps = split(text)
@@ -86,6 +92,10 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
              and encoder.encode(text, anchor=anchor) == " ".join(e for e in encoded if e))
     clean = (victim.victim.predict([asked(encoded)]) if exact else victim.predict([example]))[0]
     correct = _label(victim.task, clean) == str(gold)
+    # a monotone victim's bound takes whole sentences: where the words cannot be read one by
+    # one, every form is read in its sentence (costly, so only where the bound can use it)
+    monotone = hasattr(victim.victim, "weight")
+    whole = None if exact or not monotone else encoder.encode(text, anchor=anchor)
     others: list[tuple[int, list[str]]] = []
     families: dict[str, int] = {}
     memo = {} if memo is None else memo
@@ -93,8 +103,10 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     for i, w in enumerate(words):
         if exact:  # changes the encoding joins with a neighbour (*ov a* → *ova*)
             read = _in_context(encoder, words, gaps, encoded, i, surface, anchor)
-            if read:
-                context[i] = read
+        else:
+            read = whole is not None and _in_place(encoder, words, gaps, i, surface, anchor, whole)
+        if read:
+            context[i] = read
         key = (w, anchor)
         if key not in memo:
             memo[key] = form_encodings(encoder, surface, w, anchor)
@@ -109,8 +121,9 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     if exact and not unstable:
         return cert
     budget = max(1, math.floor(rho * len(words)))
-    if exact and hasattr(victim.victim, "weight") and _bounded(victim.victim, encoded, others,
-                                                               budget, context):
+    if exact and monotone and _bounded(victim.victim, encoded, others, budget, context):
+        return cert
+    if whole is not None and _bounded(victim.victim, [whole], [], budget, context):
         return cert
     exact = exact and not context  # a sentence read in place is no slot to enumerate
     enumerable = exact and _combinations([len(o) for _, o in others], budget) <= max_queries
@@ -157,6 +170,21 @@ def _in_context(encoder, words: list[str], gaps: list[str], encoded: list[str], 
                     found.append(read)
                 break
     return found
+
+
+def _in_place(encoder, words: list[str], gaps: list[str], i: int, surface: Surface,
+              anchor: str | None, whole: str) -> list[str]:
+    """The encoded sentences, other than ``whole`` (the clean one), that word ``i``'s one-change
+    forms read as in their sentence: for a sentence whose words the encoding does not read one
+    by one (a symbol links them, or it joins them), each form's reading of all of it."""
+    from ..tokenize import join
+
+    found: dict[str, None] = {}
+    for form in sorted(surface.forms(words[i])):
+        read = encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps), anchor=anchor)
+        if read != whole:
+            found.setdefault(read)
+    return list(found)
 
 
 def _may_join(lexicon, seq: list[str], seps: list[str], lo: int, hi: int) -> bool:
@@ -248,15 +276,16 @@ def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]], bud
     (``tc-monotone``: ``logits``, ``weight``, ``words``), whether the prediction holds for every
     choice of at most ``budget`` unstable words. A word's readings are its other encodings in
     its place and, from ``context``, the whole sentences its forms read as where the encoding
-    joins them with a neighbour. Upwards, a reading that brings one new word adds that word's
+    joins them with a neighbour (or, ``encoded`` a single sentence, every word's). Upwards, a reading that brings one new word adds that word's
     weight once however many words bring it (``unkword`` counts once), so those gains are pooled
     by word; a word whose readings bring several words, or take away negative weight, is one
     item of its largest gain. Downwards, a word takes away at most its own positive weights (a
-    sentence: the positive weights of the words no longer there) and brings at most the negative
+    sentence: the positive weights of the words it has fewer copies of) and brings at most the negative
     weights of its readings' new words. The ``budget`` largest items bound the logit's move."""
     text = " ".join(e for e in encoded if e)
     (z,) = model.logits([text])
-    present = set(model.words(text))
+    counts = Counter(model.words(text))
+    present = set(counts)
     slots, context = dict(others), context or {}
 
     def weight_of(words) -> list[float]:
@@ -264,12 +293,14 @@ def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]], bud
 
     def readings(i: int):
         """(the words a reading takes away, the new words it brings), each reading of word i."""
-        own = set(model.words(encoded[i]))
-        for e in slots.get(i, ()):
-            yield own, set(model.words(e)) - present
+        if i in slots:
+            own = set(model.words(encoded[i]))
+            for e in slots[i]:
+                yield own, set(model.words(e)) - present
         for sentence in context.get(i, ()):
-            seen = set(model.words(sentence))
-            yield present - seen, seen - present
+            # every word whose count falls is taken away: two readings may each drop one copy
+            seen = Counter(model.words(sentence))
+            yield set(counts - seen), set(seen) - present
 
     unstable = sorted(set(slots) | set(context))
     if z >= 0:
