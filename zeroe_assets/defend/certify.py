@@ -103,8 +103,10 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     for i, w in enumerate(words):
         if exact:  # changes the encoding joins with a neighbour (*ov a* → *ova*)
             read = _in_context(encoder, words, gaps, encoded, i, surface, anchor)
+        elif whole is not None:
+            read = _in_place(encoder, words, gaps, i, surface, anchor, whole)
         else:
-            read = whole is not None and _in_place(encoder, words, gaps, i, surface, anchor, whole)
+            read = []
         if read:
             context[i] = read
         key = (w, anchor)
@@ -276,12 +278,13 @@ def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]], bud
     (``tc-monotone``: ``logits``, ``weight``, ``words``), whether the prediction holds for every
     choice of at most ``budget`` unstable words. A word's readings are its other encodings in
     its place and, from ``context``, the whole sentences its forms read as where the encoding
-    joins them with a neighbour (or, ``encoded`` a single sentence, every word's). Upwards, a reading that brings one new word adds that word's
-    weight once however many words bring it (``unkword`` counts once), so those gains are pooled
-    by word; a word whose readings bring several words, or take away negative weight, is one
-    item of its largest gain. Downwards, a word takes away at most its own positive weights (a
-    sentence: the positive weights of the words it has fewer copies of) and brings at most the negative
-    weights of its readings' new words. The ``budget`` largest items bound the logit's move."""
+    joins them with a neighbour (every word's, when ``encoded`` is one whole sentence). Upwards,
+    a reading that brings one new word adds that word's weight once however many words bring it
+    (``unkword`` counts once), so those gains are pooled by word; a word whose readings bring
+    several words, or take away negative weight, is one item of its largest gain. Downwards, a
+    word takes away at most its own positive weights (a sentence: the positive weights of the
+    words it leaves fewer copies of) and brings at most the negative weights of its readings'
+    new words. The ``budget`` largest items bound the logit's move."""
     text = " ".join(e for e in encoded if e)
     (z,) = model.logits([text])
     counts = Counter(model.words(text))
