@@ -151,38 +151,50 @@ def _in_context(encoder, words: list[str], gaps: list[str], encoded: list[str], 
     into one, as `_intruded` does): only a form that could make such a run with its neighbours
     (*of* → *ov* in *ov a*: *ova*; *typical* → *typic al* in *a typic al*: *atypical*) is read
     in its sentence; the others cannot differ."""
-    from ..shield.core import split
     from ..tokenize import join
 
     lexicon, found = encoder.shield.lexicon, []
     for form in sorted(surface.forms(words[i])):
-        pieces, inner = split(form)
-        if not pieces:
-            continue
-        head, tail = gaps[:i] + [gaps[i] + inner[0]], [inner[-1] + gaps[i + 1]] + gaps[i + 2:]
-        for seq, seps, lo, hi in (
-                (words[:i] + pieces + words[i + 1:], head + inner[1:-1] + tail, i,
-                 i + len(pieces) - 1),
-                (words[:i] + ["".join(pieces)] + words[i + 1:], head + tail, i, i)):
-            if _may_join(lexicon, seq, seps, lo, hi):
-                alone = encoded[:i] + [encoder.token(form, anchor)] + encoded[i + 1:]
-                read = encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps),
-                                      anchor=anchor)
-                if read != " ".join(e for e in alone if e):
-                    found.append(read)
-                break
+        if _joinable(lexicon, words, gaps, i, form):
+            alone = encoded[:i] + [encoder.token(form, anchor)] + encoded[i + 1:]
+            read = encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps), anchor=anchor)
+            if read != " ".join(e for e in alone if e):
+                found.append(read)
     return found
+
+
+def _joinable(lexicon, words: list[str], gaps: list[str], i: int, form: str) -> bool:
+    """Whether ``form``, in word ``i``'s place, could make a lexicon word with the letter pieces
+    around it (`_may_join`), its own pieces apart or joined into one."""
+    from ..shield.core import split
+
+    pieces, inner = split(form)
+    if not pieces:
+        return False
+    head, tail = gaps[:i] + [gaps[i] + inner[0]], [inner[-1] + gaps[i + 1]] + gaps[i + 2:]
+    return any(_may_join(lexicon, seq, seps, lo, hi) for seq, seps, lo, hi in (
+        (words[:i] + pieces + words[i + 1:], head + inner[1:-1] + tail, i, i + len(pieces) - 1),
+        (words[:i] + ["".join(pieces)] + words[i + 1:], head + tail, i, i)))
 
 
 def _in_place(encoder, words: list[str], gaps: list[str], i: int, surface: Surface,
               anchor: str | None, whole: str) -> list[str]:
     """The encoded sentences, other than ``whole`` (the clean one), that word ``i``'s one-change
     forms read as in their sentence: for a sentence whose words the encoding does not read one
-    by one (a symbol links them, or it joins them), each form's reading of all of it."""
+    by one (a symbol links them, or it joins them). A form that no symbol links to a neighbour
+    and that joins with none (`_joinable`) reads in its place as it reads alone (what
+    `_in_context` rests on), so one form of each of those encodings is read."""
+    from ..shield.core import split
     from ..tokenize import join
 
-    found: dict[str, None] = {}
+    linked = symbol_gap(gaps[i]) and i > 0 or symbol_gap(gaps[i + 1]) and i + 1 < len(words)
+    lexicon, found, alone = encoder.shield.lexicon, {}, set()
     for form in sorted(surface.forms(words[i])):
+        if not linked and split(form)[0] and not _joinable(lexicon, words, gaps, i, form):
+            token = encoder.token(form, anchor)
+            if token in alone:
+                continue
+            alone.add(token)
         read = encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps), anchor=anchor)
         if read != whole:
             found.setdefault(read)
