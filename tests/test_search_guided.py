@@ -100,6 +100,30 @@ def test_remembered_sums_are_the_sums_and_no_example_depends_on_another(tc, exam
     assert warm._sums and not pickle.loads(pickle.dumps(warm))._sums
 
 
+def test_a_word_s_candidates_come_from_its_own_stream(tc, surrogate, examples):
+    """zeroe-fast draws a word's candidates from a stream of the seed and the word: the same
+    in every sentence and at every example index, so a run draws each word once and an
+    example's result does not depend on its index; another seed draws others."""
+    attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate)
+
+    def forms(sentence: str, index: int, run=attack) -> list[str]:
+        text = AttackedText.from_input("text", sentence)
+        problem = Problem(text, Outcome(0, 0.0, False), Classification("tc").session(tc, 0, 10),
+                          run.transformation, [], list(range(len(text))), run.candidates,
+                          random.Random(index), run.draws)
+        where = [text.word(p) for p in range(len(text))].index("lovely")
+        return [e.words[0][1] for e in problem.edits(where)]
+
+    here = forms("@USER the movie was lovely today URL", 0)
+    assert len(here) > 5
+    assert forms("@USER so lovely and kind URL", 9) == here
+    assert forms("@USER so lovely and kind URL", 9, get_recipe(
+        "zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate, seed=1)) != here
+    for i, example in enumerate(examples[:8]):
+        at_i, at_100 = attack.run(example, tc, i), attack.run(example, tc, 100 + i)
+        assert (at_i.adversarial, at_i.queries) == (at_100.adversarial, at_100.queries)
+
+
 def test_success_in_few_queries(tc, surrogate, examples):
     attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate)
     results = []
