@@ -226,9 +226,10 @@ class Guided(SearchMethod):
         cache: dict[str, float] = {}
 
         def score(span: str) -> float:
-            if span not in cache:
-                cache[span] = surrogate.score(span, norms)
-            return cache[span]
+            found = cache.get(span)
+            if found is None:
+                found = cache[span] = surrogate.score(span, norms)
+            return found
 
         def gain(edit: Edit) -> float:
             """The surrogate's gain toward the goal of one edit of the original."""
@@ -247,9 +248,11 @@ class Guided(SearchMethod):
             have = sum(o[0][0] for o in options.values() if o)
             while queue and have < upto:
                 p = queue.pop(0)
-                found = sorted(((gain(e), i, e) for i, e in enumerate(problem.edits(p))),
-                               key=lambda g: (-g[0], g[1]))
-                options[p] = [(g, e) for g, _, e in found if g > 0]
+                edits = problem.edits(p)
+                gains = [gain(e) for e in edits]
+                # best first, ties in the drawn order (a reversed sort is stable too)
+                options[p] = [(gains[i], edits[i]) for i in sorted(
+                    range(len(edits)), key=gains.__getitem__, reverse=True) if gains[i] > 0]
                 have += options[p][0][0] if options[p] else 0.0
 
         best: Scored = (original, problem.start)
