@@ -201,6 +201,33 @@ def test_the_same_results_for_any_number_of_processes(tc, tmp_path, recipe, task
     assert lines[0] == lines[1]
 
 
+def test_a_zeroe_fast_run_of_candidates_drawn_per_example_is_not_resumed(tc, tmp_path):
+    """A zeroe-fast run folder from before its candidates were drawn per word (its fingerprint
+    says nothing of the draws) holds other records: a rerun there is refused, not appended."""
+    import dataclasses
+    import json
+
+    texts, labels = _tweets(4, seed=3)
+    data = tmp_path / "tweets.tsv"
+    data.write_text("id\ttweet\tsubtask_a\n" + "".join(
+        f"{i}\t{t}\t{'OFF' if y else 'NOT'}\n" for i, (t, y) in enumerate(zip(texts, labels))),
+        encoding="utf-8")
+    save_victim(tc, tmp_path / "victim.joblib")
+    other, other_labels = _tweets(300, seed=7)
+    save_victim(train_victim("tc-tfidf", other, other_labels), tmp_path / "surrogate.joblib")
+    settings = RunSettings(task="tc", victim="tc-tfidf", data=str(data), recipe="zeroe-fast",
+                           victim_path=str(tmp_path / "victim.joblib"), limit=2,
+                           options={"surrogate": str(tmp_path / "surrogate.joblib"),
+                                    "transformations": SAFE})
+    run(settings, tmp_path / "out", 1, progress=False)
+    run_file = tmp_path / "out" / "run.json"
+    before = json.loads(run_file.read_text(encoding="utf-8"))
+    del before["fingerprint"]["draws"]
+    run_file.write_text(json.dumps(before), encoding="utf-8")
+    with pytest.raises(ValueError, match="other settings.*draws: None then, 'word' now"):
+        run(dataclasses.replace(settings, limit=4), tmp_path / "out", 1, progress=False)
+
+
 def test_a_surrogate_is_needed_and_only_zeroe_fast_and_charmer_take_one(tc, surrogate):
     with pytest.raises(ValueError, match="zeroe-fast needs a surrogate"):
         get_recipe("zeroe-fast", "tc")
