@@ -72,10 +72,10 @@ class SearchAttack:
     def attackable(self, text: AttackedText) -> list[int]:
         """The positions some candidate may change: every constraint allows them and the
         transformation can change the word there."""
-        constraints, transformation = self.constraints, self.transformation
+        constraints = self.constraints
+        can_change = (self.draws or self.transformation).can_change
         return [p for p in range(len(text))
-                if all(c.allows(text, p) for c in constraints)
-                and transformation.can_change(text, p)]
+                if all(c.allows(text, p) for c in constraints) and can_change(text, p)]
 
     def run(self, example, victim, index: int = 0) -> AttackResult:
         try:

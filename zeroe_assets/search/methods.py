@@ -41,6 +41,19 @@ class WordDraws:
     def __init__(self, transformation: Transformation, k: int, base: int):
         self.transformation, self.k, self.base = transformation, k, base
         self._forms: dict[str, tuple[str, ...]] = {}  # word → its candidates' new spellings
+        self._changes: dict[str, bool] = {}  # word → whether some candidate may exist
+
+    def can_change(self, text: AttackedText, position: int) -> bool:
+        """The transformation's ``can_change``, remembered per word where the word decides."""
+        if not self.transformation.word_local:
+            return self.transformation.can_change(text, position)
+        word = text.word(position)
+        found = self._changes.get(word)
+        if found is None:
+            if len(self._changes) >= self.REMEMBERED:
+                self._changes.clear()
+            found = self._changes[word] = self.transformation.can_change(text, position)
+        return found
 
     def edits(self, text: AttackedText, position: int) -> list[Edit]:
         transformation, k = self.transformation, self.k
@@ -58,7 +71,7 @@ class WordDraws:
         return [Edit(s, ((i, form),), (), (position,)) for form in forms]
 
     def __getstate__(self):
-        return {**self.__dict__, "_forms": {}}
+        return {**self.__dict__, "_forms": {}, "_changes": {}}
 
 
 class Problem:
