@@ -119,9 +119,13 @@ def test_a_word_s_candidates_come_from_its_own_stream(tc, surrogate, examples):
     assert forms("@USER so lovely and kind URL", 9) == here
     assert forms("@USER so lovely and kind URL", 9, get_recipe(
         "zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate, seed=1)) != here
-    for i, example in enumerate(examples[:8]):
-        at_i, at_100 = attack.run(example, tc, i), attack.run(example, tc, 100 + i)
-        assert (at_i.adversarial, at_i.queries) == (at_100.adversarial, at_100.queries)
+    joins = get_recipe("zeroe-fast", "tc", transformations=[*SAFE, "segment"],
+                       surrogate=surrogate)  # segment's edits: drawn from the text's stream
+    assert not joins.transformation.word_local
+    for run in (attack, joins):
+        for i, example in enumerate(examples[:8]):
+            at_i, at_100 = run.run(example, tc, i), run.run(example, tc, 100 + i)
+            assert (at_i.adversarial, at_i.queries) == (at_100.adversarial, at_100.queries)
 
 
 def test_success_in_few_queries(tc, surrogate, examples):

@@ -56,6 +56,8 @@ class WordDraws:
         return found
 
     def edits(self, text: AttackedText, position: int) -> list[Edit]:
+        """The k edits of the word at ``position`` (a word-local transformation's one new
+        spelling each, rebuilt at this position)."""
         transformation, k = self.transformation, self.k
         if not transformation.word_local:
             key = f"{position}\0{text.segments!r}"
