@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy
 from perturb_throughput import DATA, DATA_HELP
 from search_vs_textattack import TASK, WARM_UP, rounded, setup, surrogate_for
 from zeroe_assets.search import NgramSurrogate, get_recipe
@@ -33,11 +34,13 @@ from zeroe_assets.search import NgramSurrogate, get_recipe
 class Recorded:
     """The victim, its answers kept by text and its CPU seconds counted; with ``replay`` the
     answers are given back without asking it (a text not asked before is a KeyError: the run
-    would not be the same). ``predict``, and ``scores`` where the victim has it (a ``generic``
-    victim's probabilities)."""
+    would not be the same), as the victim gave them (a numpy array where it gave one: the
+    goal's checks take another path for a list). ``predict``, and ``scores`` where the victim
+    has it (a ``generic`` victim's probabilities)."""
 
     def __init__(self, victim):
         self.victim, self.answers, self.replay, self.cpu = victim, {}, False, 0.0
+        self.arrays: set[str] = set()  # the methods that answered with numpy arrays
 
     def __getattr__(self, name):
         if name == "victim":
@@ -54,9 +57,12 @@ class Recorded:
         start = time.process_time()
         try:
             if self.replay:
-                return [self.answers[name, t] for t in batch]
+                out = [self.answers[name, t] for t in batch]
+                return numpy.array(out) if name in self.arrays else out
             out = method(batch)
             self.answers.update(((name, t), o) for t, o in zip(batch, out))
+            if isinstance(out, numpy.ndarray):
+                self.arrays.add(name)
             return out
         finally:
             self.cpu += time.process_time() - start

@@ -465,6 +465,42 @@ def test_scores_that_are_not_probabilities(generic):
                          max_queries=9).run((text, "toxic"), victim)
 
 
+@pytest.mark.parametrize("rows,message", [
+    ([[0.2, 0.8], [0.6, 0.4]], None), ([[1, 0], [0.5, 0.5]], None),
+    ([[float("nan"), 0.5], [0.5, 0.5]], "NaN scores"),
+    ([[1.2, -0.2], [0.5, 0.5]], "outside \\[0, 1\\]"),
+    ([[0.2, 0.2], [0.5, 0.5]], "do not sum to 1"), ([[0.2, 0.3, 0.5]] * 2, "shape \\(3,\\)"),
+    ([["a", "b"], [0.5, 0.5]], "not rows of numbers"), ([[0.2, 0.8]], "1 outputs for 2")])
+def test_probability_rows_are_checked_as_lists_and_as_arrays(rows, message):
+    """A victim's probability rows, plain floats (the quick check) or not, a list or an array:
+    the same rows back, or the same one-line error."""
+    import numpy as np
+
+    class Fixed:
+        name, task, labels = "fixed", "generic", ("neg", "pos")
+
+        def __init__(self, answer):
+            self.answer = answer
+
+        def predict(self, batch):
+            return ["pos"] * len(batch)
+
+        def scores(self, batch):
+            return self.answer
+
+    goal = Classification("generic")
+    forms = [rows, [[np.float32(p) if isinstance(p, float) else p for p in row] for row in rows]]
+    if message != "not rows of numbers":
+        forms.append(np.array(rows, dtype=float))
+    for answer in forms:
+        if message is None:
+            out = goal.outcomes(Fixed(answer), ["a", "b"], "neg")
+            assert [o.score for o in out] == [1.0 - float(row[0]) for row in answer]
+        else:
+            with pytest.raises(ValueError, match=f"victim fixed .*{message}"):
+                goal.outcomes(Fixed(answer), ["a", "b"], "neg")
+
+
 def test_skipped_examples(tc):
     attack = _attack(max_queries=50)
     for text in ("", "the and of it is", "123 !!! 456"):

@@ -100,6 +100,34 @@ def test_remembered_sums_are_the_sums_and_no_example_depends_on_another(tc, exam
     assert warm._sums and not pickle.loads(pickle.dumps(warm))._sums
 
 
+def test_a_word_s_candidates_come_from_its_own_stream(tc, surrogate, examples):
+    """zeroe-fast draws a word's candidates from a stream of the seed and the word: the same
+    in every sentence and at every example index, so a run draws each word once and an
+    example's result does not depend on its index; another seed draws others."""
+    attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate)
+
+    def forms(sentence: str, index: int, run=attack) -> list[str]:
+        text = AttackedText.from_input("text", sentence)
+        problem = Problem(text, Outcome(0, 0.0, False), Classification("tc").session(tc, 0, 10),
+                          run.transformation, [], list(range(len(text))), run.candidates,
+                          random.Random(index), run.draws)
+        where = [text.word(p) for p in range(len(text))].index("lovely")
+        return [e.words[0][1] for e in problem.edits(where)]
+
+    here = forms("@USER the movie was lovely today URL", 0)
+    assert len(here) > 5
+    assert forms("@USER so lovely and kind URL", 9) == here
+    assert forms("@USER so lovely and kind URL", 9, get_recipe(
+        "zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate, seed=1)) != here
+    joins = get_recipe("zeroe-fast", "tc", transformations=[*SAFE, "segment"],
+                       surrogate=surrogate)  # segment's edits: drawn from the text's stream
+    assert not joins.transformation.word_local
+    for run in (attack, joins):
+        for i, example in enumerate(examples[:8]):
+            at_i, at_100 = run.run(example, tc, i), run.run(example, tc, 100 + i)
+            assert (at_i.adversarial, at_i.queries) == (at_100.adversarial, at_100.queries)
+
+
 def test_success_in_few_queries(tc, surrogate, examples):
     attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate)
     results = []
@@ -175,6 +203,33 @@ def test_the_same_results_for_any_number_of_processes(tc, tmp_path, recipe, task
         assert summary["counts"][SUCCESSFUL] > 0
         lines.append((tmp_path / f"j{processes}" / "results.jsonl").read_bytes())
     assert lines[0] == lines[1]
+
+
+def test_a_zeroe_fast_run_of_candidates_drawn_per_example_is_not_resumed(tc, tmp_path):
+    """A zeroe-fast run folder from before its candidates were drawn per word (its fingerprint
+    says nothing of the draws) holds other records: a rerun there is refused, not appended."""
+    import dataclasses
+    import json
+
+    texts, labels = _tweets(4, seed=3)
+    data = tmp_path / "tweets.tsv"
+    data.write_text("id\ttweet\tsubtask_a\n" + "".join(
+        f"{i}\t{t}\t{'OFF' if y else 'NOT'}\n" for i, (t, y) in enumerate(zip(texts, labels))),
+        encoding="utf-8")
+    save_victim(tc, tmp_path / "victim.joblib")
+    other, other_labels = _tweets(300, seed=7)
+    save_victim(train_victim("tc-tfidf", other, other_labels), tmp_path / "surrogate.joblib")
+    settings = RunSettings(task="tc", victim="tc-tfidf", data=str(data), recipe="zeroe-fast",
+                           victim_path=str(tmp_path / "victim.joblib"), limit=2,
+                           options={"surrogate": str(tmp_path / "surrogate.joblib"),
+                                    "transformations": SAFE})
+    run(settings, tmp_path / "out", 1, progress=False)
+    run_file = tmp_path / "out" / "run.json"
+    before = json.loads(run_file.read_text(encoding="utf-8"))
+    del before["fingerprint"]["draws"]
+    run_file.write_text(json.dumps(before), encoding="utf-8")
+    with pytest.raises(ValueError, match="other settings.*draws: None then, 'word' now"):
+        run(dataclasses.replace(settings, limit=4), tmp_path / "out", 1, progress=False)
 
 
 def test_a_surrogate_is_needed_and_only_zeroe_fast_and_charmer_take_one(tc, surrogate):

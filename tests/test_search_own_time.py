@@ -98,3 +98,20 @@ def test_a_label_victim_s_probabilities_are_replayed_too(own_time):
     assert any(r["status"] == "successful" for r in real)
     recorded.replay = True
     assert run() == real
+
+
+def test_a_replay_answers_with_the_victim_s_array(own_time):
+    """A victim that answers with a numpy array is replayed with one (the goal checks an array
+    and a list of rows on different paths, so a list would time another path)."""
+    import numpy as np
+
+    class Arrays(Sentiment):
+        def scores(self, batch):
+            return np.array(super().scores(batch))
+
+    recorded = own_time.Recorded(Arrays())
+    first = recorded.scores(["a dull film", "a fine film"])
+    recorded.replay = True
+    again = recorded.scores(["a fine film", "a dull film"])
+    assert isinstance(again, np.ndarray) and again.tolist() == first.tolist()[::-1]
+    assert isinstance(own_time.Recorded(Sentiment()).scores(["a film"]), list)

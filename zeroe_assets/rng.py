@@ -8,6 +8,7 @@ therefore do not depend on how a stream is split into chunks, process count or
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 import sys
@@ -47,6 +48,15 @@ def block_rng(base: int, index: int) -> random.Random:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
     return random.Random(z ^ (z >> 31))
+
+
+def keyed_rng(base: int, key: str) -> random.Random:
+    """The private generator of ``key`` (a word): `block_rng` of a 64-bit digest of the key, the
+    same in every process and whatever was drawn before, where a sample's block stream depends
+    on the samples before it."""
+    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8,
+                             person=b"zeroe-key").digest()
+    return block_rng(base, int.from_bytes(digest, "little"))
 
 
 def sample_rngs(base: int, start: int = 0) -> Iterator[random.Random]:

@@ -16,7 +16,7 @@ from ..constraints.overlap import normalised_distance
 from ..validate import check_int
 from ..rng import base_seed, block_rng
 from .goals import Goal
-from .methods import Problem, SearchMethod
+from .methods import Problem, SearchMethod, WordDraws
 from .results import (EXHAUSTED, FAILED, MISCLASSIFIED, NOTHING_TO_ATTACK, SKIPPED,
                       SUCCESSFUL, AttackResult)
 from .text import AttackedText
@@ -28,14 +28,17 @@ class SearchAttack:
 
     ``candidates``: at most this many candidates per word (K); ``segments``: which segments of
     an NLI pair are attacked (default the hypothesis, ``(1,)``; ``(0, 1)`` both); ``seed``: the
-    example with index i draws from ``rng.block_rng(rng.base_seed(seed), i)``; ``aware``: the
-    attack calls the defense in front of the victim freely (`goals.Session`).
+    example with index i draws from ``rng.block_rng(rng.base_seed(seed), i)``, or with
+    ``word_draws`` each word's candidates from a stream of the seed and the word, drawn once a
+    run (`methods.WordDraws`); ``aware``: the attack calls the defense in front of the victim
+    freely (`goals.Session`).
     """
 
     def __init__(self, transformation: Transformation, constraints: Sequence[Constraint],
                  goal: Goal, method: SearchMethod, *, candidates: int = 50,
                  max_queries: int | None = None, queries_per_word: int | None = None,
-                 seed: int = 0, segments: Sequence[int] | None = None, aware: bool = False):
+                 seed: int = 0, segments: Sequence[int] | None = None, aware: bool = False,
+                 word_draws: bool = False):
         if max_queries is not None and queries_per_word is not None:
             raise ValueError("give max_queries or queries_per_word, not both")
         self.max_queries = None if max_queries is None else check_int("max_queries",
@@ -56,6 +59,8 @@ class SearchAttack:
         self.base = base_seed(seed)
         self.segments = segments
         self.aware = aware
+        self.draws = WordDraws(transformation, self.candidates, self.base) if word_draws \
+            else None
 
     def budget(self, attackable: int) -> float:
         if self.max_queries is not None:
@@ -67,10 +72,10 @@ class SearchAttack:
     def attackable(self, text: AttackedText) -> list[int]:
         """The positions some candidate may change: every constraint allows them and the
         transformation can change the word there."""
-        constraints, transformation = self.constraints, self.transformation
+        constraints = self.constraints
+        can_change = (self.draws or self.transformation).can_change
         return [p for p in range(len(text))
-                if all(c.allows(text, p) for c in constraints)
-                and transformation.can_change(text, p)]
+                if all(c.allows(text, p) for c in constraints) and can_change(text, p)]
 
     def run(self, example, victim, index: int = 0) -> AttackResult:
         try:
@@ -100,7 +105,7 @@ class SearchAttack:
         if not positions:
             return result(text, start, SKIPPED, NOTHING_TO_ATTACK)
         problem = Problem(text, start, session, self.transformation, self.constraints,
-                          positions, self.candidates, rng)
+                          positions, self.candidates, rng, self.draws)
         final, outcome = self.method.search(problem)
         status = SUCCESSFUL if outcome.met else EXHAUSTED if session.exhausted else FAILED
         return result(final, outcome, status)

@@ -57,9 +57,19 @@ class Goal:
 
 
 def _checked_rows(victim, rows, n: int, width: int | None) -> list[list[float]]:
-    """``rows`` as probability rows, or a ValueError naming the victim."""
+    """``rows`` as probability rows, or a ValueError naming the victim. Rows of plain floats
+    (lists, as the scikit-learn victims give, or a float array) that are plainly probabilities
+    are checked in Python: 3 µs for one row against numpy's 31 µs (2% of zeroe-fast's
+    instructions against a ``generic`` victim, a few texts a call); anything else takes numpy's
+    checks and their messages."""
     import numpy as np
 
+    plain = rows.tolist() if type(rows) is np.ndarray and rows.dtype == np.float64 else rows
+    if n and width and type(plain) is list and len(plain) == n and all(
+            type(row) is list and len(row) == width
+            and all(type(p) is float and 0.0 <= p <= 1.0 for p in row)
+            and abs(sum(row) - 1.0) <= 1e-4 for row in plain):
+        return [list(row) for row in plain]
     name = victim_name(victim)
     rows = list(rows) if rows is not None else []
     if len(rows) != n:

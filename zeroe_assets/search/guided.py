@@ -64,6 +64,7 @@ class NgramSurrogate:
         self.chars, self.words, self.idf = chars, words, idf
         self.labels = tuple(labels)
         self._sums: dict[str, tuple[float, float]] = {}  # span → sums (``sums``)
+        self._known: dict[str, tuple[str, ...]] = {}  # token → its n-grams with an idf (norms)
 
     @classmethod
     def from_model(cls, model) -> "NgramSurrogate":
@@ -115,17 +116,24 @@ class NgramSurrogate:
     def norms(self, text: str) -> tuple[float, float]:
         """The L2 norms of ``text``'s TF-IDF vectors (characters, words): the scale of a
         change's effect on the logit (1 for a text without known features)."""
-        idf = self.idf
+        idf, known = self.idf, self._known
 
-        def norm(grams):
-            # Counter counts in C, keeping the first-seen order: the same terms summed in the
-            # same order as a dictionary filled by hand
-            counts = Counter(g for g in grams if g in idf)
+        def norm(counts):
             return math.sqrt(sum((idf[g] * (1 + math.log(c))) ** 2
                                  for g, c in counts.items())) or 1.0
 
-        chars = [g for t in text.split() for g in char_ngrams(t)]
-        return norm(chars), norm("w:" + w for w in WORD.findall(text.lower()))
+        # Counter counts in C, keeping the first-seen order: the same terms summed in the same
+        # order as a dictionary filled by hand; a token's known n-grams are remembered
+        chars = Counter()
+        for token in text.split():
+            grams = known.get(token)
+            if grams is None:
+                if len(known) >= self.REMEMBERED:
+                    known.clear()
+                grams = known[token] = tuple(g for g in char_ngrams(token) if g in idf)
+            chars.update(grams)
+        words = Counter(g for g in ("w:" + w for w in WORD.findall(text.lower())) if g in idf)
+        return norm(chars), norm(words)
 
     def score(self, span: str, norms: tuple[float, float]) -> float:
         """The surrogate's logit contribution of a stretch of text."""
@@ -161,10 +169,10 @@ class NgramSurrogate:
         return c, w
 
     def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k != "_sums"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_sums", "_known")}
 
     def __setstate__(self, state):
-        self.__dict__.update(state, _sums={})
+        self.__dict__.update(state, _sums={}, _known={})
 
     def __repr__(self):
         return f"NgramSurrogate({len(self.chars)} character n-grams, {len(self.words)} words)"
@@ -218,9 +226,10 @@ class Guided(SearchMethod):
         cache: dict[str, float] = {}
 
         def score(span: str) -> float:
-            if span not in cache:
-                cache[span] = surrogate.score(span, norms)
-            return cache[span]
+            found = cache.get(span)
+            if found is None:
+                found = cache[span] = surrogate.score(span, norms)
+            return found
 
         def gain(edit: Edit) -> float:
             """The surrogate's gain toward the goal of one edit of the original."""
@@ -239,9 +248,11 @@ class Guided(SearchMethod):
             have = sum(o[0][0] for o in options.values() if o)
             while queue and have < upto:
                 p = queue.pop(0)
-                found = sorted(((gain(e), i, e) for i, e in enumerate(problem.edits(p))),
-                               key=lambda g: (-g[0], g[1]))
-                options[p] = [(g, e) for g, _, e in found if g > 0]
+                edits = problem.edits(p)
+                gains = [gain(e) for e in edits]
+                # best first, ties in the drawn order (a reversed sort is stable too)
+                options[p] = [(gains[i], edits[i]) for i in sorted(
+                    range(len(edits)), key=gains.__getitem__, reverse=True) if gains[i] > 0]
                 have += options[p][0][0] if options[p] else 0.0
 
         best: Scored = (original, problem.start)

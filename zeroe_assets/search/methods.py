@@ -11,7 +11,8 @@
   batches until one reaches the goal or the budget is spent.
 
 A method works on a ``Problem``: one example's original text, its query session, the
-attackable positions, and the constrained candidates of a position (computed once per example).
+attackable positions, and the constrained candidates of a position (computed once per example,
+or with ``WordDraws`` once per word and run).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import random
 
 from ..constraints import check_all
 from ..protocol import ZeroePerturbation
+from ..rng import keyed_rng
 from .goals import Outcome, Session
 from .text import MASK, AttackedText, Edit
 from .transformations import PerturberSwap, Transformation, Union
@@ -26,15 +28,64 @@ from .transformations import PerturberSwap, Transformation, Union
 Scored = tuple[AttackedText, Outcome]
 
 
+class WordDraws:
+    """Each word's k candidates drawn from a stream of its own, keyed on the run's seed and the
+    word (`rng.keyed_rng`): the same candidates in every sentence, at every example index and in
+    every process, so a run draws a word once (remembered here) and no result depends on the
+    examples attacked before. A transformation whose edits depend on more than the word
+    (segment's joins, any-char's alphabet of the text) draws from a stream keyed on the whole
+    text and the position, each time."""
+
+    REMEMBERED = 1 << 16  # words kept before the memory starts afresh
+
+    def __init__(self, transformation: Transformation, k: int, base: int):
+        self.transformation, self.k, self.base = transformation, k, base
+        self._forms: dict[str, tuple[str, ...]] = {}  # word → its candidates' new spellings
+        self._changes: dict[str, bool] = {}  # word → whether some candidate may exist
+
+    def can_change(self, text: AttackedText, position: int) -> bool:
+        """The transformation's ``can_change``, remembered per word where the word decides."""
+        if not self.transformation.word_local:
+            return self.transformation.can_change(text, position)
+        word = text.word(position)
+        found = self._changes.get(word)
+        if found is None:
+            if len(self._changes) >= self.REMEMBERED:
+                self._changes.clear()
+            found = self._changes[word] = self.transformation.can_change(text, position)
+        return found
+
+    def edits(self, text: AttackedText, position: int) -> list[Edit]:
+        """The k edits of the word at ``position`` (a word-local transformation's one new
+        spelling each, rebuilt at this position)."""
+        transformation, k = self.transformation, self.k
+        if not transformation.word_local:
+            key = f"{position}\0{text.segments!r}"
+            return transformation.edits(text, position, k, keyed_rng(self.base, key))
+        word = text.word(position)
+        forms = self._forms.get(word)
+        if forms is None:
+            if len(self._forms) >= self.REMEMBERED:
+                self._forms.clear()
+            drawn = transformation.edits(text, position, k, keyed_rng(self.base, word))
+            forms = self._forms[word] = tuple(e.words[0][1] for e in drawn)
+        s, i = text.locate(position)
+        return [Edit(s, ((i, form),), (), (position,)) for form in forms]
+
+    def __getstate__(self):
+        return {**self.__dict__, "_forms": {}, "_changes": {}}
+
+
 class Problem:
-    """What a search method needs of one example."""
+    """What a search method needs of one example; ``draws``: each word's candidates from its
+    own stream (`WordDraws`), else from the example's ``rng`` in the order they are asked for."""
 
     def __init__(self, original: AttackedText, start: Outcome, session: Session,
                  transformation: Transformation, constraints: list, positions: list[int],
-                 k: int, rng: random.Random):
+                 k: int, rng: random.Random, draws: WordDraws | None = None):
         self.original, self.start, self.session = original, start, session
         self.transformation, self.constraints = transformation, constraints
-        self.positions, self.k, self.rng = positions, k, rng
+        self.positions, self.k, self.rng, self.draws = positions, k, rng, draws
         self.attackable = frozenset(positions)
         self._edits: dict[int, tuple] = {}
         self._key = None
@@ -43,18 +94,22 @@ class Problem:
         """The first ``upto`` (default k) of the transformation's edits of the original word at
         ``position``. They are drawn once per example: first ``upto`` of them, and where more
         are wanted one draw of k whose new edits follow, so a search that stops early at a word
-        never pays for the rest of its candidates (after ``prefer``, all k at once)."""
+        never pays for the rest of its candidates (after ``prefer``, or with ``draws``, all k at
+        once)."""
         want = self.k if upto is None else min(upto, self.k)
         have, complete = self._edits.get(position, ((), False))
         if len(have) < want and not complete:
-            ask = self.k if have or self._key is not None else want
-            drawn = self.transformation.edits(self.original, position, ask, self.rng)
-            seen = {e.words + e.gaps for e in have}
-            new = [e for e in drawn if e.words + e.gaps not in seen]
-            have = (*have, *new)[:self.k]
+            if self.draws is not None:
+                have, complete = tuple(self.draws.edits(self.original, position)), True
+            else:
+                ask = self.k if have or self._key is not None else want
+                drawn = self.transformation.edits(self.original, position, ask, self.rng)
+                seen = {e.words + e.gaps for e in have}
+                new = [e for e in drawn if e.words + e.gaps not in seen]
+                have, complete = (*have, *new)[:self.k], ask == self.k or len(drawn) < ask
             if self._key is not None:
                 have = tuple(sorted(have, key=self._key))
-            self._edits[position] = have, ask == self.k or len(drawn) < ask
+            self._edits[position] = have, complete
         return list(have[:want])
 
     def prefer(self, key) -> None:

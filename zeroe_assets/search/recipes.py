@@ -38,8 +38,9 @@
   ``generic-tfidf`` model of the task's labels, ``surrogate=``) ranks every
   word's candidates without queries and plans many words at once, the victim's answers rescale
   it, and a greedy search on the victim takes over where it was wrong. The six Zéroe
-  perturbers that won most often under the surrogate on OLID training tweets, K = 20; every
-  word but @USER/URL may change (stopwords too), no ρ_max; Q_max = 50·L.
+  perturbers that won most often under the surrogate on OLID training tweets, K = 20, each
+  word's drawn from a stream of the seed and the word, once a run (``SearchAttack``'s
+  ``word_draws``); every word but @USER/URL may change (stopwords too), no ρ_max; Q_max = 50·L.
 
 Every recipe takes the same four options that lift what a defense may assume of its attacker
 (``transformations.Lifts``): ``edit_ends`` (first and last letters change too),
@@ -169,7 +170,7 @@ def _fast(task, transformations, options):
                                                    token_aligned=task.token_aligned),
                 constraints=[Protected(), *_limit(options["max_perturbed"], None)],
                 method=Guided(surrogate_of(options["surrogate"])), candidates=FAST_K,
-                queries_per_word=K)
+                queries_per_word=K, word_draws=True)
 
 
 RECIPES = {
@@ -243,4 +244,5 @@ def get_recipe(name: str, task, transformations: Sequence[str] | str | None = No
     return SearchAttack(parts["transformation"], parts["constraints"], goal_for(task, target),
                         parts["method"], candidates=parts["candidates"],
                         max_queries=max_queries, queries_per_word=parts.get("queries_per_word"),
-                        seed=seed, segments=segments, aware=aware)
+                        seed=seed, segments=segments, aware=aware,
+                        word_draws=parts.get("word_draws", False))

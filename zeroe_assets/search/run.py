@@ -69,6 +69,8 @@ class RunSettings(Record):
                  else None, "shield": _shield_fingerprint(self.shield)}
         if self.options.get("surrogate"):  # zeroe-fast's own model decides its results too
             found["surrogate_sha256"] = sha256_path(Path(self.options["surrogate"]))
+        if self.recipe.strip().lower() == "zeroe-fast":  # a run before 2026-12-06 drew each
+            found["draws"] = "word"  # example's candidates from its own stream: not resumed
         return found
 
 

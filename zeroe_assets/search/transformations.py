@@ -78,6 +78,9 @@ class Transformation:
     token_aligned = True  # False where an edit changes how many tokens there are (segment)
     keeps_ends = False  # True where no edit changes a word's first or last character
     draws_letters = False  # True where insertions or substitutions draw from an alphabet
+    # True where a word's edits depend on the word alone (its one new spelling each), not on
+    # the words around it or the text's characters: `search.methods.WordDraws` keys them on it
+    word_local = True
 
     def lifted(self, lifts: Lifts) -> Transformation:
         """This transformation without the restrictions ``lifts`` names (itself where it has
@@ -134,6 +137,7 @@ class PerturberSwap(Transformation):
         self.token_aligned = perturber.token_aligned
         self.keeps_ends = perturber.keeps_ends
         self._context = perturber.scope == "context"
+        self.word_local = not self._context
 
     def prepare(self, text):
         if self.perturber.prepares:
@@ -287,6 +291,7 @@ class AnyCharacter(Transformation):
     def __init__(self, alphabet: str | None = None, letters: str = LETTERS):
         self.alphabet = None if alphabet is None else "".join(dict.fromkeys(alphabet))
         self.letters = letters
+        self.word_local = alphabet is not None  # else the text's characters are drawn from
 
     def lifted(self, lifts):
         if lifts.any_unicode:
@@ -379,6 +384,7 @@ class Union(Transformation):
         self.token_aligned = all(m.token_aligned for m in self.members)
         self.keeps_ends = all(m.keeps_ends for m in self.members)
         self.draws_letters = any(m.draws_letters for m in self.members)
+        self.word_local = all(m.word_local for m in self.members)
 
     def lifted(self, lifts):
         return Union([m.lifted(lifts) for m in self.members])
