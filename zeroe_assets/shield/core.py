@@ -21,7 +21,7 @@ from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import Context, RealWords, Window
 from .features import MECHANISMS, line_evidence, token_features
-from .intrude import _bracketed
+from .intrude import bracketed
 from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
@@ -559,8 +559,8 @@ def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:
 
 def _protected(words: list[str], gaps: list[str]) -> set[int]:
     """The words inside URLs, e-mail addresses, mentions, hashtags and file names, and the
-    two halves of a word an editor's brackets split (``[t]he``: `intrude._bracketed`)."""
-    brackets = {k for i in range(len(words)) if _bracketed(gaps, i) for k in (i, i + 1)}
+    two halves of a word an editor's brackets split (``[t]he``: `intrude.bracketed`)."""
+    brackets = {k for i in range(len(words)) if bracketed(gaps, i) for k in (i, i + 1)}
     text = tokenize.join(words, gaps)
     if not any(mark in text for mark in _MARKS) and not _FILE.search(text):
         return brackets

@@ -37,7 +37,7 @@ def _hit_twice(joined: str, gaps: list[str], absorbed: int) -> bool:
             and (symbol not in PLAIN or all(map(invisible, symbol))))
 
 
-def _bracketed(gaps: list[str], i: int) -> bool:
+def bracketed(gaps: list[str], i: int) -> bool:
     """Whether word ``i`` stands alone in brackets closed right after it, its word going on
     (``[t]he``, ``(R)apists``: an editor's brackets, not a symbol repeated between letters)."""
     if i + 2 >= len(gaps):
@@ -87,7 +87,7 @@ class IntrudeRestorer(Restorer):
         choice: list[tuple[int, str | None]] = [(0, None)] * (n + 1)
         for i in range(n - 1, -1, -1):
             best[i], choice[i] = best[i + 1] - 2.0 * odd[i], (i, None)
-            if _bracketed(gaps, i):
+            if bracketed(gaps, i):
                 continue
             end = i
             while end + 1 < n and _intruded(gaps[end + 1]) and end - i + 1 < MAX_PIECES:
