@@ -268,3 +268,31 @@ def test_american_spellings_and_derived_words_the_lexicon_lacks_are_spelled_righ
                  "an impetuousness that feels lethargically preposterous"]:
         assert shield(text) == text
     assert shield("he wouldlike to see it") == "he would like to see it"  # joined, not -like
+
+
+def test_a_non_word_no_text_has_used_reads_as_a_rarer_word_one_edit_away(shield):
+    # DeepWordBug's non-words that the ranker keeps and whose reading is rarer than the
+    # channel's usual floor: no tweet, review or word list has them, so they are no slang
+    assert shield("WWE cronsiders Raw the bigger show") == "WWE considers Raw the bigger show"
+    assert shield("A group of people are rowing towards some islands while one of them "
+                  "fisges .").endswith("one of them fishes .")
+    # capitalised where names are: only a first letter put for another, to a common word
+    assert shield("A child is Ucreaming at the person that almost hit her taxi cab .") \
+        .startswith("A child is Screaming at")
+    for kept in ["I saw Milson at the store", "the herrmann family came"]:
+        assert shield(kept) == kept
+
+
+def test_a_negation_without_its_apostrophe_is_spelled_right(shield):
+    from zeroe_assets.shield.spelling import spelled_right
+
+    assert all(spelled_right(w, shield.lexicon) for w in ["isnt", "didnt", "havent", "aint"])
+    assert not spelled_right("ecnt", shield.lexicon)
+    text = "he isnt here and she didnt go, we havent seen it, aint that so"
+    assert shield(text) == text
+
+
+def test_an_editors_brackets_inside_a_word_are_no_intrusion(shield):
+    for text in ["[t]he film is (R)eally good", "Why do [L]iberals say so"]:
+        assert shield(text) == text
+    assert shield("the (h)e)l)l)o) world") == "the (hello) world"

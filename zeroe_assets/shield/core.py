@@ -21,6 +21,7 @@ from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import Context, RealWords, Window
 from .features import MECHANISMS, line_evidence, token_features
+from .intrude import bracketed
 from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
@@ -44,6 +45,8 @@ CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the nex
 CHANNEL_OVER = 2.0  # log10: … ahead of every other reading, to overrule the ranker
 CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel to pick alone
 CHANNEL_OVER_FREQ = -6.0  # … and to overrule the ranker's reading of a word that changes anyway
+CHANNEL_UNSEEN = -6.0  # … and for it to pick for a non-word no text or list has used (cronsiders)
+UNSEEN_MARGIN = 1.0  # log10: … with the reading this far ahead of the next
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
@@ -71,6 +74,7 @@ class Unit:
     template: str  # the stem as a reader sees it (look-alikes undone): the casing of a reading
     candidates: dict[str, dict[str, float]]
     opens: bool = False  # it starts a sentence (`_opens`): a capital there says nothing of a name
+    compound: bool = False  # a hyphen joins it to a neighbour (`_compound`: ham-fisted)
 
     @property
     def low(self) -> str:
@@ -106,6 +110,8 @@ class Shield:
     # None: off); both tuned on a dev split of TextAttack's adversarial texts
     channel_margin: float | None = CHANNEL_MARGIN
     channel_freq: float = CHANNEL_FREQ
+    # … and to a rarer word for a non-word no text or list has used (`_unseen`; None: never)
+    channel_unseen: float | None = CHANNEL_UNSEEN
     # … and in place of the ranker's reading of a non-word when the channel is this far ahead
     # (`_overrule`; None: the ranker's reading stands)
     channel_over: float | None = CHANNEL_OVER
@@ -216,6 +222,7 @@ class Shield:
             units.append(Unit(i, i, head, stem, tail, seen, found))
         for unit in units:
             unit.opens = _opens(unit, gaps)
+            unit.compound = _compound(unit, gaps)
         return units
 
     def _spelled(self, stem: str) -> bool:
@@ -294,13 +301,43 @@ class Shield:
             # … unless one edit inside it (its first and last letters kept: not Gare for Are,
             # Fulk for Full) makes it a common word no other such reading comes near
             found = self._channel_best(unit, readings, window, ends=True)
-            return found if found and self.lexicon.logfreq(found) >= self.channel_names else None
+            if found and self.lexicon.logfreq(found) >= self.channel_names:
+                return found
+            return self._unseen(unit, readings, window, capital=True)
         if self.nonword_keep is not None and probs[0] <= self.nonword_keep:
             pick = readings[1 + int(probs[1:].argmax())]
             return self._overrule(unit, k, readings, pick, window) or pick
         if self.channel_margin is not None:
-            return self._channel_best(unit, readings, window)
+            return self._channel_best(unit, readings, window) \
+                or self._unseen(unit, readings, window)
         return None
+
+    def _unseen(self, unit: Unit, readings: list[str], window: Window,
+                capital: bool = False) -> str | None:
+        """The noisy channel's reading of a non-word that no text the context model read and
+        no language's list has used (`language.known`): not slang or a name, so an attack's
+        or a typo's. In lower case it may read as a rarer word (``channel_unseen``) one edit
+        away, its first and last letters kept, ``UNSEEN_MARGIN`` ahead of the next reading:
+        ``cronsiders`` is *considers*, ``fisges`` *fishes*; not with a doubled letter dropped
+        (``herrmann``, one name's other spelling) nor as a piece of a hyphenated compound.
+        Capitalised inside the line (``capital``), where names are, only its first letter may
+        have been put for another, to a common word (``channel_freq``) ``channel_over`` ahead:
+        ``Ucreaming`` is *Screaming*, ``Cideo`` *Video* (DeepWordBug's capitals)."""
+        seen = unit.template.lower()
+        if self.channel_unseen is None or self.channel_margin is None or unit.compound \
+                or not seen.isalpha() or self.context.known(seen) or known(seen):
+            return None
+        if capital:
+            if self.channel_over is None:
+                return None
+            found = self._channel_best(unit, readings, window, margin=self.channel_over)
+            fits = found and len(found) == len(seen) and found[1:] == seen[1:]
+        else:
+            found = self._channel_best(unit, readings, window, margin=UNSEEN_MARGIN,
+                                       floor=self.channel_unseen)
+            fits = unit.stem.islower() and found and found[0] == seen[0] \
+                and found[-1] == seen[-1] and not _undoubled(seen, found)
+        return found if fits else None
 
     def _channel_best(self, unit: Unit, readings: list[str], window: Window,
                       ends: bool = False, margin: float | None = None,
@@ -500,6 +537,20 @@ def _opens(unit: Unit, gaps: list[str]) -> bool:
     return unit.start == 0 or bool(_SENTENCE_END.search(gaps[unit.start] + unit.head))
 
 
+def _undoubled(token: str, word: str) -> bool:
+    """Whether ``word`` is ``token`` with one of two doubled letters dropped (herrmann,
+    hermann): how spellings of one name differ, not how a random edit reads."""
+    return len(token) == len(word) + 1 and any(
+        token[i] == token[i + 1] and token[:i] + token[i + 1:] == word
+        for i in range(len(token) - 1))
+
+
+def _compound(unit: Unit, gaps: list[str]) -> bool:
+    """Whether a hyphen joins the unit to the word before or after it."""
+    return gaps[unit.start].endswith("-") \
+        or unit.end + 1 < len(gaps) and gaps[unit.end + 1].startswith("-")
+
+
 def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:
     """Where a clause starts: at the line's first unit and at a unit with punctuation or a
     mark before it (a word's context stops there, as `train.shield.lm` cuts its text)."""
@@ -507,15 +558,17 @@ def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:
 
 
 def _protected(words: list[str], gaps: list[str]) -> set[int]:
-    """The words inside URLs, e-mail addresses, mentions, hashtags and file names."""
+    """The words inside URLs, e-mail addresses, mentions, hashtags and file names, and the
+    two halves of a word an editor's brackets split (``[t]he``: `intrude.bracketed`)."""
+    brackets = {k for i in range(len(words)) if bracketed(gaps, i) for k in (i, i + 1)}
     text = tokenize.join(words, gaps)
     if not any(mark in text for mark in _MARKS) and not _FILE.search(text):
-        return set()
+        return brackets
     spans = [m.span() for m in _CHUNK.finditer(text)
              if any(k in m.group() for k in _MARKS) or _FILE.search(m.group())]
     if not spans:
-        return set()
-    found, position = set(), 0
+        return brackets
+    found, position = brackets, 0
     for i, word in enumerate(words):
         position += len(gaps[i])
         if any(a <= position < b for a, b in spans):

@@ -11,6 +11,7 @@ from .lexicon import Lexicon
 MAX_PIECES = 16
 PLAIN = " -./'’"  # symbols that also join real words (well-known, U.S., and/or, rock'n'roll)
 UNKNOWN = 1.0  # a join into no word scores this much below one into a word
+_PAIRS = {")": "(", "]": "[", "}": "{"}
 
 
 def _word_like(piece: str, lexicon: Lexicon) -> bool:
@@ -34,6 +35,15 @@ def _hit_twice(joined: str, gaps: list[str], absorbed: int) -> bool:
     return (len(joined) >= 4 and joined.isalpha() and absorbed >= 2 and len(gaps) >= 2
             and all(g == symbol for g in gaps)
             and (symbol not in PLAIN or all(map(invisible, symbol))))
+
+
+def bracketed(gaps: list[str], i: int) -> bool:
+    """Whether word ``i`` stands alone in brackets closed right after it, its word going on
+    (``[t]he``, ``(R)apists``: an editor's brackets, not a symbol repeated between letters)."""
+    if i + 2 >= len(gaps):
+        return False
+    closer = gaps[i + 1]
+    return closer in _PAIRS and gaps[i].endswith(_PAIRS[closer]) and gaps[i + 2] != closer
 
 
 def _intruded(gap: str) -> bool:
@@ -77,6 +87,8 @@ class IntrudeRestorer(Restorer):
         choice: list[tuple[int, str | None]] = [(0, None)] * (n + 1)
         for i in range(n - 1, -1, -1):
             best[i], choice[i] = best[i + 1] - 2.0 * odd[i], (i, None)
+            if bracketed(gaps, i):
+                continue
             end = i
             while end + 1 < n and _intruded(gaps[end + 1]) and end - i + 1 < MAX_PIECES:
                 end += 1

@@ -8,6 +8,8 @@ list: a shield that reads them as attacks breaks clean text (movie reviews: `mar
 - A word derived from a lexicon word by a productive suffix (impetuousness, lethargically,
   preposterousness), the stem long enough that a typo is unlikely to make one (`earl` + `ly` is a
   slip for *early*).
+- A negated auxiliary written without its apostrophe (isnt, didnt, havent, aint): how people
+  type *isn't*, which the restorers would read as *inst*, *did*, *have*, *anti*.
 """
 from __future__ import annotations
 
@@ -19,6 +21,9 @@ MIN_STEM = 5  # letters of the stem before a suffix, or before the single l
 MIN_OR = 6  # letters of an -or word (hor, flor, tors are slips for hour, floor, tours)
 # not -like: "would like", "feels like" joined by the segment attack read as one word
 SUFFIXES = ("ness", "ally", "ly", "less", "ful", "ish", "esque")
+# the auxiliaries whose n't form loses its apostrophe in writing (cant and wont are words)
+NEGATED = frozenset("is was are were do does did have has had could would should must need "
+                    "might ai".split())
 _BRITISH = (
     (re.compile(r"(?<=[aeiou])l(?=(ed|ing|er|ers|ous|ously)$)"), "ll"),
     (re.compile(r"or(?=(s|ed|ing|less|ful|ite|ites|able|ably)?$)"), "our"),
@@ -47,6 +52,7 @@ def derived(word: str, lexicon: Lexicon) -> bool:
 
 def spelled_right(word: str, lexicon: Lexicon) -> bool:
     """Whether ``word`` (lower case, not in the lexicon) is a right spelling the lexicon lacks:
-    the American form of a lexicon word, or a derived word."""
+    the American form of a lexicon word, a derived word, or a negation without its apostrophe."""
     return word.isascii() and word.isalpha() \
-        and (any(b in lexicon for b in british(word)) or derived(word, lexicon))
+        and (any(b in lexicon for b in british(word)) or derived(word, lexicon)
+             or word.endswith("nt") and word[:-2] in NEGATED)
