@@ -201,8 +201,8 @@ class ZeroePerturbation(Perturbation):
         that draws a row entry has each spelling's row looked up (``_rows``), one that draws
         per slot each spelling's slots (``_plans``, its draws made here); the others'
         ``perturb_word`` is called straight, words with apostrophes through ``_visit`` (unless
-        the perturber takes whole words). Visits
-        are most of a run, and a Python call per visit is a good part of one."""
+        the perturber takes whole words). Visits are most of a run, and a Python call per visit
+        is a good part of one."""
         changed = 0
         if self._outcomes is not None:
             outcome = self._outcomes.__getitem__
