@@ -308,7 +308,9 @@ HEADS = st.sampled_from(["", "O'", "l’", "d'", "y'"])
 @settings(max_examples=60, deadline=None)
 @given(HEADS, st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJK", min_size=1, max_size=12),
        CLITICS, st.integers(0, 2**16))
-def test_apostrophes_and_clitics_stay_in_place_under_every_attacker(head, body, clitic, seed):
+def test_apostrophes_and_clitics_stay_in_place_under_the_attackers_of_stems(head, body, clitic,
+                                                                            seed):
+    from zeroe_assets.registry import perturber_class
     from zeroe_assets.tokenize import stem
 
     word = head + body + clitic
@@ -316,10 +318,50 @@ def test_apostrophes_and_clitics_stay_in_place_under_every_attacker(head, body, 
         return
     head, _, clitic = stem(word)  # what stays: every apostrophe, the clitic, the shorter parts
     for name in z.available_names():
+        if perturber_class(name).whole_words:
+            continue  # visual: test_visual_replaces_apostrophes_and_clitics_too
         for protocol in z.PROTOCOLS:
             options = {"oov": "off"} if name == "phonetic" else {}
             out = z.perturb(word, name, level=1.0, seed=seed, protocol=protocol, **options)
             assert out.startswith(head) and out.endswith(clitic), (name, protocol, word, out)
+
+
+class _Upper(Perturber):
+    """Upper-cases a whole word: a perturber that declares ``whole_words``."""
+
+    name = "upper"
+    whole_words = True
+
+    def can_change(self, word):
+        return word != word.upper()
+
+    def perturb_word(self, word, phi, rng):
+        return word.upper()
+
+
+def test_a_perturber_of_whole_words_sees_apostrophes_and_clitics():
+    attack = ZeroePerturbation(_Upper(), level=1.0)
+    assert attack("n't don't l’homme O'Brien's", seed=0) == "N'T DON'T L’HOMME O'BRIEN'S"
+    _Upper.whole_words = False  # the rule of the other perturbers, on the same one
+    try:
+        assert ZeroePerturbation(_Upper(), level=1.0)("n't don't l’homme O'Brien's", seed=0) \
+            == "n't DOn't l’HOMME O'BRIEN's"
+    finally:
+        _Upper.whole_words = True
+
+
+@pytest.mark.parametrize("protocol", ["paper", "reference"])
+def test_visual_replaces_apostrophes_and_clitics_too(protocol):
+    """The paper and the original code replace every character of the text with φ: the letters
+    of a clitic, a token that is only a clitic (pre-tokenized ``n't``) and the apostrophe
+    itself are in reach, as the table has look-alikes for them."""
+    if "visual" not in z.available_names():
+        pytest.skip("the visual assets are not built here")
+    text = "n't don't l’homme"
+    attack = z.get_perturbation("visual", level=1.0, protocol=protocol)  # φ = 1: every one
+    outs = [attack(text, seed=s) for s in range(20)]
+    assert all(out.split(" ")[0] != "n't" for out in outs)
+    assert all(any(out[i] != ch for out in outs) for i, ch in enumerate(text) if ch != " ")
 
 
 def test_mischief_keeps_clitics():

@@ -6,7 +6,8 @@ stop once ⌈p·n⌉ words are perturbed or no indices are left.
 ``protocol="reference"``: the original code's behaviour (`zeroe_assets.reference`).
 
 Under both, a word's apostrophes and clitics stay in place and the perturber sees only its stem
-(`tokenize.stem`: don't → do + n't).
+(`tokenize.stem`: don't → do + n't), except for a perturber that takes whole words
+(``Perturber.whole_words``: visual, which replaces characters in place).
 
 These are random, non-targeted perturbations; targeted search attacks (goal, constraints,
 transformation, search) are another layer built on the perturbers' candidates. How a seed
@@ -81,6 +82,7 @@ class ZeroePerturbation(Perturbation):
         self.p = resolve_level(level)
         self.phi = self.p if phi is None else resolve_level(phi, "phi")
         self.protocol = protocol
+        self._whole_words = perturber.whole_words
         # the paper's protocol on a perturber that changes only the drawn words themselves:
         # `perturb` takes the short way
         self._in_parts = protocol == "paper" and perturber.scope in ("word", "drawn")
@@ -110,7 +112,7 @@ class ZeroePerturbation(Perturbation):
     def prepare(self, texts: Iterable[str]) -> int:
         if not self.prepares:
             return 0
-        return self.perturber.prepare({tokenize.stem(w)[1] for text in texts
+        return self.perturber.prepare({self._split(w)[1] for text in texts
                                        for w in tokenize.words(text)})
 
     def perturb(self, text: str, rng: random.Random) -> str:
@@ -198,8 +200,9 @@ class ZeroePerturbation(Perturbation):
         A perturber that never draws has each spelling's outcome looked up (``_outcomes``), one
         that draws a row entry has each spelling's row looked up (``_rows``), one that draws
         per slot each spelling's slots (``_plans``, its draws made here); the others'
-        ``perturb_word`` is called straight, words with apostrophes through ``_visit``. Visits
-        are most of a run, and a Python call per visit is a good part of one."""
+        ``perturb_word`` is called straight, words with apostrophes through ``_visit`` (unless
+        the perturber takes whole words). Visits are most of a run, and a Python call per visit
+        is a good part of one."""
         changed = 0
         if self._outcomes is not None:
             outcome = self._outcomes.__getitem__
@@ -248,10 +251,10 @@ class ZeroePerturbation(Perturbation):
                     if changed >= target:
                         break
             return changed
-        perturb_word, phi = self._perturb_word, self.phi
+        perturb_word, phi, stems = self._perturb_word, self.phi, not self._whole_words
         for k in drawn:
             word = words[k]
-            if "'" in word or "’" in word:
+            if stems and ("'" in word or "’" in word):
                 new = self._visit(word, rng)
             else:
                 new = perturb_word(word, phi, rng)
@@ -262,17 +265,25 @@ class ZeroePerturbation(Perturbation):
                     break
         return changed
 
+    def _split(self, word: str) -> tuple[str, str, str]:
+        """``(head, stem, tail)``: what a visit changes of ``word`` and the apostrophes and
+        clitics that stay around it (`tokenize.stem`), or all of it for a perturber that takes
+        whole words."""
+        if self._whole_words or ("'" not in word and "’" not in word):
+            return "", word, ""
+        return tokenize.stem(word)
+
     def _visit(self, word: str, rng: random.Random | None) -> str:
-        """One visit to ``word``: its stem changes, apostrophes and clitics stay."""
-        if "'" in word or "’" in word:
-            head, stem, tail = tokenize.stem(word)
+        """One visit to ``word``: its stem changes, apostrophes and clitics stay (`_split`)."""
+        head, stem, tail = self._split(word)
+        if head or tail:
             return head + self._perturb_word(stem, self.phi, rng) + tail if stem else word
         return self._perturb_word(word, self.phi, rng)
 
     def _whole_row(self, word: str) -> tuple[str, ...]:
         """``perturber.row`` of ``word``'s stem with its apostrophes and clitics around each
         entry: what a visit to ``word`` picks from (`_visit`, for a perturber with ``row``)."""
-        head, stem, tail = tokenize.stem(word) if "'" in word or "’" in word else ("", word, "")
+        head, stem, tail = self._split(word)
         if not stem:
             return ()
         found = self.perturber.row(stem)
@@ -282,9 +293,9 @@ class ZeroePerturbation(Perturbation):
         """``perturber.slots`` of ``word``'s stem, with its apostrophes and clitics as units
         that stay around it: what a visit to ``word`` draws from (`_visit`, for a perturber
         with ``slots``)."""
-        if "'" not in word and "’" not in word:
+        head, stem, tail = self._split(word)
+        if not head and not tail:
             return self.perturber.slots(word)
-        head, stem, tail = tokenize.stem(word)
         if not stem:
             return (word,), ()
         units, slots = self.perturber.slots(stem)

@@ -41,7 +41,10 @@ class Perturber:
     ``token_aligned`` (False for perturbers that change the number of tokens), ``prepares``
     (True where ``prepare`` does batch work), ``keeps_ends`` (True where no change touches a
     word's first or last character: a search recipe asked to edit them refuses a set of such
-    perturbers, ``search.recipes``) and ``draws`` (False where ``perturb_word`` and
+    perturbers, ``search.recipes``), ``whole_words`` (True where the protocol hands a perturber
+    whole words, apostrophes and clitics included: a substitution in place moves and counts no
+    letters, so the rule that keeps them for the others has no reason here; visual, as in the
+    paper and the original code) and ``draws`` (False where ``perturb_word`` and
     ``reference_word`` never use ``rng`` or ``phi``: the protocol then keeps each spelling's
     outcome, and they are called with ``rng=None``) are data too. So is ``row``: None, or a
     function of a word giving the entries ``perturb_word`` draws from, where it returns
@@ -63,6 +66,7 @@ class Perturber:
     token_aligned: bool = True
     prepares: bool = False
     keeps_ends: bool = False
+    whole_words: bool = False
     draws: bool = True
     row = None
     slots = None

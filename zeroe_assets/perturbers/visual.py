@@ -1,6 +1,8 @@
 """Visual attack (paper §3.2 "Visual", §3.3): each character of an attacked word is replaced,
 i.i.d. with probability φ, by one of its top-n visual nearest neighbours in the VAE-GAN space,
 sampled in proportion to similarity. The look-alikes come from ``zeroe_assets.visual``.
+Apostrophes and clitics are characters of the word like the others (``whole_words``): the
+paper and the original code replaced every character, and a substitution moves no letter.
 """
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ import bisect
 import random
 from pathlib import Path
 
-from ..tokenize import stem as stem_of
 from ..visual.space import load_visual
 from .base import Perturber
 from ..validate import check_int
@@ -18,6 +19,7 @@ class VisualPerturber(Perturber):
     name = "visual"
     description = "replace characters by visually similar ones (VAE-GAN glyph embeddings)"
     reference = "sentence"
+    whole_words = True
 
     def __init__(self, top_n: int | None = None, root: Path | str | None = None):
         """``top_n``: how many of each character's nearest look-alikes to draw from; default the
@@ -67,12 +69,12 @@ class VisualPerturber(Perturber):
 
     def reference_sentence(self, words, gaps, p, phi, rng):
         """The original's sentence-level use: every character of the text is replaced with
-        probability φ (= p unless given), no target count; here every character of every word's
-        stem (punctuation, numbers and clitics stay, as under the paper's protocol)."""
+        probability φ (= p unless given), no target count; here every character of every word,
+        apostrophes and clitics included, as the original did (punctuation and numbers, which
+        live in the gaps, stay)."""
         changed = 0
         for k, word in enumerate(words):
-            head, stem, tail = stem_of(word)
-            new = head + self.perturb_word(stem, phi, rng) + tail
+            new = self.perturb_word(word, phi, rng)
             if new != word:
                 words[k] = new
                 changed += 1

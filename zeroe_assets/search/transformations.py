@@ -2,7 +2,8 @@
 
 - ``PerturberSwap``: any Zéroe perturber through its ``candidates`` (segment through
   ``attack_at``: it joins a word with the next); apostrophes and clitics stay in place and the
-  perturber sees only the stem, as under the protocol (`tokenize.stem`).
+  perturber sees only the stem (`tokenize.stem`), visual's too, although the random protocol
+  hands it whole words (``Perturber.whole_words``): the constraints compare stems.
 - ``CharEdit``: the character operations of DeepWordBug (Gao et al. 2018: neighbour swap,
   substitution, deletion, insertion) and of Pruthi et al. 2019 (the same on inner letters, and
   keyboard neighbours from the keyboard perturber's table).
