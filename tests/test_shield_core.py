@@ -15,6 +15,7 @@ from zeroe_assets.perturbers.keyboard import KeyboardPerturber
 from zeroe_assets.perturbers.shuffle import FullShufflePerturber, InnerShufflePerturber
 from zeroe_assets.perturbers.truncate import TruncatePerturber
 from zeroe_assets.shield import Shield, get_shield
+from zeroe_assets.shield.core import apostrophes, split
 from zeroe_assets.shield.features import FEATURES, keyboard_slip
 from zeroe_assets.shield.lexicon import load_lexicon
 
@@ -49,6 +50,25 @@ def test_visual_reads_look_alikes_back(shield):
         if word != clean:
             assert clean in visual.candidates(word)
     assert visual.read("hello") == "hello"
+
+
+@pytest.mark.parametrize("attacked,clean", [
+    ("I don\u055at know if it\u00b4s true.", "I don't know if it's true."),  # ՚ and ´ split words
+    ("I don\u02bct know, they\u02bcre here", "I don't know, they're here"),  # ʼ is a letter
+    ("O\u055aBrien said we can\u2018t go", "O'Brien said we can't go")])
+def test_a_look_alike_of_the_apostrophe_reads_as_the_apostrophe(shield, attacked, clean):
+    assert shield(attacked) == clean
+
+
+def test_a_look_alike_of_the_apostrophe_that_makes_no_word_stays(shield):
+    looks = shield.restorers["visual"].apostrophes
+    assert {"\u055a", "\u02bc", "\u02bb", "\u00b4", "`"} <= looks and "'" not in looks
+    for line in ["Hawai\u02bbi and \u02bbokina", "\u043e\u0431\u02bc\u0454\u043a\u0442",
+                 "rock\u055an\u055aroll", "the xq\u02bcs", "he said \u055ayes\u055a to me"]:
+        words, gaps = split(line)
+        assert apostrophes(words, gaps, looks, shield.lexicon) == (words, gaps), line
+    for line in ["Слава Україні", "he said \u055ayes\u055a to me"]:
+        assert shield(line) == line
 
 
 def test_intruded_pieces_join_for_the_whole_line(shield):

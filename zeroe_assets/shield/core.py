@@ -51,6 +51,7 @@ CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
+CLITICS = frozenset({"n't", "'s", "'re", "'ve", "'ll", "'d", "'m"})
 WORDS = 0.7  # the share of dictionary words that makes a long line English on one common word
 ENGLISH_ODDS = 3.0  # log10: how much likelier English must be than any other language (`language`)
 COMMON = -4.0  # log10 frequency of a common English word (the, water; not cafe -4.5, jose -4.4)
@@ -224,6 +225,15 @@ class Shield:
             unit.opens = _opens(unit, gaps)
             unit.compound = _compound(unit, gaps)
         return units
+
+    def _apostrophes(self, text: str, words: list[str], gaps: list[str]
+                     ) -> tuple[list[str], list[str]]:
+        """The words of ``text`` with the look-alikes of the apostrophe that the visual
+        restorer knows read as the apostrophe (`apostrophes`); as they were without it."""
+        visual = self.restorers.get("visual")
+        if visual is None or text.isascii():
+            return words, gaps
+        return apostrophes(words, gaps, visual.apostrophes, self.lexicon)
 
     def _spelled(self, stem: str) -> bool:
         """An accented word spelled right (café, crème, José, Málaga) is no attack: left alone
@@ -444,7 +454,7 @@ class Shield:
         """``text`` with the attacked words it is sure of restored; everything else as it was."""
         if not isinstance(text, str):
             raise ValueError(f"the shield restores text (str), got {type(text).__name__}")
-        words, gaps = split(text)
+        words, gaps = self._apostrophes(text, *split(text))
         if not words:
             return text
         units = self.units(words, gaps)
@@ -484,7 +494,7 @@ class Shield:
         words) of ``clean`` whose reading is among its candidates: what `train.shield` fits the
         ranker on. ``mechanisms`` names the restorers that proposed the gold reading ("" when it
         is the word itself)."""
-        words, gaps = split(perturbed)
+        words, gaps = self._apostrophes(perturbed, *split(perturbed))
         if not words:
             return []
         units = self.units(words, gaps)
@@ -529,6 +539,41 @@ def split(text: str) -> tuple[list[str], list[str]]:
             words.append(text[position:position + len(masked_words[k])])
             position += len(masked_words[k])
     return words, gaps
+
+
+def apostrophe_word(word: str, lexicon: Lexicon) -> bool:
+    """Whether ``word``, written with an apostrophe, is one a reader reads: a word and its
+    clitic (don't, it's, they're; can't) or an Irish name (O'Brien)."""
+    head, stem, tail = tokenize.stem(word)
+    if head:
+        return head == "O'" and not tail and stem.istitle()
+    clitic = tail.lower()
+    return clitic in CLITICS and (stem.lower() in lexicon
+                                  or clitic == "n't" and stem.lower() in NEGATED)
+
+
+def apostrophes(words: list[str], gaps: list[str], looks: frozenset[str], lexicon: Lexicon
+                ) -> tuple[list[str], list[str]]:
+    """``(words, gaps)`` with a look-alike of the apostrophe (``looks``) between two letters
+    read as the apostrophe where the word it then makes is one a reader reads
+    (`apostrophe_word`): don՚t, split by the tokenizer into don + t, is one word don't again,
+    and itʼs (ʼ is a letter) is it's. Ukrainian's and Hawaiian's ʼ and ʻ (Hawaiʻi) stay."""
+    out_words, out_gaps = [], [gaps[0]]
+    for k, word in enumerate(words):
+        gap = gaps[k]
+        if out_words and len(gap) == 1 and gap in looks and out_words[-1][-1].isalpha() \
+                and word[0].isalpha() and apostrophe_word(out_words[-1] + "'" + word, lexicon):
+            out_words[-1] += "'" + word
+            out_gaps[-1] = gaps[k + 1]
+            continue
+        inner = [i for i in range(1, len(word) - 1) if word[i] in looks
+                 and word[i - 1].isalpha() and word[i + 1].isalpha()]
+        if len(inner) == 1:
+            read = word[:inner[0]] + "'" + word[inner[0] + 1:]
+            word = read if apostrophe_word(read, lexicon) else word
+        out_words.append(word)
+        out_gaps.append(gaps[k + 1])
+    return out_words, out_gaps
 
 
 def _opens(unit: Unit, gaps: list[str]) -> bool:

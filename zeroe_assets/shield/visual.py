@@ -24,7 +24,7 @@ from itertools import islice
 import numpy as np
 
 from ..assets import ArtifactError
-from ..visual.confusables import reads_as
+from ..visual.confusables import confusables_of, reads_as
 from .base import Restorer
 from .lexicon import Lexicon
 from .keyboard import KeyboardTypoRestorer
@@ -138,6 +138,17 @@ class VisualRestorer(Restorer):
         self.lexicon, self.keyboard = lexicon, keyboard
         self._letters: dict[str, list[tuple[str, float]]] = {}
         self._case: dict[str, str] = {}
+
+    @functools.cached_property
+    def apostrophes(self) -> frozenset[str]:
+        """The characters that look like the apostrophe (՚, ʼ, ´, `): the look-alikes of ' and ’
+        in the learned space, which the visual attack draws, and their UTS #39 class."""
+        found = set(confusables_of("'")) | set(confusables_of("’"))
+        for mark in "'’":
+            if mark in self.space.rows:
+                found.update(c for c, _ in self.space.neighbours(mark, min(self.top_n,
+                                                                            self.space.k)))
+        return frozenset(found - set(LETTERS) - {"'", "’"})
 
     @functools.cached_property
     def _letter_vectors(self) -> tuple[str, np.ndarray] | None:
