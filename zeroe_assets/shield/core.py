@@ -229,7 +229,8 @@ class Shield:
     def _apostrophes(self, text: str, words: list[str], gaps: list[str]
                      ) -> tuple[list[str], list[str]]:
         """The words of ``text`` with the look-alikes of the apostrophe that the visual
-        restorer knows read as the apostrophe (`apostrophes`); as they were without it."""
+        restorer knows read as the apostrophe (`apostrophes`); as they were without it, or
+        in a line of ASCII (the attack draws none there; a backtick stays as it was written)."""
         visual = self.restorers.get("visual")
         if visual is None or text.isascii():
             return words, gaps
