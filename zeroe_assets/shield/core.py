@@ -230,11 +230,11 @@ class Shield:
                      ) -> tuple[list[str], list[str]]:
         """The words of ``text`` with the look-alikes of the apostrophe that the visual
         restorer knows read as the apostrophe (`apostrophes`); as they were without it, or
-        in a line of ASCII (the attack draws none there; a backtick stays as it was written)."""
+        in a line of ASCII (none of them is ASCII)."""
         visual = self.restorers.get("visual")
         if visual is None or text.isascii():
             return words, gaps
-        return apostrophes(words, gaps, visual.apostrophes, self.lexicon)
+        return apostrophes(words, gaps, visual.apostrophes, self.lexicon, visual.read)
 
     def _spelled(self, stem: str) -> bool:
         """An accented word spelled right (café, crème, José, Málaga) is no attack: left alone
@@ -553,25 +553,28 @@ def apostrophe_word(word: str, lexicon: Lexicon) -> bool:
                                   or clitic == "n't" and stem.lower() in NEGATED)
 
 
-def apostrophes(words: list[str], gaps: list[str], looks: frozenset[str], lexicon: Lexicon
-                ) -> tuple[list[str], list[str]]:
+def apostrophes(words: list[str], gaps: list[str], looks: frozenset[str], lexicon: Lexicon,
+                read) -> tuple[list[str], list[str]]:
     """``(words, gaps)`` with a look-alike of the apostrophe (``looks``) between two letters
-    read as the apostrophe where the word it then makes is one a reader reads
-    (`apostrophe_word`): don՚t, split by the tokenizer into don + t, is one word don't again,
-    and itʼs (ʼ is a letter) is it's. Ukrainian's and Hawaiian's ʼ and ʻ (Hawaiʻi) stay."""
+    read as the apostrophe where the word it then makes, its letters as ``read`` sees them
+    (Ï᾿m as I'm), is one a reader reads (`apostrophe_word`): don՚t, split by the tokenizer
+    into don + t, is one word don't again, and itʼs (ʼ is a letter) is it's; the letters stay
+    as written, for the restorers. Ukrainian's and Hawaiian's ʼ and ʻ (Hawaiʻi) stay."""
     out_words, out_gaps = [], [gaps[0]]
     for k, word in enumerate(words):
         gap = gaps[k]
         if out_words and len(gap) == 1 and gap in looks and out_words[-1][-1].isalpha() \
-                and word[0].isalpha() and apostrophe_word(out_words[-1] + "'" + word, lexicon):
+                and word[0].isalpha() \
+                and apostrophe_word(read(out_words[-1]) + "'" + read(word), lexicon):
             out_words[-1] += "'" + word
             out_gaps[-1] = gaps[k + 1]
             continue
         inner = [i for i in range(1, len(word) - 1) if word[i] in looks
                  and word[i - 1].isalpha() and word[i + 1].isalpha()]
         if len(inner) == 1:
-            read = word[:inner[0]] + "'" + word[inner[0] + 1:]
-            word = read if apostrophe_word(read, lexicon) else word
+            at = inner[0]
+            if apostrophe_word(read(word[:at]) + "'" + read(word[at + 1:]), lexicon):
+                word = word[:at] + "'" + word[at + 1:]
         out_words.append(word)
         out_gaps.append(gaps[k + 1])
     return out_words, out_gaps

@@ -141,14 +141,15 @@ class VisualRestorer(Restorer):
 
     @functools.cached_property
     def apostrophes(self) -> frozenset[str]:
-        """The characters that look like the apostrophe (՚, ʼ, ´, `): the look-alikes of ' and ’
-        in the learned space, which the visual attack draws, and their UTS #39 class."""
+        """The characters that look like the apostrophe (՚, ʼ, ´): the look-alikes of ' and ’
+        in the learned space, which the visual attack draws, and their UTS #39 class; not the
+        backtick, which ASCII text writes on purpose (Yo mama`s) and the attack never draws."""
         found = set(confusables_of("'")) | set(confusables_of("’"))
         for mark in "'’":
             if mark in self.space.rows:
                 found.update(c for c, _ in self.space.neighbours(mark, min(self.top_n,
                                                                             self.space.k)))
-        return frozenset(found - set(LETTERS) - {"'", "’"})
+        return frozenset(c for c in found if not c.isascii() and c != "’")
 
     @functools.cached_property
     def _letter_vectors(self) -> tuple[str, np.ndarray] | None:
