@@ -108,7 +108,9 @@ def words(text: str) -> list[str]:
     return split(text)[0]
 
 
-# English clitics a word may end in (nltk's tokenizer splits them off too): don't, it's, we're …
+# English clitics a word may end in (nltk's tokenizer splits them off too): don't, it's, we're …;
+# the pattern takes them in either case, with either apostrophe
+CLITICS = frozenset({"n't", "'s", "'re", "'ve", "'ll", "'d", "'m"})
 _CLITIC = re.compile(r"(?:[nN]['’][tT]|['’](?:[sS]|[rR][eE]|[vV][eE]|[lL][lL]|[dD]|[mM]))$")
 _APOSTROPHE = re.compile(r"(['’])")
 

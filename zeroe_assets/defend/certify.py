@@ -86,16 +86,15 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
         return joined if premise is None else (seen_premise, joined)
 
     # words the encoding joins (*st ill*), and words a symbol links (*outer-space*: a perturbed
-    # piece joins them into one token), cannot be read one by one: never certified, and the
-    # clean prediction is the whole defended victim's
+    # piece joins them into one token), cannot be read one by one: no slots to enumerate
+    whole = encoder.encode(text, anchor=anchor)
     exact = (not any(symbol_gap(g) for g in gaps[1:-1])
-             and encoder.encode(text, anchor=anchor) == " ".join(e for e in encoded if e))
-    clean = (victim.victim.predict([asked(encoded)]) if exact else victim.predict([example]))[0]
+             and whole == " ".join(e for e in encoded if e))
+    clean = victim.victim.predict([asked(encoded) if exact else asked([whole])])[0]
     correct = _label(victim.task, clean) == str(gold)
     # a monotone victim's bound takes whole sentences: where the words cannot be read one by
     # one, every form is read in its sentence (costly, so only where the bound can use it)
     monotone = hasattr(victim.victim, "weight")
-    whole = None if exact or not monotone else encoder.encode(text, anchor=anchor)
     others: list[tuple[int, list[str]]] = []
     families: dict[str, int] = {}
     memo = {} if memo is None else memo
@@ -103,7 +102,7 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     for i, w in enumerate(words):
         if exact:  # changes the encoding joins with a neighbour (*ov a* → *ova*)
             read = _in_context(encoder, words, gaps, encoded, i, surface, anchor)
-        elif whole is not None:
+        elif monotone:
             read = _in_place(encoder, words, gaps, i, surface, anchor, whole)
         else:
             read = []
@@ -123,9 +122,8 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     if exact and not unstable:
         return cert
     budget = max(1, math.floor(rho * len(words)))
-    if exact and monotone and _bounded(victim.victim, encoded, others, budget, context):
-        return cert
-    if whole is not None and _bounded(victim.victim, [whole], [], budget, context):
+    if monotone and (_bounded(victim.victim, encoded, others, budget, context) if exact
+                     else _bounded(victim.victim, [whole], [], budget, context)):
         return cert
     exact = exact and not context  # a sentence read in place is no slot to enumerate
     enumerable = exact and _combinations([len(o) for _, o in others], budget) <= max_queries
@@ -151,16 +149,22 @@ def _in_context(encoder, words: list[str], gaps: list[str], encoded: list[str], 
     into one, as `_intruded` does): only a form that could make such a run with its neighbours
     (*of* → *ov* in *ov a*: *ova*; *typical* → *typic al* in *a typic al*: *atypical*) is read
     in its sentence; the others cannot differ."""
-    from ..tokenize import join
-
     lexicon, found = encoder.shield.lexicon, []
     for form in sorted(surface.forms(words[i])):
         if _joinable(lexicon, words, gaps, i, form):
             alone = encoded[:i] + [encoder.token(form, anchor)] + encoded[i + 1:]
-            read = encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps), anchor=anchor)
+            read = _read_with(encoder, words, gaps, i, form, anchor)
             if read != " ".join(e for e in alone if e):
                 found.append(read)
     return found
+
+
+def _read_with(encoder, words: list[str], gaps: list[str], i: int, form: str,
+               anchor: str | None) -> str:
+    """The encoding of the text with ``form`` in word ``i``'s place."""
+    from ..tokenize import join
+
+    return encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps), anchor=anchor)
 
 
 def _joinable(lexicon, words: list[str], gaps: list[str], i: int, form: str) -> bool:
@@ -185,7 +189,6 @@ def _in_place(encoder, words: list[str], gaps: list[str], i: int, surface: Surfa
     and that joins with none (`_joinable`) reads in its place as it reads alone (what
     `_in_context` rests on), so one form of each of those encodings is read."""
     from ..shield.core import split
-    from ..tokenize import join
 
     linked = symbol_gap(gaps[i]) and i > 0 or symbol_gap(gaps[i + 1]) and i + 1 < len(words)
     lexicon, found, alone = encoder.shield.lexicon, {}, set()
@@ -195,7 +198,7 @@ def _in_place(encoder, words: list[str], gaps: list[str], i: int, surface: Surfa
             if token in alone:
                 continue
             alone.add(token)
-        read = encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps), anchor=anchor)
+        read = _read_with(encoder, words, gaps, i, form, anchor)
         if read != whole:
             found.setdefault(read)
     return list(found)

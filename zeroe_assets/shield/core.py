@@ -51,7 +51,6 @@ CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
-CLITICS = frozenset({"n't", "'s", "'re", "'ve", "'ll", "'d", "'m"})
 WORDS = 0.7  # the share of dictionary words that makes a long line English on one common word
 ENGLISH_ODDS = 3.0  # log10: how much likelier English must be than any other language (`language`)
 COMMON = -4.0  # log10 frequency of a common English word (the, water; not cafe -4.5, jose -4.4)
@@ -549,7 +548,7 @@ def apostrophe_word(word: str, lexicon: Lexicon) -> bool:
     if head:
         return head == "O'" and not tail and stem.istitle()
     clitic = tail.lower()
-    return clitic in CLITICS and (stem.lower() in lexicon
+    return clitic in tokenize.CLITICS and (stem.lower() in lexicon
                                   or clitic == "n't" and stem.lower() in NEGATED)
 
 
