@@ -67,8 +67,8 @@ class WordDraws:
         if forms is None:
             if len(self._forms) >= self.REMEMBERED:
                 self._forms.clear()
-            drawn = transformation.edits(text, position, k, keyed_rng(self.base, word))
-            forms = self._forms[word] = tuple(e.words[0][1] for e in drawn)
+            forms = self._forms[word] = tuple(
+                transformation.spellings(text, position, k, keyed_rng(self.base, word)))
         s, i = text.locate(position)
         return [Edit(s, ((i, form),), (), (position,)) for form in forms]
 

@@ -109,15 +109,21 @@ class Transformation:
         """Up to ``k`` distinct changed spellings of ``word`` (a stem without apostrophes)."""
         raise NotImplementedError
 
-    def edits(self, text: AttackedText, position: int, k: int, rng: random.Random) -> list[Edit]:
-        """Up to ``k`` distinct edits of the word at ``position``."""
-        word = text.word(position)
-        head, stem, tail = tokenize.stem(word)
+    def spellings(self, text: AttackedText, position: int, k: int,
+                  rng: random.Random) -> list[str]:
+        """Up to ``k`` distinct new spellings of the word at ``position``: what ``edits`` puts
+        there, without the edits (a word-local transformation's draws, `methods.WordDraws`,
+        which keeps only the spellings)."""
+        head, stem, tail = tokenize.stem(text.word(position))
         if not stem:
             return []
+        return [head + form + tail for form in self.forms(stem, k, rng) if form != stem]
+
+    def edits(self, text: AttackedText, position: int, k: int, rng: random.Random) -> list[Edit]:
+        """Up to ``k`` distinct edits of the word at ``position``."""
         s, i = text.locate(position)
-        return [Edit(s, ((i, head + form + tail),), (), (position,))
-                for form in self.forms(stem, k, rng) if form != stem]
+        return [Edit(s, ((i, form),), (), (position,))
+                for form in self.spellings(text, position, k, rng)]
 
     def candidates(self, text: AttackedText, position: int, k: int,
                    rng: random.Random) -> list[AttackedText]:
@@ -342,15 +348,14 @@ class AnyCharacter(Transformation):
             return [text.apply(Edit(s, (), ((i + 1, form),), (position,))) for form in forms]
         return [text.apply(Edit(s, ((i, form),), (), (position,))) for form in forms if form]
 
-    def edits(self, text, position, k, rng):
-        """The first ``k`` edits of the word at ``position``, slot by slot (no draws)."""
+    def spellings(self, text, position, k, rng):
+        """The first ``k`` new spellings of the word at ``position``, slot by slot (no draws)."""
         word, chars = text.word(position), self.characters(text)
-        s, i = text.locate(position)
         forms = dict.fromkeys(self.put(word, slot, c) for slot in range(2 * len(word) + 1)
                               for c in chars)
         forms.pop(word, None)
         forms.pop("", None)
-        return [Edit(s, ((i, form),), (), (position,)) for form in list(forms)[:k]]
+        return list(forms)[:k]
 
 
 class Imperceptible(Transformation):
@@ -398,22 +403,34 @@ class Union(Transformation):
         return any(m.can_change(text, position) for m in self.members)
 
     def edits(self, text, position, k, rng):
+        if self.word_local:  # the members' spellings, made edits once at the end
+            return super().edits(text, position, k, rng)
+        return self._interleaved(text, position, k, lambda m, n: m.edits(text, position, n, rng),
+                                 lambda e: e.words + e.gaps)
+
+    def spellings(self, text, position, k, rng):
+        return self._interleaved(text, position, k,
+                                 lambda m, n: m.spellings(text, position, n, rng), str)
+
+    def _interleaved(self, text, position, k, draw, key) -> list:
+        """Up to ``k`` of the members' candidates (``draw(member, n)``: its first n), the first
+        of each, then the second of each …, the first of those equal by ``key`` kept."""
         # each member draws its share of k; where some have fewer, those that filled their
         # share draw again, for the room the others left (truncate has one or two)
         members = [m for m in self.members if m.can_change(text, position)]
         share = -(-k // max(len(members), 1))
-        lists = [m.edits(text, position, share, rng) for m in members]
+        lists = [draw(m, share) for m in members]
         full = sum(len(found) == share for found in lists)
         room = k - sum(map(len, lists))
         if room > 0 and full:
             more = share + -(-room // full)
-            lists = [m.edits(text, position, more, rng) if len(found) == share else found
+            lists = [draw(m, more) if len(found) == share else found
                      for m, found in zip(members, lists)]
-        found: dict[tuple, Edit] = {}
+        found: dict = {}
         for row in range(max(map(len, lists), default=0)):
-            for edits in lists:
-                if row < len(edits):
-                    found.setdefault(edits[row].words + edits[row].gaps, edits[row])
+            for drawn in lists:
+                if row < len(drawn):
+                    found.setdefault(key(drawn[row]), drawn[row])
                     if len(found) == k:
                         return list(found.values())
         return list(found.values())
