@@ -162,8 +162,8 @@ class Classification(Goal):
                 raise ValueError(f"victim {victim_name(victim)} is multi-label (a list of "
                                  "scores per text), which search attacks do not take")
             return (0, 1), _binary_rows(victim, _floats(victim, out), n)
-        if isinstance(victim, Scorer):
-            labels = self.labels_of(victim)
+        if isinstance(victim, Scorer):  # labels_of's answer, without asking isinstance again
+            labels = tuple(self._label(x) for x in victim.labels)
             return labels, _checked_rows(victim, victim.scores(batch), n, len(labels))
         return None
 
