@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from itertools import chain
 
 from ..constraints import check_all
 from .methods import Greedy, Problem, Scored, SearchMethod
@@ -53,6 +54,21 @@ def _cuts(length: int) -> tuple[slice, ...]:
     return cuts
 
 
+class _Terms(dict):
+    """(feature, count) → (idf · (1 + ln count))², the term of a TF-IDF vector's squared norm
+    (sublinear tf, as the models are trained), computed on first use: the same float as
+    computed afresh."""
+
+    def __init__(self, idf: dict[str, float]):
+        super().__init__()
+        self.idf = idf
+
+    def __missing__(self, key: tuple[str, int]) -> float:
+        g, c = key
+        found = self[key] = (self.idf[g] * (1 + math.log(c))) ** 2
+        return found
+
+
 class NgramSurrogate:
     """logit ≈ Σ (coefficient · idf) of a text's character n-grams / their TF-IDF norm + the
     same for its words. ``chars`` and ``words`` map a feature to its coefficient · idf,
@@ -65,6 +81,7 @@ class NgramSurrogate:
         self.labels = tuple(labels)
         self._sums: dict[str, tuple[float, float]] = {}  # span → sums (``sums``)
         self._known: dict[str, tuple[str, ...]] = {}  # token → its n-grams with an idf (norms)
+        self._terms = _Terms(idf)  # (feature, count) → its squared TF-IDF term (norms)
 
     @classmethod
     def from_model(cls, model) -> "NgramSurrogate":
@@ -116,24 +133,24 @@ class NgramSurrogate:
     def norms(self, text: str) -> tuple[float, float]:
         """The L2 norms of ``text``'s TF-IDF vectors (characters, words): the scale of a
         change's effect on the logit (1 for a text without known features)."""
-        idf, known = self.idf, self._known
-
-        def norm(counts):
-            return math.sqrt(sum((idf[g] * (1 + math.log(c))) ** 2
-                                 for g, c in counts.items())) or 1.0
-
+        idf, known, terms = self.idf, self._known, self._terms
         # Counter counts in C, keeping the first-seen order: the same terms summed in the same
-        # order as a dictionary filled by hand; a token's known n-grams are remembered
-        chars = Counter()
+        # order as a dictionary filled by hand; a token's known n-grams are remembered, and
+        # each (feature, count)'s squared term (`_Terms`), so the sums run in C
+        grams = []
         for token in text.split():
-            grams = known.get(token)
-            if grams is None:
+            found = known.get(token)
+            if found is None:
                 if len(known) >= self.REMEMBERED:
                     known.clear()
-                grams = known[token] = tuple(g for g in char_ngrams(token) if g in idf)
-            chars.update(grams)
+                found = known[token] = tuple(g for g in char_ngrams(token) if g in idf)
+            grams.append(found)
+        chars = Counter(chain.from_iterable(grams))
         words = Counter(g for g in ("w:" + w for w in WORD.findall(text.lower())) if g in idf)
-        return norm(chars), norm(words)
+        if len(terms) >= self.REMEMBERED:
+            terms.clear()
+        return (math.sqrt(sum(map(terms.__getitem__, chars.items()))) or 1.0,
+                math.sqrt(sum(map(terms.__getitem__, words.items()))) or 1.0)
 
     def score(self, span: str, norms: tuple[float, float]) -> float:
         """The surrogate's logit contribution of a stretch of text."""
@@ -169,10 +186,10 @@ class NgramSurrogate:
         return c, w
 
     def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k not in ("_sums", "_known")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_sums", "_known", "_terms")}
 
     def __setstate__(self, state):
-        self.__dict__.update(state, _sums={}, _known={})
+        self.__dict__.update(state, _sums={}, _known={}, _terms=_Terms(state["idf"]))
 
     def __repr__(self):
         return f"NgramSurrogate({len(self.chars)} character n-grams, {len(self.words)} words)"
