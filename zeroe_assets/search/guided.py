@@ -257,6 +257,15 @@ class Guided(SearchMethod):
                 new, old = _span(original.apply(edit), edit), _span(original, edit)
             return sign * (score(new) - score(old))
 
+        def gains_of(position: int, edits: list[Edit]) -> list[float]:
+            """``gain`` of each edit of the word at ``position``: its respellings (the usual
+            case) look the word's own score up once, the others go through ``gain``."""
+            s, i = original.locate(position)
+            old = score(original.word(position))
+            return [sign * (score(e.words[0][1]) - old)
+                    if len(e.words) == 1 and not e.gaps and e.words[0][0] == i
+                    and e.segment == s else gain(e) for e in edits]
+
         order = sorted(problem.positions, key=lambda p: sign * score(original.word(p)))
         queue = list(order)
         options: dict[int, list[tuple[float, Edit]]] = {}  # position → (gain, edit), best first
@@ -266,7 +275,7 @@ class Guided(SearchMethod):
             while queue and have < upto:
                 p = queue.pop(0)
                 edits = problem.edits(p)
-                gains = [gain(e) for e in edits]
+                gains = gains_of(p, edits)
                 # best first, ties in the drawn order (a reversed sort is stable too)
                 options[p] = [(gains[i], edits[i]) for i in sorted(
                     range(len(edits)), key=gains.__getitem__, reverse=True) if gains[i] > 0]
