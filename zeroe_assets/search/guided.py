@@ -143,7 +143,7 @@ class NgramSurrogate:
             if found is None:
                 if len(known) >= self.REMEMBERED:
                     known.clear()
-                found = known[token] = tuple(g for g in char_ngrams(token) if g in idf)
+                found = known[token] = tuple(filter(idf.__contains__, char_ngrams(token)))
             grams.append(found)
         chars = Counter(chain.from_iterable(grams))
         words = Counter(g for g in ("w:" + w for w in WORD.findall(text.lower())) if g in idf)
