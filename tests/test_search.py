@@ -16,6 +16,7 @@ from zeroe_assets.constraints import MaxPerturbed, NoRepeat, Protected, Stopword
 from zeroe_assets.search import (AttackedText, Beam, Classification, Greedy, NgramSurrogate,
                                  RandomProtocol, SearchAttack, Tagging, get_recipe,
                                  get_transformations, recipe_names, summarize)
+from zeroe_assets.search.transformations import AnyCharacter
 from zeroe_assets.search.results import (EXHAUSTED, MISCLASSIFIED, NOTHING_TO_ATTACK, SKIPPED,
                                          SUCCESSFUL)
 from zeroe_assets.victims.sklearn import train_victim
@@ -540,6 +541,22 @@ def test_text_state_round_trips_and_edits():
     for c in tf.candidates(text, 1, 5, random.Random(0)):
         assert c.word(1).endswith("n't") and c.word(1) != "don't" and c.modified == {1}
 
+
+
+@pytest.mark.parametrize("names", [
+    ["keyboard-typo", "full-shuffle", "intrude", "natural-typo", "inner-shuffle", "phonetic"],
+    ["truncate"], ["dwb-swap", "dwb-insert"], ["pruthi-keyboard"], ["bad-homoglyph"]])
+def test_a_word_s_spellings_are_what_its_edits_put_there(names):
+    """``spellings`` (what `methods.WordDraws` keeps of a word's draws) are the words its
+    ``edits`` put at the position, drawn the same from the same stream, a union's interleaved
+    alike; any-char with a fixed alphabet too."""
+    text = AttackedText.from_input("pair", ("A man sleeps.", "Nobody don't sleep, lovely cat!"))
+    for tf in (get_transformations(names), AnyCharacter("xyz")):
+        for p in range(len(text)):
+            edits = tf.edits(text, p, 7, random.Random(p))
+            s, i = text.locate(p)
+            assert tf.spellings(text, p, 7, random.Random(p)) == [e.words[0][1] for e in edits]
+            assert all(e == (s, ((i, e.words[0][1]),), (), (p,)) for e in edits)
 
 def test_recipes_for_pos_and_nli():
     pos = get_recipe("textfooler-zeroe", "pos")

@@ -79,6 +79,32 @@ def test_the_sums_are_scikit_learn_s_n_grams_added_in_order(tc, surrogate):
         assert surrogate._sum(span) == (c, w)
 
 
+
+def test_the_norms_are_the_tf_idf_norms_added_in_order(tc, surrogate):
+    """A text's norms are its sublinear TF-IDF vectors' L2 norms, the terms added in the order
+    the n-grams and words first occur: the same floats as the plain loop, with each token's
+    n-grams and each (feature, count)'s term remembered, after other texts and after a pickle."""
+    import pickle
+
+    def plain(text):
+        chars, words = {}, {}
+        for t in text.split():
+            for g in guided.char_ngrams(t):
+                if g in surrogate.idf:
+                    chars[g] = chars.get(g, 0) + 1
+        for w in guided.WORD.findall(text.lower()):
+            if "w:" + w in surrogate.idf:
+                words["w:" + w] = words.get("w:" + w, 0) + 1
+        return tuple(math.sqrt(sum((surrogate.idf[g] * (1 + math.log(c))) ** 2
+                                   for g, c in counts.items())) or 1.0
+                     for counts in (chars, words))
+
+    texts = ["@USER the the the game game is lovely lovely URL", "lovely", "", "zzqx",
+             "You are you ARE a lovely idiot , lovely", "@USER the game is lovely URL"]
+    for warm in (surrogate, pickle.loads(pickle.dumps(surrogate))):
+        for text in texts + texts:
+            assert warm.norms(text) == plain(text)
+
 def test_remembered_sums_are_the_sums_and_no_example_depends_on_another(tc, examples):
     """The surrogate remembers each span's sums across examples: the numbers are those
     computed afresh, an example's result is the same after others as alone, and a pickled
