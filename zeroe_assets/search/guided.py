@@ -181,6 +181,8 @@ class NgramSurrogate:
             for cut in cuts:
                 c += get(padded[cut], 0.0)
         words, w = self.words.get, 0.0
+        if low.isalpha():  # letters only (all \w): the pattern's one match, if two or more
+            return c, (w + words(low, 0.0) if len(low) > 1 else w)
         for t in WORD.findall(low):
             w += words(t, 0.0)
         return c, w
