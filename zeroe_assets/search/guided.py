@@ -157,6 +157,11 @@ class NgramSurrogate:
         c, w = self.sums(span)
         return c / norms[0] + w / norms[1]
 
+    def scores(self, spans: list[str], norms: tuple[float, float]) -> list[float]:
+        """``score`` of each span (a word's candidates at once: no call per span)."""
+        n0, n1 = norms
+        return [c / n0 + w / n1 for c, w in map(self.sums, spans)]
+
     def sums(self, span: str) -> tuple[float, float]:
         """The weights of ``span``'s character n-grams and of its words, each summed in order
         (``score`` divides them by a text's norms). A pure function of the span, remembered
@@ -261,12 +266,15 @@ class Guided(SearchMethod):
 
         def gains_of(position: int, edits: list[Edit]) -> list[float]:
             """``gain`` of each edit of the word at ``position``: its respellings (the usual
-            case) look the word's own score up once, the others go through ``gain``."""
+            case) scored at once and against one look-up of the word's own score, else each
+            through ``gain``."""
             s, i = original.locate(position)
+            if not all(len(e.words) == 1 and not e.gaps and e.words[0][0] == i
+                       and e.segment == s for e in edits):
+                return [gain(e) for e in edits]
             old = score(original.word(position))
-            return [sign * (score(e.words[0][1]) - old)
-                    if len(e.words) == 1 and not e.gaps and e.words[0][0] == i
-                    and e.segment == s else gain(e) for e in edits]
+            return [sign * (new - old)
+                    for new in surrogate.scores([e.words[0][1] for e in edits], norms)]
 
         order = sorted(problem.positions, key=lambda p: sign * score(original.word(p)))
         queue = list(order)
