@@ -264,13 +264,17 @@ class Guided(SearchMethod):
                 new, old = _span(original.apply(edit), edit), _span(original, edit)
             return sign * (score(new) - score(old))
 
+        # each word's candidates drawn once a run by a word-local transformation: every edit
+        # respells its word alone (`WordDraws.edits`)
+        respelt = problem.draws is not None and problem.draws.transformation.word_local
+
         def gains_of(position: int, edits: list[Edit]) -> list[float]:
             """``gain`` of each edit of the word at ``position``: its respellings (the usual
             case) scored at once and against one look-up of the word's own score, else each
             through ``gain``."""
             s, i = original.locate(position)
-            if not all(len(e.words) == 1 and not e.gaps and e.words[0][0] == i
-                       and e.segment == s for e in edits):
+            if not respelt and not all(len(e.words) == 1 and not e.gaps and e.words[0][0] == i
+                                       and e.segment == s for e in edits):
                 return [gain(e) for e in edits]
             old = score(original.word(position))
             return [sign * (new - old)
