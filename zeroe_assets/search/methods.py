@@ -22,7 +22,7 @@ from ..constraints import check_all
 from ..protocol import ZeroePerturbation
 from ..rng import keyed_rng
 from .goals import Outcome, Session
-from .text import MASK, AttackedText, Edit
+from .text import MASK, AttackedText, Edit, respellings
 from .transformations import PerturberSwap, Transformation, Union
 
 Scored = tuple[AttackedText, Outcome]
@@ -70,7 +70,7 @@ class WordDraws:
             forms = self._forms[word] = tuple(
                 transformation.spellings(text, position, k, keyed_rng(self.base, word)))
         s, i = text.locate(position)
-        return [Edit(s, ((i, form),), (), (position,)) for form in forms]
+        return respellings(s, i, position, forms)
 
     def __getstate__(self):
         return {**self.__dict__, "_forms": {}, "_changes": {}}

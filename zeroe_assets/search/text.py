@@ -28,6 +28,14 @@ class Edit(NamedTuple):
     positions: tuple[int, ...]
 
 
+def respellings(segment: int, index: int, position: int, forms) -> list[Edit]:
+    """One edit per form, each putting it in place of word ``index`` of ``segment`` (global
+    ``position``): a word's candidates. Made with ``tuple.__new__``, as ``Edit`` would make
+    them: a named tuple's own constructor is a Python function, twice the cost."""
+    new, gaps, positions = tuple.__new__, (), (position,)
+    return [new(Edit, (segment, ((index, form),), gaps, positions)) for form in forms]
+
+
 class AttackedText:
     """Segments of (words, gaps), which of them are attacked, and the positions modified so far.
 

@@ -33,7 +33,7 @@ from .. import registry, tokenize
 from ..perturbers.base import CANDIDATE_PHI, Perturber
 from ..validate import check_int
 from . import imperceptible
-from .text import AttackedText, Edit
+from .text import AttackedText, Edit, respellings
 
 LETTERS = string.ascii_lowercase
 # what draws nothing on its own: controls, format characters (zero-width, bidi: Bad Characters'
@@ -122,8 +122,7 @@ class Transformation:
     def edits(self, text: AttackedText, position: int, k: int, rng: random.Random) -> list[Edit]:
         """Up to ``k`` distinct edits of the word at ``position``."""
         s, i = text.locate(position)
-        return [Edit(s, ((i, form),), (), (position,))
-                for form in self.spellings(text, position, k, rng)]
+        return respellings(s, i, position, self.spellings(text, position, k, rng))
 
     def candidates(self, text: AttackedText, position: int, k: int,
                    rng: random.Random) -> list[AttackedText]:
