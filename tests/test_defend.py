@@ -591,33 +591,3 @@ def test_the_monotone_bound_reads_linked_and_joined_words_in_their_sentence(mono
     assert model.logits(["you idiot and idiot"])[0] >= 0 > model.logits(["you and"])[0]
     assert not _bounded(model, ["you idiot and idiot"], [], 2,
                         {1: ["you and idiot"], 3: ["you idiot and"]})
-
-
-def test_a_soft_encoding_keeps_every_reading_of_an_ambiguous_token():
-    counts = {"shot": 4, "host": 5, "shit": 9, "fun": 6, "married": 2}
-    strict = RobustEncoder(counts, counts=counts, restore=False)
-    soft = RobustEncoder(counts, counts=counts, restore=False, soft=2)
-    # shot or host (a shuffle), shot or shit (one change): none of them, or both, most frequent
-    # first; neither hiding the word nor making the other takes the writer's word away
-    assert strict.encode("tohs shiot") == f"{UNKNOWN} {UNKNOWN}"
-    assert soft.encode("tohs shiot") == "host shot shit shot"
-    assert strict.encode("nfu") == UNKNOWN  # too short for the reads' keys
-    assert soft.encode("nfu miaerrd married") == "fun married married"  # looser keys; one read
-    assert RobustEncoder(counts, counts=counts, restore=False, soft=1).encode("tohs") == UNKNOWN
-    soft.guard(["shot"])  # a guarded word is never read, among others neither
-    assert soft.encode("tohs") == UNKNOWN
-
-
-def test_a_soft_defense_is_built_loaded_and_refused_a_certificate(train_file, tmp_path, capsys):
-    out = tmp_path / "soft"
-    assert main(["defend", "--task", "tc", "--victim", "tc-tfidf", "--train", str(train_file),
-                 "--out", str(out), "--soft", "3", "-q"]) == 0
-    assert json.loads((out / "defense.json").read_text())["soft"] == 3
-    assert load_defended(out).encoder.soft == 3
-    test = tmp_path / "test.tsv"
-    test.write_text("id\ttweet\tsubtask_a\n1\tWhat a lovely morning\tNOT\n", encoding="utf-8")
-    capsys.readouterr()
-    assert main(["certify", "--task", "tc", "--victim", f"defended:{out}", "--input",
-                 str(test), "-q"]) == 2
-    said = capsys.readouterr().err.strip().splitlines()
-    assert len(said) == 1 and "--soft" in said[0]

@@ -48,10 +48,6 @@ def register(sub) -> None:
     p.add_argument("--restorers", action="store_true",
                    help="read a token no lookup finds with the shield's restorers and ranker "
                         "(p >= .5) instead of unkword (default: unkword; docs/defend.md)")
-    p.add_argument("--soft", type=int, default=0, metavar="K",
-                   help="encode a token that reads as up to K words as all of them, most frequent "
-                        "first (and an unreadable one as its looser keys' words), instead of "
-                        "unkword; certificates refuse it (default: 0, off; docs/defend.md)")
     p.add_argument("--unguarded", action="store_true",
                    help="let lookups return words the victim weighs more than unkword (default: "
                         "they do not, for victims whose score only adds up: tc-monotone; "
@@ -84,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     victim = defend(args.task, args.victim, args.train, args.out, args.parts, seed=args.seed,
                     copies=args.copies, fields=args.fields, encoder_model=args.encoder,
                     rounds=args.rounds, per_round=args.per_round, anagrams=args.anagrams,
-                    merge_below=args.merge_below, restore=args.restorers, soft=args.soft,
+                    merge_below=args.merge_below, restore=args.restorers,
                     guard=not args.unguarded, anchors=not args.unanchored,
                     unknown_twins=args.unknown_twins, worst_rounds=args.worst_rounds,
                     progress=not args.quiet)

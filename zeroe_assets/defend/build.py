@@ -59,7 +59,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            encoder_model: str | None = None, min_count: int = 2, rounds: int = 0,
            per_round: int = 200, recipe: str = RECIPE, anagrams: bool = False,
            sources: bool = True, merge_below: int = MERGE_BELOW, fragments: bool = False,
-           restore: bool = False, soft: int = 0, guard: bool = True, anchors: bool = True,
+           restore: bool = False, guard: bool = True, anchors: bool = True,
            unknown_twins: int | None = None, worst_rounds: int | None = None,
            progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
@@ -80,7 +80,6 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     rounds = check_int("rounds", rounds, low=0)
     per_round = check_int("per_round", per_round)
     merge_below = check_int("merge_below", merge_below, low=0)
-    soft = check_int("soft", soft, low=0)
     if unknown_twins is None:
         unknown_twins = UNKNOWN_TWINS if spec.inputs == "pair" else 0
     unknown_twins = check_int("unknown_twins", unknown_twins, low=0)
@@ -101,7 +100,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     counts, clusters, encoder, shield = pipeline(parts, texts, min_count=min_count,
                                                  anagrams=anagrams, sources=sources,
                                                  merge_below=merge_below, fragments=fragments,
-                                                 restore=restore, soft=soft)
+                                                 restore=restore)
     defended = DefendedVictim(None, spec.name, encoder, shield, anchored=anchors)
     inputs, gold = list(examples.inputs), list(examples.gold)
     if "adversarial" in parts and copies:
@@ -147,7 +146,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
             "copies": copies if "adversarial" in parts else 0, "level": level,
             "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
             "sources": sources, "merge_below": merge_below, "fragments": fragments,
-            "restore": restore, "soft": soft, "guard": guard, "anchors": anchors,
+            "restore": restore, "guard": guard, "anchors": anchors,
             "unknown_twins": unknown_twins, "worst_rounds": worst_rounds,
             "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
             "recipe": recipe, "adversarial_found": found,
@@ -166,7 +165,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
 
 def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
              anagrams: bool = False, sources: bool = True, merge_below: int = MERGE_BELOW,
-             fragments: bool = False, restore: bool = False, soft: int = 0):
+             fragments: bool = False, restore: bool = False):
     """What stands before the victim, built from the training ``texts``: ``(counts, clusters,
     encoder, shield)`` — the vocabulary with its counts, its clusters, the `RobustEncoder` (None
     without ``encode``) and the shield (None without ``shield``). Shared by ``zeroe defend`` and
@@ -183,8 +182,7 @@ def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
 
         clusters = build_clusters(counts, Surface(), merge_below)
     encoder = RobustEncoder(counts, anagrams=anagrams, counts=counts if sources else None,
-                            clusters=clusters, restore=restore,
-                            soft=soft) if "encode" in parts else None
+                            clusters=clusters, restore=restore) if "encode" in parts else None
     return counts, clusters, encoder, shield
 
 

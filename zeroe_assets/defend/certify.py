@@ -74,10 +74,6 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
         raise ValueError("certificates read the encoding word by word, and a shield in front "
                          "reads each word in its sentence: certify a defense built without "
                          "the shield part (--parts encode[,adversarial])")
-    if encoder.soft:  # its words' forms may read as several words: not enumerated here
-        raise ValueError("certificates read each form as one encoding, and a soft encoding "
-                         "(--soft) reads an ambiguous one as several: certify a defense built "
-                         "without --soft")
     premise, text = example if victim.kind == "pairs" else (None, example)
     anchor = premise if victim.anchored else None
     words, gaps = split(text)

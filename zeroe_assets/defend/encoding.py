@@ -61,7 +61,7 @@ class RobustEncoder:
 
     def __init__(self, vocabulary: Iterable[str], shield=None, anagrams: bool = False,
                  counts: Mapping[str, int] | None = None, clusters: Mapping[str, str] | None = None,
-                 restore: bool = True, soft: int = 0):
+                 restore: bool = True):
         from ..shield import get_shield
 
         self.vocabulary = frozenset(w.lower() for w in vocabulary)
@@ -70,8 +70,6 @@ class RobustEncoder:
         self.counts = counts  # with them, a token one change from vocabulary words is one of them
         self.clusters = clusters or {}
         self.restore = restore  # without: a token no lookup finds is UNKNOWN, never guessed
-        self.soft = soft  # k: an ambiguous token is all its readings, up to k (`_soft`); 0: UNKNOWN
-        self._loose = None  # `anchor.Keys` with short words and near forms, for ``soft``
         self.guarded: frozenset[str] = frozenset()  # words no lookup returns (`guard`)
         self._surface = None
         self._keys = None  # `anchor.Keys` of the vocabulary, built when first needed
@@ -246,21 +244,9 @@ class RobustEncoder:
         if self.counts is None or not token:
             return None
         found = self.surface.sources(token, self.counts)
-        if not self.guarded.isdisjoint(found):
+        if len({self.clusters.get(w, w) for w in found}) > 1 or not self.guarded.isdisjoint(found):
             return UNKNOWN
-        if len({self.clusters.get(w, w) for w in found}) > 1:
-            return self._soft(found) or UNKNOWN
         return next(iter(found)) if found else None
-
-    def _soft(self, words: Iterable[str]) -> str | None:
-        """With ``soft`` (k): the clusters of ``words`` (at most k, most frequent first) as one
-        encoding of several words, so that a token that could be any of them keeps the evidence
-        of each, whichever the writer meant; None without ``soft``, or for more than k."""
-        found = {self.clusters.get(w, w) for w in words}
-        if not self.soft or not found or len(found) > self.soft:
-            return None
-        counts = self.counts or {}
-        return " ".join(sorted(found, key=lambda w: (-counts.get(w, 0), w)))
 
     @staticmethod
     def _unknown(stem: str) -> str:
@@ -297,17 +283,9 @@ class RobustEncoder:
         if self._keys is None:
             self._keys = Keys(self.vocabulary)
         found = {self.clusters.get(w, w) for w in self._keys.of(read, first=True)}
-        several = len(found) > 1
-        if several:  # none of them, or with ``soft`` all of them
-            soft = self._soft(found)
-            words = soft.split() if soft else []
-        else:
-            words = [found.pop()] if found else self._joined(read)
-        if not words and not several and self.soft:  # looser keys: short words, near forms
-            if self._loose is None:
-                self._loose = Keys(self.vocabulary, shortest=3, near=True)
-            soft = self._soft(self._loose.of(read, first=True))
-            words = soft.split() if soft else []
+        if len(found) > 1:
+            return None
+        words = [found.pop()] if found else self._joined(read)
         if not words:
             return None
         return UNKNOWN if self.guarded.intersection(words) else " ".join(words)

@@ -122,8 +122,7 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
         counts, clusters = _read_vocabulary(words)
         encoder = RobustEncoder(counts, anagrams=bool(meta.get("anagrams", False)),
                                 counts=counts if meta.get("sources") else None,
-                                clusters=clusters, restore=bool(meta.get("restore", True)),
-                                soft=int(meta.get("soft", 0)))
+                                clusters=clusters, restore=bool(meta.get("restore", True)))
         if meta.get("guard"):  # folders built before the guard load as they were built
             encoder.guard(heavier_than_unknown(victim, counts, clusters))
     parts = "+".join(p for p in meta["parts"] if p != "adversarial")
