@@ -121,6 +121,7 @@ def tesseract() -> str:
 
 
 def check_reader(reader: str) -> str:
+    """``reader`` if it is one of `READERS`, else a one-line ValueError naming them."""
     if reader not in READERS:
         raise ValueError(f"unknown reader {reader!r}; choose one of {', '.join(READERS)}")
     return reader
