@@ -1,15 +1,18 @@
 """Readability of the visual attack (issue #36), JSON on stdout: the neighbour table's own figures
 for a-z, A-Z (same-letter precision@20, UTS #39 recall@20) and the share of held-out words (UD
-English-EWT test, 4-10 letters) Tesseract reads back when attacked at φ = 0.3, next to nothing
+English-EWT test, 4-10 letters) a reader reads back when attacked at φ = 0.3, next to nothing
 substituted, UTS #39 confusables and random letters of another script at the same positions.
 
     python benchmarks/visual_readability.py [--root ARTIFACTS] [--words 300] [--phi 0.3]
-                                            [--seed 0] [--out FILE] [--png FILE]
+                                            [--seed 0] [--reader tesseract|rapidocr]
+                                            [--font FILE ...] [--out FILE] [--png FILE]
                                             [--sheet FILE]
 
 ``--root``: an artifacts folder (manifest.json + visual/), e.g. a copy of the table before a
 re-ranking, so two tables are measured on the same words. ``--png``: examples of the four
-conditions; ``--sheet``: a-z, A-Z with their 20 neighbours in the table.
+conditions; ``--sheet``: a-z, A-Z with their 20 neighbours in the table. ``--reader rapidocr``:
+RapidOCR's PP-OCRv4 recogniser instead of Tesseract (pip install rapidocr-onnxruntime);
+``--font``: font files drawn first, before the glyph set's chain (a check with other fonts).
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from zeroe_assets.assets import load_component
 from zeroe_assets.assets.tables import NeighbourTable
 from zeroe_assets.bench import readability as R
 from zeroe_assets.spec import get_perturbation
+from zeroe_assets.visual.fonts import resolve_chain
 from zeroe_assets.visual.render import WordRenderer
 
 HELD_OUT = "bench/ud_ewt/en_ewt-ud-test.conllu"
@@ -38,22 +42,31 @@ def main() -> None:
     ap.add_argument("--words", type=int, default=300)
     ap.add_argument("--phi", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reader", choices=R.READERS, default="tesseract")
+    ap.add_argument("--font", type=Path, action="append", default=[],
+                    help="a font file drawn before the chain (repeatable)")
     ap.add_argument("--out", type=Path, help="also write the JSON here")
     ap.add_argument("--png", type=Path, help="write the example sheet here")
     ap.add_argument("--sheet", type=Path, help="write the letters' neighbour sheet here")
     args = ap.parse_args()
+    try:  # a missing reader or font: one line, before any work
+        reader = R.reader_version(args.reader)
+        first = resolve_chain((), tuple(map(str, args.font))) if args.font else []
+    except (ValueError, OSError) as e:
+        raise SystemExit(f"visual_readability: {e}") from None
 
     component = load_component("visual", args.root)
     table = NeighbourTable.from_component(component, "table")
     words = R.held_out_words(args.data / HELD_OUT, args.words, args.seed)
     attack = get_perturbation("visual", level=1.0, phi=args.phi, root=args.root)
-    renderer = WordRenderer(R.PX)
-    result = R.measure(words, attack, args.seed, renderer=renderer)
+    renderer = WordRenderer(R.PX, first + [p for p in resolve_chain() if p not in first])
+    result = R.measure(words, attack, args.seed, renderer=renderer, reader=args.reader)
     report = {"artifacts": str(args.root) if args.root else "the checkout's artifacts/",
               "table": table_figures(table),
               "reranked": bool(component.meta.get("rerank")),
               "held_out": recorded(args.data / HELD_OUT, args.data), "seed": args.seed,
-              "phi": args.phi, "reader": R.reader_version(), "px": R.PX, **result.summary()}
+              "phi": args.phi, "reader": reader, "px": R.PX,
+              "first_fonts": [p.name for p in renderer.chain[:2]], **result.summary()}
     if args.png:
         R.example_sheet(result, renderer, args.png)
     if args.sheet:

@@ -2,8 +2,10 @@
 Tesseract, next to UTS #39 look-alikes and random letters at the same positions."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -111,3 +113,32 @@ def test_read_back_puts_each_word_on_its_own_line():
     renderer = WordRenderer(40, dejavu)
     words = ["house", "", "garden"]  # an empty line in between stays empty
     assert R.read_back([renderer.render(w) for w in words], 80) == words
+
+
+def test_a_missing_second_reader_is_one_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)  # import fails as if missing
+    R._rapidocr.cache_clear()
+    src = tmp_path / "words.txt"
+    src.write_text(WORDS)
+    code = main(["bench", "readability", "--input", str(src), "--words", "3",
+                 "--reader", "rapidocr", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    R._rapidocr.cache_clear()
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "pip install rapidocr-onnxruntime" in err
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ValueError, match="unknown reader 'easyocr'"):
+        R.read_words([], 80, "easyocr")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rapidocr_onnxruntime") is None,
+                    reason="rapidocr-onnxruntime is not installed (an optional second reader, "
+                           "not in `make test`: pip install rapidocr-onnxruntime)")
+def test_the_second_reader_reads_clean_words_one_per_image(tmp_path):
+    dejavu = alias_fonts("dejavu")
+    if not dejavu:
+        pytest.skip("no DejaVu Sans (system or matplotlib's)")
+    renderer = WordRenderer(48, dejavu)
+    words = ["house", "", "garden", "Mother"]  # an empty image reads as nothing
+    assert R.read_words([renderer.render(w) for w in words], 96, "rapidocr") == words
+    assert R.reader_version("rapidocr").startswith("RapidOCR ")

@@ -1,5 +1,6 @@
 """Do people still read attacked words? Words are rendered at reading size with font fallback
-(`visual.render`) and read back by Tesseract 5, a stand-in reader, in four conditions: nothing
+(`visual.render`) and read back by a stand-in reader (Tesseract 5, or RapidOCR's PP-OCRv4
+recogniser as a second opinion), in four conditions: nothing
 substituted (the reader's ceiling), the attack, a UTS #39 confusable of each letter the attack
 changed (same positions), and a random letter of another script there (the floor).
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import importlib.metadata
 import io
 import json
 import os
@@ -37,6 +39,7 @@ PAGE = 40  # words per page given to the OCR at once
 OTHER_SCRIPTS = (range(0x370, 0x400), range(0x400, 0x500), range(0x531, 0x588),
                  range(0x10A0, 0x1100), range(0x5D0, 0x5EB), range(0x905, 0x93A))
 PUNCTUATION = ".,;:!?'\"`‘’“”()[]-_|"
+READERS = ("tesseract", "rapidocr")
 
 
 def words_in(path: Path) -> list[str]:
@@ -117,9 +120,52 @@ def tesseract() -> str:
     return found
 
 
-def reader_version() -> str:
+def check_reader(reader: str) -> str:
+    """``reader`` if it is one of `READERS`, else a one-line ValueError naming them."""
+    if reader not in READERS:
+        raise ValueError(f"unknown reader {reader!r}; choose one of {', '.join(READERS)}")
+    return reader
+
+
+def reader_version(reader: str = "tesseract") -> str:
+    """The reader's name and version, or a ValueError that says how to install it (asked before
+    any work, so a missing reader costs one line)."""
+    if check_reader(reader) == "rapidocr":
+        _rapidocr()
+        return (f"RapidOCR {importlib.metadata.version('rapidocr-onnxruntime')} (PP-OCRv4 "
+                f"recognition of the word image, onnxruntime "
+                f"{importlib.metadata.version('onnxruntime')})")
     out = subprocess.run([tesseract(), "--version"], capture_output=True, text=True, check=True)
     return (out.stdout or out.stderr).splitlines()[0].strip()
+
+
+@functools.lru_cache(maxsize=1)
+def _rapidocr():
+    """RapidOCR's engine (its models ship in the wheel), one thread: the machine is shared."""
+    try:
+        from rapidocr_onnxruntime import RapidOCR
+    except ImportError:
+        raise ValueError("the rapidocr reader needs RapidOCR, which is not installed here: "
+                         "pip install rapidocr-onnxruntime") from None
+    return RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1)
+
+
+def read_back_rapidocr(images: list[np.ndarray]) -> list[str]:
+    """What RapidOCR's recogniser reads in each image (one word each; no detection step, the
+    image is the word's line), the pieces it separates by spaces joined."""
+    engine, texts = _rapidocr(), []
+    for im in images:
+        found, _ = engine(np.repeat((255 - im)[:, :, None], 3, axis=2), use_det=False,
+                          use_cls=False, use_rec=True)
+        texts.append("".join(found[0][0].split()) if found else "")
+    return texts
+
+
+def read_words(images: list[np.ndarray], band: int, reader: str = "tesseract") -> list[str]:
+    """What ``reader`` reads in each image (``band`` pixels high)."""
+    if check_reader(reader) == "rapidocr":
+        return read_back_rapidocr(images)
+    return read_back(images, band)
 
 
 def read_back(images: list[np.ndarray], band: int) -> list[str]:
@@ -191,9 +237,9 @@ class Readability:
 
 
 def measure(words: list[str], attack, seed: int = 0, px: int = PX,
-            renderer: WordRenderer | None = None) -> Readability:
+            renderer: WordRenderer | None = None, reader: str = "tesseract") -> Readability:
     """Attack ``words`` (each its own sample), build the other conditions at the positions the
-    attack changed, render all four and read them back."""
+    attack changed, render all four and read them back with ``reader`` (one of `READERS`)."""
     renderer = renderer or WordRenderer(px)
     attacked = attack(words, seed=seed)
     rng = np.random.default_rng([seed, 1])
@@ -205,7 +251,7 @@ def measure(words: list[str], attack, seed: int = 0, px: int = PX,
                  for w, p in zip(words, positions)],
         "other_script": [substitute(w, p, lambda c: others, rng)
                          for w, p in zip(words, positions)]}
-    read = {c: read_back([renderer.render(v) for v in versions[c]], 2 * renderer.px)
+    read = {c: read_words([renderer.render(v) for v in versions[c]], 2 * renderer.px, reader)
             for c in CONDITIONS}
     return Readability(list(words), versions, read)
 
@@ -252,5 +298,6 @@ def write(result: Readability, settings: dict, renderer: WordRenderer, out: Path
     return [json_path, example_sheet(result, renderer, out / "readability.png")]
 
 
-__all__ = ["CONDITIONS", "Readability", "changed_positions", "held_out_words", "measure",
-           "read_back", "reader_version", "tesseract", "words_in", "write"]
+__all__ = ["CONDITIONS", "READERS", "Readability", "changed_positions", "held_out_words",
+           "measure", "read_back", "read_back_rapidocr", "read_words", "reader_version",
+           "tesseract", "words_in", "write"]

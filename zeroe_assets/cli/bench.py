@@ -114,7 +114,7 @@ def register(sub) -> None:
     c.set_defaults(run=run_constraints)
 
     r = bench.add_parser("readability", help="render attacked words and read them back with "
-                                             "Tesseract, next to UTS #39 and random letters")
+                                             "OCR, next to UTS #39 and random letters")
     r.add_argument("--input", type=Path, required=True, metavar="FILE",
                    help="where the held-out words come from: a .conllu file (FORM column) or "
                         "any text (whitespace-separated tokens); words of 4-10 letters")
@@ -126,6 +126,9 @@ def register(sub) -> None:
     r.set_defaults(phi="0.3", strict=True)
     r.add_argument("--px", type=int, default=None,
                    help="pixels per em of the rendered words (default: 48)")
+    r.add_argument("--reader", choices=("tesseract", "rapidocr"), default="tesseract",
+                   help="the stand-in reader: Tesseract 5 (default) or RapidOCR's PP-OCRv4 "
+                        "recogniser (pip install rapidocr-onnxruntime)")
     r.add_argument("--out", required=True, type=Path, metavar="DIR",
                    help="folder for readability.json and readability.png")
     r.set_defaults(run=run_readability)
@@ -231,12 +234,13 @@ def run_readability(args) -> int:
 
     check_int("--words", args.words, 1)
     px = R.PX if args.px is None else check_int("--px", args.px, 8, 400)
-    version = R.reader_version()  # no Tesseract: one line saying how to install it, before work
+    version = R.reader_version(args.reader)  # none: one line saying how to install it, first
     attack = build_perturbation(args.perturbers, args)
     words = R.held_out_words(args.input, args.words, args.seed)
     renderer = WordRenderer(px)
-    result = R.measure(words, attack, args.seed, renderer=renderer)
-    settings = {"reader": f"{version} (eng, --psm 6)", "px": px, "fonts": len(renderer.chain),
+    result = R.measure(words, attack, args.seed, renderer=renderer, reader=args.reader)
+    reader = f"{version} (eng, --psm 6)" if args.reader == "tesseract" else version
+    settings = {"reader": reader, "px": px, "fonts": len(renderer.chain),
                 "input": str(args.input), "seed": args.seed, "attack": repr(attack)}
     paths = R.write(result, settings, renderer, args.out)
     for condition, rate in result.summary()["read_back"].items():
