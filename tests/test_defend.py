@@ -3,12 +3,16 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import shutil
 
 import pytest
 
 from zeroe_assets import perturb
 from zeroe_assets.cli import main
 from zeroe_assets.defend import UNKNOWN, RobustEncoder, defend, load_defended, parse_parts
+from zeroe_assets.defend.victim import save_defense
+from zeroe_assets.runs import locked
 from zeroe_assets.victims import load_victim
 
 OFFENSIVE = ["idiot", "stupid", "moron", "disgusting", "pathetic", "loser", "liar", "garbage"]
@@ -111,6 +115,42 @@ def test_a_defense_is_refused_for_another_task_and_when_broken(defended, tmp_pat
     (broken / "victim.joblib").write_bytes(b"\x00garbage")
     with pytest.raises(ValueError, match="cannot load the victim of .*victim.joblib"):
         load_defended(broken)
+
+
+def test_a_corrupt_vocabulary_is_named(defended, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(defended, broken)
+    for junk in (b"\xff\xfe\t1\tx\n", b"a sentence pasted over it\n"):
+        (broken / "vocabulary.txt").write_bytes(junk)
+        with pytest.raises(ValueError, match=f"{broken / 'vocabulary.txt'}"):
+            load_defended(broken)
+
+
+def test_a_rebuild_that_fails_leaves_no_old_defense_over_new_files(defended, tmp_path,
+                                                                   monkeypatch):
+    import joblib
+
+    folder = tmp_path / "d"
+    shutil.copytree(defended, folder)
+    meta = json.loads((folder / "defense.json").read_text())
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(joblib, "dump", killed)
+    with pytest.raises(KeyboardInterrupt):  # new vocabulary written, model not yet
+        save_defense(folder, meta, {"other": 3}, {}, object())
+    with pytest.raises(ValueError, match="not a defended victim"):
+        load_defended(folder)
+
+
+def test_a_second_defend_on_one_folder_is_refused(train_file, tmp_path, capsys):
+    out = tmp_path / "d"
+    with locked(out, "defend"):  # another defend writing there
+        assert main(["defend", "--task", "tc", "--victim", "tc-tfidf", "--train",
+                     str(train_file), "--out", str(out), "-q"]) == 75
+    assert re.search(r"in use by process \d+ \(zeroe defend\)", capsys.readouterr().err)
+    assert not (out / "defense.json").exists()
 
 
 def test_parts_are_checked_and_ordered():
@@ -223,6 +263,19 @@ def test_cli_certify_writes_the_certificates(defended, tmp_path, capsys):
     assert printed["examples"] == saved["examples"] == 2
     assert len(saved["certificates"]) == 2 and "certificates" not in printed
     assert main(["certify", "--task", "tc", "--victim", "tc-tfidf", "--input", str(test)]) == 2
+
+
+def test_cli_certify_refuses_a_folder_for_out_before_it_works(defended, tmp_path, capsys,
+                                                              monkeypatch):
+    import zeroe_assets.defend.certify as C
+
+    test = tmp_path / "test.tsv"
+    test.write_text("id\ttweet\tsubtask_a\n1\tYou are a pathetic moron\tOFF\n",
+                    encoding="utf-8")
+    monkeypatch.setattr(C, "certify", lambda *a, **k: pytest.fail("certified first"))
+    assert main(["certify", "--task", "tc", "--victim", f"defended:{defended}", "--input",
+                 str(test), "--out", str(tmp_path), "-q"]) == 2
+    assert f"--out {tmp_path} is a folder" in capsys.readouterr().err
 
 
 def test_a_defense_with_the_shield_in_front_is_not_certified(monotone):

@@ -160,4 +160,11 @@ def test_search_engine_ray_failures_are_one_line(ray, search_files, tmp_path, ca
     err = capsys.readouterr().err
     assert code == 3 and "CUDA out of memory" in err and "Traceback" not in err
     with pytest.raises(ValueError, match="no Ray cluster answers at 127.0.0.1:1"):
-        ray_data._reachable("127.0.0.1:1")
+        ray_data.reachable("127.0.0.1:1")
+
+
+def test_search_refuses_a_silent_ray_address_before_it_writes(search_files, tmp_path, capsys):
+    assert _search(search_files, tmp_path / "run", "--engine", "ray", "--ray-address",
+                   "127.0.0.1:1") == 2
+    assert "no Ray cluster answers at 127.0.0.1:1" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -43,6 +43,13 @@ def test_held_out_words_are_distinct_letters_only_and_seeded(tmp_path):
         R.held_out_words(src, 5)
 
 
+def test_a_file_that_is_not_utf8_is_named(tmp_path):
+    src = tmp_path / "latin1.txt"
+    src.write_bytes("caf\xe9 houses and trees\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=f"{src} is not UTF-8"):
+        R.held_out_words(src, 1)
+
+
 def test_conllu_words_come_from_the_form_column(tmp_path):
     src = tmp_path / "x.conllu"
     rows = ["# text = Birds fly up", "1\tBirds\tbird\tNOUN\t_\t_\t2\tnsubj\t_\t_",

@@ -3,7 +3,9 @@ BERT (training, attack rounds through the defended pipeline, resume, the exporte
 from __future__ import annotations
 
 import json
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -168,3 +170,23 @@ def test_pairs_are_attacked_in_the_loop_and_load_as_an_nli_defense(files, tmp_pa
         "entailment", "neutral", "contradiction"}
     with pytest.raises(ValueError, match="a defense for nli, not tc"):
         load_defended(out / "defended", "tc")
+
+
+def test_a_bad_value_or_a_missing_file_is_one_line(files, tmp_path):
+    # raised inside the data module Hydra builds (defense.rounds) and by the job (a missing file)
+    import subprocess
+    import sys
+
+    from train import CONF
+
+    for override, said in (("defense.rounds=-1", "defense.rounds must be >= 0"),
+                           (f"data.train_path={tmp_path / 'nope.tsv'}", "does not exist")):
+        run = subprocess.run([sys.executable, "-m", "train.defend", "experiment=defend_smoke",
+                              f"model.encoder={files['bert']}", override,
+                              f"hydra.run.dir={tmp_path / 'run'}"],
+                             cwd=Path(CONF).parent, capture_output=True, text=True,
+                             env={k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"})
+        last = run.stderr.strip().splitlines()[-1]
+        assert run.returncode == 2, run.stderr[-2000:]
+        assert last.startswith("python -m train.defend: error: ") and said in last
+        assert "Traceback" not in run.stderr and "Error executing job" not in run.stderr

@@ -209,6 +209,13 @@ def test_hf_task_file_names_task_and_positive(bert_dirs, tmp_path):
         load_victim(f"hf:{root}")
 
 
+def test_a_folder_named_twice_is_refused_not_half_ignored(tmp_path):
+    # hf:DIR and defended:DIR name their folder; a --victim-path besides would go unused
+    for spec in (f"hf:{tmp_path}", f"defended:{tmp_path}"):
+        with pytest.raises(ValueError, match="--victim-path .* would go unused"):
+            load_victim(spec, tmp_path / "other", task="tc")
+
+
 def test_hf_errors_are_clear(bert_dirs, tmp_path):
     with pytest.raises(ValueError, match="directory not found"):
         load_victim(f"hf:{tmp_path / 'nope'}", task="tc")

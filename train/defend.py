@@ -32,7 +32,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from train import CONF
+from train import CONF, one_line_errors
 from train.distributed import fit_trainer
 from train.victim.texts import TextsDataModule
 from zeroe_assets.assets.store import atomic_write, library_versions, sha256_file
@@ -248,6 +248,7 @@ def train(cfg: DictConfig) -> dict:
 
 
 @hydra.main(version_base="1.3", config_path=CONF, config_name="defend")
+@one_line_errors
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
     if metrics:

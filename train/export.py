@@ -13,7 +13,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
-from train import CONF
+from train import CONF, one_line_errors
 from train.publish import Destination
 
 
@@ -54,6 +54,7 @@ def export(cfg: DictConfig) -> dict:
 
 
 @hydra.main(config_path=CONF, config_name="export", version_base="1.3")
+@one_line_errors
 def main(cfg: DictConfig) -> None:
     export(cfg)
 

@@ -22,7 +22,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from train import CONF
+from train import CONF, one_line_errors
 from train.distributed import bucket_trainer, one_device_trainer
 from train.members import checkpoints, fit_members
 from train.phonetic.lexicon import filter_lexicon
@@ -118,6 +118,7 @@ def train(cfg: DictConfig) -> dict:
 
 
 @hydra.main(version_base="1.3", config_path=CONF, config_name="seq2seq")
+@one_line_errors
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
     if metrics:

@@ -11,7 +11,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
-from train import CONF
+from train import CONF, one_line_errors
 from train.distributed import fit_trainer
 from train.publish import Destination
 
@@ -63,6 +63,7 @@ def train(cfg: DictConfig) -> dict:
 
 
 @hydra.main(config_path=CONF, config_name="vaegan", version_base="1.3")
+@one_line_errors
 def main(cfg: DictConfig) -> None:
     train(cfg)
 

@@ -18,7 +18,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
-from train import CONF
+from train import CONF, one_line_errors
 from zeroe_assets.phonetic.embedder import CLASSES
 
 log = logging.getLogger("train.phonetic")  # not "__main__" under python -m
@@ -75,6 +75,7 @@ def train(cfg: DictConfig) -> dict:
 
 
 @hydra.main(config_path=CONF, config_name="phonetic", version_base="1.3")
+@one_line_errors
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
     if metrics:

@@ -18,7 +18,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from train import CONF
+from train import CONF, one_line_errors
 from train.checks import load_module
 from train.distributed import best_checkpoint, fit_trainer
 from train.publish import Destination
@@ -91,6 +91,7 @@ def train(cfg: DictConfig) -> dict:
 
 
 @hydra.main(version_base="1.3", config_path=CONF, config_name="shield")
+@one_line_errors
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
     if metrics:

@@ -18,7 +18,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from train import CONF
+from train import CONF, one_line_errors
 from train.distributed import best_checkpoint, bucket_trainer, one_device_trainer
 from zeroe_assets.assets.store import library_versions
 
@@ -64,6 +64,7 @@ def train(cfg: DictConfig) -> dict:
 
 
 @hydra.main(version_base="1.3", config_path=CONF, config_name="victim")
+@one_line_errors
 def main(cfg: DictConfig) -> None:
     metrics = train(cfg)
     if metrics:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..assets import atomic_write
+from ..data import numbered_lines
 from ..visual.confusables import reads_as, skeleton
 from ..visual.render import WordRenderer
 from ..visual.space import is_candidate
@@ -48,16 +49,15 @@ def words_in(path: Path) -> list[str]:
     without surrounding punctuation."""
     conllu = path.suffix.lower() == ".conllu"
     seen: dict[str, str] = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if conllu:
-                cols = line.split("\t")
-                tokens = [cols[1]] if len(cols) == 10 and cols[0].isdigit() else []
-            else:
-                tokens = [t.strip(PUNCTUATION) for t in line.split()]
-            for token in tokens:
-                if WORD.fullmatch(token):
-                    seen.setdefault(token.lower(), token)
+    for _, line in numbered_lines(path):
+        if conllu:
+            cols = line.split("\t")
+            tokens = [cols[1]] if len(cols) == 10 and cols[0].isdigit() else []
+        else:
+            tokens = [t.strip(PUNCTUATION) for t in line.split()]
+        for token in tokens:
+            if WORD.fullmatch(token):
+                seen.setdefault(token.lower(), token)
     return list(seen.values())
 
 

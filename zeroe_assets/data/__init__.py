@@ -13,7 +13,9 @@ from .compiled import compiled
 _HERE = Path(__file__).parent
 
 
-def _lines(path: Path):
+def numbered_lines(path: Path):
+    """(number, line) of each line of the UTF-8 text file ``path``: a missing file or invalid
+    UTF-8 is a one-line ValueError naming the file (every reader of a user's text file here)."""
     try:
         with open(path, encoding="utf-8") as f:
             yield from enumerate(f, 1)
@@ -63,7 +65,7 @@ def stopwords() -> frozenset[str]:
 def read_neighbour_list(path: Path) -> dict[str, tuple[str, ...]]:
     """``key n1 n2 …`` per line (Belinkov & Bisk's ``en.key``); ``#`` starts a comment."""
     table: dict[str, tuple[str, ...]] = {}
-    for number, line in _lines(path):
+    for number, line in numbered_lines(path):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
@@ -93,7 +95,7 @@ def read_misspellings(path: Path) -> dict[str, tuple[str, ...]]:
 def _read_misspellings(path: Path) -> dict[str, tuple[str, ...]]:
     """`read_misspellings` from the file itself."""
     table: dict[str, dict[str, None]] = {}
-    for number, line in _lines(path):
+    for number, line in numbered_lines(path):
         line = line.strip()
         if not line or line[0] == "#":
             continue

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..progress import progress_bar
+from ..runs import locked
 from ..tasks import get_task
 from ..validate import check_int
 from .encoding import RobustEncoder, vocabulary
@@ -95,72 +96,75 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     kind = {"text": "texts", "pair": "pairs"}.get(spec.inputs)
     if kind is None:
         raise ValueError(f"defenses take text or sentence-pair tasks, not {spec.name}")
-    start = time.perf_counter()
-    texts = [t for item in examples.inputs for t in (item if kind == "pairs" else (item,))]
-    counts, clusters, encoder, shield = pipeline(parts, texts, min_count=min_count,
-                                                 anagrams=anagrams, sources=sources,
-                                                 merge_below=merge_below, fragments=fragments,
-                                                 restore=restore)
-    defended = DefendedVictim(None, spec.name, encoder, shield, anchored=anchors)
-    inputs, gold = list(examples.inputs), list(examples.gold)
-    if "adversarial" in parts and copies:
-        attack = get_perturbation(ATTACK, level=level)
-        for c in range(copies):
-            flat = attack(texts, seed=seed * 1000 + c)
-            twins = list(zip(flat[0::2], flat[1::2])) if kind == "pairs" else flat
-            inputs += twins
-            gold += examples.gold
-    seen = []
-    with progress_bar(len(inputs), "defend: encode", "ex", enabled=progress) as bar:
-        for i in range(0, len(inputs), 256):
-            seen += defended.seen(inputs[i:i + 256])
-            bar.update(min(256, len(inputs) - i))
-    if "encode" in parts and unknown_twins:
-        twins, twin_gold = with_unknown(seen, gold, kind, unknown_twins, seed)
-        seen, gold = seen + twins, gold + twin_gold
-    model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
-    if worst_rounds:
-        with progress_bar(len(inputs), "defend: changed words", "ex", enabled=progress) as bar:
-            worst = WorstTwins(encoder, inputs, seen[:len(inputs)], kind, tick=bar.update)
-        with progress_bar(worst_rounds, "defend: worst twins", "round", enabled=progress) as bar:
-            for _ in range(worst_rounds):
-                twins, twin_gold = worst(model, gold[:len(inputs)], WORST_PER_ROUND, spec.name)
-                seen, gold = seen + twins, gold + twin_gold
+    # one writer per folder: a second defend on OUT is refused before it trains (exit 75)
+    with locked(Path(out), "defend"):
+        start = time.perf_counter()
+        texts = [t for item in examples.inputs for t in (item if kind == "pairs" else (item,))]
+        counts, clusters, encoder, shield = pipeline(parts, texts, min_count=min_count,
+                                                     anagrams=anagrams, sources=sources,
+                                                     merge_below=merge_below, fragments=fragments,
+                                                     restore=restore)
+        defended = DefendedVictim(None, spec.name, encoder, shield, anchored=anchors)
+        inputs, gold = list(examples.inputs), list(examples.gold)
+        if "adversarial" in parts and copies:
+            attack = get_perturbation(ATTACK, level=level)
+            for c in range(copies):
+                flat = attack(texts, seed=seed * 1000 + c)
+                twins = list(zip(flat[0::2], flat[1::2])) if kind == "pairs" else flat
+                inputs += twins
+                gold += examples.gold
+        seen = []
+        with progress_bar(len(inputs), "defend: encode", "ex", enabled=progress) as bar:
+            for i in range(0, len(inputs), 256):
+                seen += defended.seen(inputs[i:i + 256])
+                bar.update(min(256, len(inputs) - i))
+        if "encode" in parts and unknown_twins:
+            twins, twin_gold = with_unknown(seen, gold, kind, unknown_twins, seed)
+            seen, gold = seen + twins, gold + twin_gold
+        model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
+        if worst_rounds:
+            with progress_bar(len(inputs), "defend: changed words", "ex", enabled=progress) as bar:
+                worst = WorstTwins(encoder, inputs, seen[:len(inputs)], kind, tick=bar.update)
+            with progress_bar(worst_rounds, "defend: worst twins", "round",
+                              enabled=progress) as bar:
+                for _ in range(worst_rounds):
+                    twins, twin_gold = worst(model, gold[:len(inputs)], WORST_PER_ROUND, spec.name)
+                    seen, gold = seen + twins, gold + twin_gold
+                    model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
+                    bar.update()
+        found = 0
+        if "adversarial" in parts and rounds:
+            if kind != "texts":
+                raise ValueError("the attack in the loop (--rounds) takes single-text tasks")
+            for r in range(rounds):
+                defended.victim = model
+                if guard and encoder is not None:
+                    encoder.guard(heavier_than_unknown(model, counts, clusters))
+                adversarial = attacked(defended, spec, examples, per_round, recipe,
+                                        seed * 1000 + r, progress, f"defend: round {r + 1}")
+                found += len(adversarial)
+                seen += defended.seen([text for text, _ in adversarial])
+                gold += [g for _, g in adversarial]
                 model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
-                bar.update()
-    found = 0
-    if "adversarial" in parts and rounds:
-        if kind != "texts":
-            raise ValueError("the attack in the loop (--rounds) takes single-text tasks")
-        for r in range(rounds):
-            defended.victim = model
-            if guard and encoder is not None:
-                encoder.guard(heavier_than_unknown(model, counts, clusters))
-            adversarial = attacked(defended, spec, examples, per_round, recipe,
-                                    seed * 1000 + r, progress, f"defend: round {r + 1}")
-            found += len(adversarial)
-            seen += defended.seen([text for text, _ in adversarial])
-            gold += [g for _, g in adversarial]
-            model = train_victim(victim, seen, gold, seed, encoder_model, spec.name)
-    meta = {"task": spec.name, "victim": victim, "parts": parts, "seed": seed,
-            "copies": copies if "adversarial" in parts else 0, "level": level,
-            "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
-            "sources": sources, "merge_below": merge_below, "fragments": fragments,
-            "restore": restore, "guard": guard, "anchors": anchors,
-            "unknown_twins": unknown_twins, "worst_rounds": worst_rounds,
-            "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
-            "recipe": recipe, "adversarial_found": found,
-            "shield": list(shield.mechanisms) if shield is not None else None,
-            "trained_on": {"file": train.name, "sha256": _sha256(train),
-                           "examples": len(examples.inputs), "rows": len(seen)},
-            "seconds": round(time.perf_counter() - start, 1)}
-    from .. import __version__
+        meta = {"task": spec.name, "victim": victim, "parts": parts, "seed": seed,
+                "copies": copies if "adversarial" in parts else 0, "level": level,
+                "attack": ATTACK, "min_count": min_count, "anagrams": anagrams,
+                "sources": sources, "merge_below": merge_below, "fragments": fragments,
+                "restore": restore, "guard": guard, "anchors": anchors,
+                "unknown_twins": unknown_twins, "worst_rounds": worst_rounds,
+                "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
+                "recipe": recipe, "adversarial_found": found,
+                "shield": list(shield.mechanisms) if shield is not None else None,
+                "trained_on": {"file": train.name, "sha256": _sha256(train),
+                               "examples": len(examples.inputs), "rows": len(seen)},
+                "seconds": round(time.perf_counter() - start, 1)}
+        from .. import __version__
 
-    meta["zeroe_version"] = __version__
-    save_defense(Path(out), meta, counts, clusters, model)
-    from .victim import load_defended
+        meta["zeroe_version"] = __version__
+        save_defense(Path(out), meta, counts, clusters, model)
+        from .victim import load_defended
 
-    return load_defended(out, spec.name)
+        return load_defended(out, spec.name)
 
 
 def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,

@@ -55,12 +55,14 @@ class DefendedVictim(WrappedVictim):
 
 def save_defense(out: Path, meta: dict, counts: Mapping[str, int], clusters: Mapping[str, str],
                  victim) -> None:
-    """Write a defended victim's folder (each file atomically; defense.json last, so a folder
-    without it is an interrupted build that loads as none). ``victim`` None: the caller wrote
-    the model itself (an ``hf:`` directory, ``meta["model"]``)."""
+    """Write a defended victim's folder (each file atomically; defense.json removed first and
+    written last, so a folder without it is an interrupted build, a first one or one that
+    replaced another, and loads as none: never an old defense.json over new files). ``victim``
+    None: the caller wrote the model itself (an ``hf:`` directory, ``meta["model"]``)."""
     from ..assets import atomic_write
 
     out.mkdir(parents=True, exist_ok=True)
+    (out / DEFENSE).unlink(missing_ok=True)
     atomic_write(out / VOCABULARY, "".join(f"{w}\t{n}\t{clusters.get(w, w)}\n"
                                            for w, n in counts.items()).encode())
     if victim is not None:
@@ -146,11 +148,14 @@ def heavier_than_unknown(victim, counts: Mapping[str, int],
 
 def _read_vocabulary(path: Path) -> tuple[dict[str, int], dict[str, str]]:
     """``vocabulary.txt``: ``word<TAB>count<TAB>cluster`` per line (a bare word: count 1, its own
-    cluster, as the first defenses wrote it)."""
+    cluster, as the first defenses wrote it); a word is one token, so a line with a space or
+    invalid UTF-8 is a corrupt file, named."""
+    from ..data import numbered_lines
+
     counts, clusters = {}, {}
-    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        fields = line.split("\t")
-        if len(fields) not in (1, 3) or not fields[0] or (
+    for k, line in numbered_lines(path):
+        fields = line.rstrip("\r\n").split("\t")
+        if len(fields) not in (1, 3) or not fields[0] or " " in fields[0] or (
                 len(fields) == 3 and not fields[1].isdigit()):
             raise ValueError(f"corrupt defense: {path}, line {k}: not word<TAB>count<TAB>cluster")
         counts[fields[0]] = int(fields[1]) if len(fields) == 3 else 1

@@ -52,7 +52,7 @@ def connect(address: str | None = None, workers: int | None = None):
         raise NeedsExtra(f"the Ray engine needs Ray: {EXTRA}") from None
     if not ray.is_initialized():
         if address:
-            _reachable(address)
+            reachable(address)
             os.environ.setdefault("RAY_gcs_server_port_wait_time_s", str(CONNECT_TIMEOUT))
         logging.getLogger("ray").setLevel(logging.ERROR)
         ray.init(address=address, num_cpus=None if address else workers,
@@ -63,7 +63,7 @@ def connect(address: str | None = None, workers: int | None = None):
 CONNECT_TIMEOUT = 5  # seconds a cluster's address has to accept a connection
 
 
-def _reachable(address: str) -> None:
+def reachable(address: str) -> None:
     """A ``ValueError`` unless ``HOST:PORT`` (after an optional ``ray://``) accepts a TCP
     connection within ``CONNECT_TIMEOUT``; ``auto`` and other forms are left to Ray, which
     fails fast on them."""

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from ..search.run import RunSettings, attack_one, build, recipe
 from ..validate import check_int
 from ..victims.wrapper import Gather, TimedVictim
-from .ray_data import connect
+from .ray_data import connect, reachable
 
 
 class RayEngine:
@@ -36,6 +36,8 @@ class RayEngine:
     def __init__(self, workers: int = 2, address: str | None = None, examples: int = 1):
         self.workers, self.address = check_int("workers", workers), address
         self.examples = check_int("examples per worker", examples)
+        if address:  # refused before the run folder is made, not after
+            reachable(address)
 
     def __call__(self, settings: RunSettings, jobs: list) -> Iterator[tuple[str, float, float]]:
         """`search.run.attack_one`'s (line, victim seconds, seconds) of each (index, example)

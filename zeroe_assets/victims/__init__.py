@@ -98,6 +98,10 @@ def load_victim(spec: str, path: str | Path | None = None, *, task: str | None =
     ``path`` when it is a factory). ``task``, when given, is the task it must serve (an ``hf:``
     directory without ``zeroe_victim.json`` needs it); ``batch_size`` and ``device`` ("cpu",
     "cuda", None: a GPU when there is one) are for ``hf:`` models."""
+    for prefix in (HF_PREFIX, DEFENDED_PREFIX):
+        if spec.startswith(prefix) and spec[len(prefix):] and path is not None:
+            raise ValueError(f"{spec} names its folder; --victim-path {path} would go unused: "
+                             f"give one of them ({prefix}DIR, or {prefix} with --victim-path)")
     if spec.startswith(HF_PREFIX):
         return load_hf(spec[len(HF_PREFIX):] or path, task, batch_size, device)
     if spec.startswith(DEFENDED_PREFIX):  # by name: defend imports victims, not the reverse
