@@ -2,6 +2,7 @@
 letter first, plain letters and other letters' look-alikes never, the table's format kept."""
 from __future__ import annotations
 
+import importlib.util
 import shutil
 
 import numpy as np
@@ -18,6 +19,9 @@ from zeroe_assets.visual.render import WordRenderer
 needs_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None,
     reason="no tesseract on the PATH: `make test` installs Debian's tesseract-ocr as root")
+needs_rapidocr = pytest.mark.skipif(
+    importlib.util.find_spec("rapidocr_onnxruntime") is None,
+    reason="RapidOCR is not installed (pip install rapidocr-onnxruntime; not in `make test`)")
 
 
 def test_reads_like_follows_unicode_and_names():
@@ -100,6 +104,31 @@ def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
     assert np.array_equal(new.neighbours[1:], table.neighbours[1:])  # other rows as they were
     assert table_figures(new)["same_letter_precision"] > table_figures(table)[
         "same_letter_precision"]
+
+
+def test_the_readers_are_checked_before_any_reading():
+    assert Rerank().readers == ("tesseract",)  # one reader unless the config names more
+    with pytest.raises(ValueError, match="unknown reader 'abbyy'; choose one of tesseract"):
+        Rerank(readers=("tesseract", "abbyy"))
+    with pytest.raises(ValueError, match="readers is empty"):
+        Rerank(readers=())
+
+
+@needs_tesseract
+@needs_rapidocr
+def test_a_candidate_is_read_as_far_as_every_reader_reads_it():
+    dejavu = alias_fonts("dejavu")
+    if not dejavu:
+        pytest.skip("no DejaVu Sans (system or matplotlib's)")
+    renderer = WordRenderer(32, dejavu)
+    # for a: Cyrillic а, ä, Ж, ɑ (Latin alpha), ª, ᵃ; read in two words by each reader
+    chars, carriers = ["\u0430", "\u00e4", "\u0416", "\u0251", "\u00aa", "\u1d43"], ["water", "salad"]
+    each = {r: read_back_rates("a", chars, carriers, renderer, readers=(r,))
+            for r in ("tesseract", "rapidocr")}
+    both = read_back_rates("a", chars, carriers, renderer, readers=("tesseract", "rapidocr"))
+    assert np.array_equal(both, np.minimum(each["tesseract"], each["rapidocr"]))
+    assert both[0] == 1.0 and both[2] == 0.0  # а read by both, Ж by neither
+    assert not np.array_equal(each["tesseract"], each["rapidocr"])  # the readers differ
 
 
 @needs_tesseract

@@ -57,21 +57,30 @@ def check_export(cfg: DictConfig) -> None:
     if cfg.get("rerank"):
         positive("export.rerank", tuning_words=cfg.rerank.tuning_words, pool=cfg.rerank.pool,
                  carriers=cfg.rerank.carriers, px=cfg.rerank.px)
+        rerank_settings(cfg.rerank)
+
+
+def rerank_settings(cfg: DictConfig) -> Rerank:
+    """`Rerank` from ``export.rerank`` (a config without ``readers`` reads with Tesseract, as
+    every export did before there was a second reader)."""
+    return Rerank(pool=cfg.pool, carriers=cfg.carriers, px=cfg.px, bonus=cfg.bonus,
+                  weight=cfg.weight, case=cfg.case, same_case=cfg.get("same_case", False),
+                  shape=cfg.get("shape", 0.0),
+                  readers=tuple(cfg.get("readers", ["tesseract"]) or ()))
 
 
 def reranked(table: NeighbourTable, index: VectorIndex, cfg: DictConfig
              ) -> tuple[NeighbourTable, dict]:
     """``table`` with its letters re-ranked as ``cfg`` (``export.rerank``) says, on tuning words
     that are not among the held-out words the readability bench draws from; and its record."""
-    from zeroe_assets.bench.readability import held_out_words, words_in
+    from zeroe_assets.bench.readability import held_out_words, reader_version, words_in
 
+    settings = rerank_settings(cfg)
+    versions = [reader_version(r) for r in settings.readers]  # a missing reader: one line, now
     held = {w.lower() for w in words_in(Path(cfg.held_out))}
     words = held_out_words(Path(cfg.words), cfg.tuning_words, cfg.seed, exclude=held)
-    settings = Rerank(pool=cfg.pool, carriers=cfg.carriers, px=cfg.px, bonus=cfg.bonus,
-                      weight=cfg.weight, case=cfg.case, same_case=cfg.get("same_case", False),
-                      shape=cfg.get("shape", 0.0))
     new, rows = rerank(table, index, words, settings)
-    return new, {"settings": OmegaConf.to_container(cfg, resolve=True),
+    return new, {"settings": OmegaConf.to_container(cfg, resolve=True), "readers": versions,
                  "table_before": table_figures(table), "table_after": table_figures(new),
                  "rows": rows}
 

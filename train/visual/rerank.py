@@ -6,8 +6,9 @@ of the words the attack changes. So for each letter: a pool of candidates (its l
 ``pool`` and every glyph Unicode says reads as it; never a plain ASCII letter, a glyph Unicode
 reads as another letter only, or one that would split the word for the tokenizer, as ⋿ for e
 does), each substituted into ``carriers`` tuning words, rendered
-at ``px`` with font fallback and read back by Tesseract (as the readability bench does, on other
-words and at another size); ranked by the share of those words read back (in the same case with
+at ``px`` with font fallback and read back by each of ``readers`` (Tesseract, RapidOCR: as the
+readability bench does, on other words and at another size); ranked by the share of those words
+read back, the least of the readers' shares (in the same case with
 ``same_case``: a zero among the o's is read, but as "hOttest") + ``bonus`` when Unicode says the
 glyph reads as the letter (UTS #39, NFKD, or its name: LATIN SMALL LETTER K WITH HOOK)
 + ``weight`` × the learned cosine − ``case`` when the glyph is of the other case (a capital Ḃ
@@ -30,7 +31,7 @@ import numpy as np
 from zeroe_assets import tokenize
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
-from zeroe_assets.bench.readability import read_back, reads_as_word
+from zeroe_assets.bench.readability import check_reader, read_words, reads_as_word
 from zeroe_assets.visual.confusables import reads_as
 from zeroe_assets.visual.render import WordRenderer
 from zeroe_assets.visual.space import is_candidate
@@ -51,6 +52,13 @@ class Rerank:
     case: float = 1.0  # off a glyph of the other case
     same_case: bool = False  # a candidate's words must be read back in the same case
     shape: float = 0.0  # for a glyph Unicode reads as the letter, of another character class
+    readers: tuple[str, ...] = ("tesseract",)  # a candidate's share: the least over these
+
+    def __post_init__(self):
+        if not self.readers:
+            raise ValueError("export.rerank.readers is empty: name at least one reader")
+        for reader in self.readers:
+            check_reader(reader)
 
 
 def keeps_word(ch: str) -> bool:
@@ -109,19 +117,26 @@ def carrier_words(letter: str, words: list[str], n: int) -> list[str]:
 
 
 def read_back_rates(letter: str, candidates: list[str], carriers: list[str],
-                    renderer: WordRenderer, same_case: bool = False) -> np.ndarray:
+                    renderer: WordRenderer, same_case: bool = False,
+                    readers: tuple[str, ...] = ("tesseract",)) -> np.ndarray:
     """The share of the carrier words read back (ignoring case unless ``same_case``) with each
-    candidate in place of ``letter`` (its first occurrence)."""
-    images, rows = [], []
-    for word in carriers:
-        i = word.index(letter)
-        for k, c in enumerate(candidates):
-            images.append(renderer.render(word[:i] + c + word[i + 1:]))
-            rows.append((k, word))
-    rates = np.zeros(len(candidates))
-    for (k, word), text in zip(rows, read_back(images, 2 * renderer.px)):
-        rates[k] += reads_as_word(text, word, fold=not same_case)
-    return rates / len(carriers)
+    candidate in place of ``letter`` (its first occurrence): the least over ``readers``, so a
+    glyph counts as read only as far as every reader reads it. A later reader reads only the
+    candidates every earlier one read at least once (the least is 0 for the others)."""
+    rates = np.ones(len(candidates))
+    for reader in readers:
+        alive = np.flatnonzero(rates > 0)
+        images, rows = [], []
+        for word in carriers:
+            i = word.index(letter)
+            for k in alive.tolist():
+                images.append(renderer.render(word[:i] + candidates[k] + word[i + 1:]))
+                rows.append((k, word))
+        read = np.zeros(len(candidates))
+        for (k, word), text in zip(rows, read_words(images, 2 * renderer.px, reader)):
+            read[k] += reads_as_word(text, word, fold=not same_case)
+        rates = np.minimum(rates, read / len(carriers))
+    return rates
 
 
 def candidate_pool(letter: str, index: VectorIndex, keys: np.ndarray, size: int,
@@ -170,7 +185,8 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
         chars, cosines = candidate_pool(letter, index, table.keys, settings.pool,
                                         renderer.covers)
         carriers = carrier_words(letter, words, settings.carriers)
-        rates = read_back_rates(letter, chars, carriers, renderer, settings.same_case)
+        rates = read_back_rates(letter, chars, carriers, renderer, settings.same_case,
+                                settings.readers)
         top = rank(letter, chars, cosines, rates, settings)[:table.k]
         if len(top) < table.k:
             raise ValueError(f"only {len(top)} candidates for {letter!r}: raise the pool")
