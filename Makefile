@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[train,test,bench,peers,hf,scale,textattack,subword]'
+	$(BIN)/pip install -q -e '.[train,test,bench,peers,hf,scale,textattack,subword,ocr]'
 	touch $(STAMP)
 
 demo: $(STAMP)
