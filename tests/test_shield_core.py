@@ -73,6 +73,13 @@ def test_a_look_alike_of_the_apostrophe_that_makes_no_word_stays(shield):
         assert shield(line) == line
 
 
+def test_a_hawaiian_word_with_its_okina_is_no_attack(shield):
+    # ʻ before a vowel is the ʻokina; before a clitic it is still read as the apostrophe
+    for line in ["I flew to Hawai\u02bbi last year", "O\u02bbahu is nice", "the \u02bbokina"]:
+        assert shield(line) == line
+    assert shield("I don\u02bbt know, it\u02bbs fine") == "I don't know, it's fine"
+
+
 def test_intruded_pieces_join_for_the_whole_line(shield):
     assert shield("I want to g et it") == "I want to get it"
     assert shield("t+oda+y is h e llo") == "today is hello"

@@ -30,6 +30,8 @@ from .ranker import Ranker, hand_set_ranker, load_ranker
 from .spelling import spelled_right
 from .visual import name_letter
 
+# a Hawaiian word: ASCII letters, each ʻokina (U+02BB) before a vowel (`Shield._spelled`)
+_OKINA = re.compile(r"[A-Za-z]*(?:\u02bb[AEIOUaeiou][A-Za-z]*)+")
 # a URL, an e-mail address, a @mention or #hashtag is a name, not an attacked word: the
 # whitespace-free chunks holding one of these marks (found chunk by chunk: linear in the line)
 _CHUNK = re.compile(r"\S+")
@@ -238,13 +240,16 @@ class Shield:
     def _spelled(self, stem: str) -> bool:
         """An accented word spelled right (café, crème, José, Málaga) is no attack: left alone
         unless its plain form is a common English word (thé for *the*, wàter), which the ranker
-        decides with ``keep_accented``. Nor is an American spelling or a derived word the
+        decides with ``keep_accented``. Nor is a Hawaiian word with its ʻokina before a vowel
+        (Hawaiʻi, Oʻahu, ʻokina): no attack here draws ʻ for a letter, only for an apostrophe. Nor is an American spelling or a derived word the
         lexicon lacks (`spelling`: marveled, impetuousness), in one case throughout (a capital
         inside marks an attacked letter: `marked`)."""
         if stem.isascii():
             low = stem.lower()
             return (stem[1:].islower() or stem.isupper()) and low not in self.lexicon \
                 and spelled_right(low, self.lexicon)
+        if _OKINA.fullmatch(stem):
+            return True
         if not is_accented_word(stem):
             return False
         return self.lexicon.logfreq(plain(stem.lower())) < COMMON
