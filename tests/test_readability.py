@@ -2,7 +2,6 @@
 Tesseract, next to UTS #39 look-alikes and random letters at the same positions."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import sys
@@ -12,15 +11,11 @@ import pytest
 
 from zeroe_assets.bench import readability as R
 from zeroe_assets.cli import main
-from zeroe_assets.visual.fonts import alias_fonts
 from zeroe_assets.visual.render import WordRenderer
 
-from .visual_fixtures import SHAPES, build_font
+from .visual_fixtures import SHAPES, build_font, dejavu_renderer, needs_rapidocr, needs_tesseract
 
 WORDS = "house water garden little mother people\n"
-needs_tesseract = pytest.mark.skipif(
-    shutil.which("tesseract") is None,
-    reason="no tesseract on the PATH: `make test` installs Debian's tesseract-ocr as root")
 
 
 def test_changed_positions_name_what_the_attack_touched():
@@ -114,10 +109,7 @@ def test_readability_reads_clean_words_and_not_random_scripts(tmp_path, capsys):
 
 @needs_tesseract
 def test_read_back_puts_each_word_on_its_own_line():
-    dejavu = alias_fonts("dejavu")
-    if not dejavu:
-        pytest.skip("no DejaVu Sans (system or matplotlib's)")
-    renderer = WordRenderer(40, dejavu)
+    renderer = dejavu_renderer(40)
     words = ["house", "", "garden"]  # an empty line in between stays empty
     assert R.read_back([renderer.render(w) for w in words], 80) == words
 
@@ -138,14 +130,9 @@ def test_a_missing_second_reader_is_one_line(monkeypatch, tmp_path, capsys):
         R.read_words([], 80, "easyocr")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("rapidocr_onnxruntime") is None,
-                    reason="rapidocr-onnxruntime is not installed (an optional second reader, "
-                           "not in `make test`: pip install rapidocr-onnxruntime)")
+@needs_rapidocr
 def test_the_second_reader_reads_clean_words_one_per_image(tmp_path):
-    dejavu = alias_fonts("dejavu")
-    if not dejavu:
-        pytest.skip("no DejaVu Sans (system or matplotlib's)")
-    renderer = WordRenderer(48, dejavu)
+    renderer = dejavu_renderer(48)
     words = ["house", "", "garden", "Mother"]  # an empty image reads as nothing
     assert R.read_words([renderer.render(w) for w in words], 96, "rapidocr") == words
     assert R.reader_version("rapidocr").startswith("RapidOCR ")

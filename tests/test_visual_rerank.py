@@ -2,9 +2,6 @@
 letter first, plain letters and other letters' look-alikes never, the table's format kept."""
 from __future__ import annotations
 
-import importlib.util
-import shutil
-
 import numpy as np
 import pytest
 
@@ -13,15 +10,8 @@ from train.visual.rerank import (Rerank, carrier_words, char_class, keeps_word, 
                                  one_letter, rank, read_back_rates, rerank)
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
-from zeroe_assets.visual.fonts import alias_fonts
-from zeroe_assets.visual.render import WordRenderer
 
-needs_tesseract = pytest.mark.skipif(
-    shutil.which("tesseract") is None,
-    reason="no tesseract on the PATH: `make test` installs Debian's tesseract-ocr as root")
-needs_rapidocr = pytest.mark.skipif(
-    importlib.util.find_spec("rapidocr_onnxruntime") is None,
-    reason="RapidOCR is not installed (pip install rapidocr-onnxruntime; not in `make test`)")
+from .visual_fixtures import dejavu_renderer, needs_rapidocr, needs_tesseract
 
 
 def test_reads_like_follows_unicode_and_names():
@@ -75,9 +65,7 @@ def test_carriers_show_the_letter_in_its_case():
 
 @needs_tesseract
 def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
-    dejavu = alias_fonts("dejavu")
-    if not dejavu:
-        pytest.skip("no DejaVu Sans (system or matplotlib's)")
+    renderer = dejavu_renderer(40)
     # the learned space puts Ж and o nearest to a; Cyrillic а is read as a in any word
     chars = "a\u0416o\u0430\u00e4"
     cos = np.array([1.0, 0.95, 0.9, 0.6, 0.5], np.float32)
@@ -87,7 +75,6 @@ def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
     index = VectorIndex.build(vectors, keys)
     learned = [[ord("\u0416"), ord("o")]] + [[ord("a"), ord("o")]] * 4
     table = NeighbourTable(keys, np.array(learned, np.uint16), np.full((5, 2), 0.9, np.float16))
-    renderer = WordRenderer(40, dejavu)
     rates = read_back_rates("a", ["\u0430", "\u0416"], ["water", "cat"], renderer)
     assert rates[0] == 1.0 and rates[1] < 1.0
     # a capital A is read, but as "wAter": only ignoring case
@@ -117,10 +104,7 @@ def test_the_readers_are_checked_before_any_reading():
 @needs_tesseract
 @needs_rapidocr
 def test_a_candidate_is_read_as_far_as_every_reader_reads_it():
-    dejavu = alias_fonts("dejavu")
-    if not dejavu:
-        pytest.skip("no DejaVu Sans (system or matplotlib's)")
-    renderer = WordRenderer(32, dejavu)
+    renderer = dejavu_renderer(32)
     # for a: Cyrillic а, ä, Ж, ɑ (Latin alpha), ª, ᵃ; read in two words by each reader
     chars, carriers = ["\u0430", "\u00e4", "\u0416", "\u0251", "\u00aa", "\u1d43"], ["water", "salad"]
     each = {r: read_back_rates("a", chars, carriers, renderer, readers=(r,))

@@ -2,11 +2,34 @@
 fonts needed), a seconds-long smoke config, and a trained-and-exported smoke run."""
 from __future__ import annotations
 
+import importlib.util
+import shutil
 from pathlib import Path
 
 import pytest
 
+from zeroe_assets.visual.fonts import alias_fonts
+from zeroe_assets.visual.render import WordRenderer
+
 from .conftest import CONF, compose  # noqa: F401  (CONF: for the tests that import it from here)
+
+# the readers the readability bench and the re-ranking read with
+needs_tesseract = pytest.mark.skipif(
+    shutil.which("tesseract") is None,
+    reason="no tesseract on the PATH: `make test` installs Debian's tesseract-ocr as root")
+needs_rapidocr = pytest.mark.skipif(
+    importlib.util.find_spec("rapidocr_onnxruntime") is None,
+    reason="RapidOCR is not installed (the `[ocr]` extra, which `make test` installs: "
+           "pip install rapidocr-onnxruntime)")
+
+
+def dejavu_renderer(px: int) -> WordRenderer:
+    """A renderer drawing DejaVu Sans first (the system's or matplotlib's), so what a reader
+    reads does not hang on the machine's other fonts; the test skips without it."""
+    dejavu = alias_fonts("dejavu")
+    if not dejavu:
+        pytest.skip("no DejaVu Sans (system or matplotlib's)")
+    return WordRenderer(px, dejavu)
 
 ACCENT = [(200, 620), (400, 620), (400, 760), (200, 760)]
 
