@@ -106,7 +106,8 @@ def test_the_readers_are_checked_before_any_reading():
 def test_a_candidate_is_read_as_far_as_every_reader_reads_it():
     renderer = dejavu_renderer(32)
     # for a: Cyrillic а, ä, Ж, ɑ (Latin alpha), ª, ᵃ; read in two words by each reader
-    chars, carriers = ["\u0430", "\u00e4", "\u0416", "\u0251", "\u00aa", "\u1d43"], ["water", "salad"]
+    chars = ["\u0430", "\u00e4", "\u0416", "\u0251", "\u00aa", "\u1d43"]
+    carriers = ["water", "salad"]
     each = {r: read_back_rates("a", chars, carriers, renderer, readers=(r,))
             for r in ("tesseract", "rapidocr")}
     both = read_back_rates("a", chars, carriers, renderer, readers=("tesseract", "rapidocr"))

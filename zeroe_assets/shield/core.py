@@ -241,9 +241,10 @@ class Shield:
         """An accented word spelled right (café, crème, José, Málaga) is no attack: left alone
         unless its plain form is a common English word (thé for *the*, wàter), which the ranker
         decides with ``keep_accented``. Nor is a Hawaiian word with its ʻokina before a vowel
-        (Hawaiʻi, Oʻahu, ʻokina): no attack here draws ʻ for a letter, only for an apostrophe. Nor is an American spelling or a derived word the
-        lexicon lacks (`spelling`: marveled, impetuousness), in one case throughout (a capital
-        inside marks an attacked letter: `marked`)."""
+        (Hawaiʻi, Oʻahu, ʻokina): no attack here draws ʻ for a letter, only for an apostrophe.
+        Nor is an American spelling or a derived word the lexicon lacks (`spelling`: marveled,
+        impetuousness), in one case throughout (a capital inside marks an attacked letter:
+        `marked`)."""
         if stem.isascii():
             low = stem.lower()
             return (stem[1:].islower() or stem.isupper()) and low not in self.lexicon \
