@@ -137,8 +137,12 @@ class Shield:
         self.mechanisms = tuple(m for m in MECHANISMS if m in chosen)
         self.root = Path(root) if root else None
         self.lexicon = load_lexicon()
+        # `describe`'s note: the hand-set weights because none was exported, not as asked for
+        self._none_exported = False
         if ranker is None:
-            ranker = (load_ranker(self.root) if learned else None) or hand_set_ranker()
+            loaded = load_ranker(self.root) if learned else None
+            ranker = loaded or hand_set_ranker()
+            self._none_exported = learned and loaded is None
         if threshold is not None:
             if not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
                 raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}")
@@ -154,8 +158,8 @@ class Shield:
         return self.ranker.learned
 
     def describe(self) -> str:
-        how = "learned ranker" if self.learned else \
-            "hand-set ranker (no learned one exported: run `python -m train.shield`)"
+        how = ("learned ranker" if self.learned else "hand-set ranker") + \
+            (" (no learned one exported: run `python -m train.shield`)" if self._none_exported else "")
         return f"shield [{', '.join(self.mechanisms)}], {how}, threshold {self.ranker.threshold}"
 
     # -- the pipeline ------------------------------------------------------------------------
