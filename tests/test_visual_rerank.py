@@ -2,6 +2,8 @@
 letter first, plain letters and other letters' look-alikes never, the table's format kept."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from train.visual.rerank import (Rerank, carrier_words, char_class, keeps_word, 
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
 
+from .conftest import ROOT
 from .visual_fixtures import dejavu_renderer, needs_rapidocr, needs_tesseract
 
 
@@ -152,3 +155,21 @@ def test_rerank_exported_rewrites_the_table_and_keeps_the_index(tmp_path):
     assert after.file("index.faiss").read_bytes() == index_bytes
     assert meta["rerank"]["rows"]["a"]["before"] == "\u0416\u2202"
     assert meta["quality"]["table"] == meta["rerank"]["table_after"]
+
+
+def test_the_shipped_table_is_what_the_exports_settings_make():
+    """The shipped letters' rows were re-ranked with ``conf/export/visual.yaml``'s settings
+    (readers, carriers, size, weights), so re-running the export reproduces them; only where
+    the data lives may differ."""
+    from omegaconf import OmegaConf
+
+    manifest = ROOT / "artifacts" / "manifest.json"
+    if not manifest.is_file():
+        pytest.skip("no shipped artifacts in the checkout")
+    meta = json.loads(manifest.read_text(encoding="utf-8"))["components"]["visual"]["meta"]
+    record = meta["rerank"]
+    conf = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "export" / "visual.yaml").rerank)
+    paths = {"words", "held_out"}
+    assert {k: v for k, v in record["settings"].items() if k not in paths} == {
+        k: v for k, v in conf.items() if k not in paths}
+    assert [r.split()[0].lower() for r in record["readers"]] == conf["readers"]
