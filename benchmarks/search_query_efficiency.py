@@ -1,4 +1,4 @@
-"""What each of zeroe-fast's ideas buys (issue #35): success, queries and the attack's own time.
+"""What each of zeroe-fast's ideas buys: success, queries and the attack's own time.
 
 The same victims, tweets, budget and seed as ``search_vs_textattack.py``; each variant changes
 one part of ``zeroe-fast`` (or of ``textfooler-zeroe``) and runs on two ``tc-tfidf`` victims:

@@ -1,4 +1,4 @@
-"""Readability of the visual attack (issue #36), JSON on stdout: the neighbour table's own figures
+"""Readability of the visual attack, JSON on stdout: the neighbour table's own figures
 for a-z, A-Z (same-letter precision@20, UTS #39 recall@20) and the share of held-out words (UD
 English-EWT test, 4-10 letters) a reader reads back when attacked at φ = 0.3, next to nothing
 substituted, UTS #39 confusables and random letters of another script at the same positions.
