@@ -43,12 +43,16 @@ def main() -> None:
     ap.add_argument("--phi", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reader", choices=R.READERS, default="tesseract")
+    ap.add_argument("--px", type=int, default=R.PX, help=f"the words' size in pixels (default "
+                                                         f"{R.PX}, the size the targets are read at)")
     ap.add_argument("--font", type=Path, action="append", default=[],
                     help="a font file drawn before the chain (repeatable)")
     ap.add_argument("--out", type=Path, help="also write the JSON here")
     ap.add_argument("--png", type=Path, help="write the example sheet here")
     ap.add_argument("--sheet", type=Path, help="write the letters' neighbour sheet here")
     args = ap.parse_args()
+    if args.px < 8:
+        raise SystemExit(f"visual_readability: --px must be at least 8, got {args.px}")
     try:  # a missing reader or font: one line, before any work
         reader = R.reader_version(args.reader)
         first = resolve_chain((), tuple(map(str, args.font))) if args.font else []
@@ -59,13 +63,13 @@ def main() -> None:
     table = NeighbourTable.from_component(component, "table")
     words = R.held_out_words(args.data / HELD_OUT, args.words, args.seed)
     attack = get_perturbation("visual", level=1.0, phi=args.phi, root=args.root)
-    renderer = WordRenderer(R.PX, first + [p for p in resolve_chain() if p not in first])
+    renderer = WordRenderer(args.px, first + [p for p in resolve_chain() if p not in first])
     result = R.measure(words, attack, args.seed, renderer=renderer, reader=args.reader)
     report = {"artifacts": str(args.root) if args.root else "the checkout's artifacts/",
               "table": table_figures(table),
               "reranked": bool(component.meta.get("rerank")),
               "held_out": recorded(args.data / HELD_OUT, args.data), "seed": args.seed,
-              "phi": args.phi, "reader": reader, "px": R.PX,
+              "phi": args.phi, "reader": reader, "px": args.px,
               "first_fonts": [p.name for p in renderer.chain[:2]], **result.summary()}
     if args.png:
         R.example_sheet(result, renderer, args.png)
