@@ -80,7 +80,6 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     anchor = premise if victim.anchored else None
     words, gaps = split(text)
     encoded = [encoder.token(w, anchor) for w in words]
-    sentence = _Sentence(encoder, text, words, gaps, encoded, anchor)
 
     seen_premise = None if premise is None else victim.one(premise)  # once: never attacked
 
@@ -90,6 +89,7 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
 
     # words the encoding joins (*st ill*), and words a symbol links (*outer-space*: a perturbed
     # piece joins them into one token), cannot be read one by one: no slots to enumerate
+    sentence = _Sentence(encoder, text, words, gaps, encoded, anchor)  # read as `encode` does
     whole = sentence.whole
     exact = (not any(symbol_gap(g) for g in gaps[1:-1])
              and whole == " ".join(e for e in encoded if e))
