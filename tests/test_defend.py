@@ -594,7 +594,7 @@ def test_a_refuted_certificate_keeps_a_perturbed_text_that_changes_the_label(def
 
 
 def test_a_change_the_encoding_joins_with_a_neighbour_is_read_in_context(monotone):
-    from zeroe_assets.defend.certify import Surface, _bounded, _in_context, certify_text
+    from zeroe_assets.defend.certify import Surface, _bounded, _in_context, _Sentence
     from zeroe_assets.shield.core import split
 
     victim = load_defended(monotone)
@@ -603,9 +603,10 @@ def test_a_change_the_encoding_joins_with_a_neighbour_is_read_in_context(monoton
     assert encoder.encode("You ar a pathetic moron").split()[:2] == ["you", "ara"]
     words, gaps = split("You are a pathetic moron")
     encoded = [encoder.token(w) for w in words]
-    assert _in_context(encoder, words, gaps, encoded, 1, surface, None) == [
+    sentence = _Sentence(encoder, "You are a pathetic moron", words, gaps, encoded, None)
+    assert _in_context(encoder, sentence, encoded, 1, surface) == [
         encoder.encode("You ar a pathetic moron")]
-    assert not _in_context(encoder, words, gaps, encoded, 4, surface, None)  # *moro*: no join
+    assert not _in_context(encoder, sentence, encoded, 4, surface)  # *moro*: no join
     # the weights' bound takes the sentence read in place: *a* gone with *are* counts too
     model, context = victim.victim, {1: [encoder.encode("You ar a pathetic moron")]}
     (z,) = model.logits([" ".join(encoded)])
@@ -644,3 +645,111 @@ def test_the_monotone_bound_reads_linked_and_joined_words_in_their_sentence(mono
     assert model.logits(["you idiot and idiot"])[0] >= 0 > model.logits(["you and"])[0]
     assert not _bounded(model, ["you idiot and idiot"], [], 2,
                         {1: ["you and idiot"], 3: ["you idiot and"]})
+
+
+# words the encoding joins (*st ill*, *s.t.i.l.l*, *typic al*, *ov a*), symbols between pieces
+# (*far-right*, *and/or*), #tags, @mentions, a URL, look-alikes, accents and digits
+_TRICKY = ("the a of to is in on still st ill s.t.i.l.l go ing typical typic al ov you ar are "
+           "moron idiot far-right and/or into some thing #tag @user http://x.co/y café naïve "
+           "Ηello Α I x 42 wonderful morning people today").split()
+_GAPS = [" "] * 12 + [", ", ". ", " - ", "  ", "--", " (", ") ", "-", "/", "."]
+
+
+def _tricky(rng: random.Random, n: int) -> str:
+    """A text of ``n`` words: mostly plain, with a share (drawn per text) of tricky words and
+    gaps, repeated words included."""
+    share = rng.random() * 0.4
+    words = [rng.choice(_TRICKY) if rng.random() < share else rng.choice(FILLER + FRIENDLY)
+             for _ in range(n)]
+    return words[0] + "".join((rng.choice(_GAPS) if rng.random() < share else " ") + w
+                              for w in words[1:])
+
+
+@pytest.mark.parametrize("which", ["monotone", "pairs"])
+def test_a_form_reads_in_a_window_as_in_its_whole_sentence(which, request, tmp_path):
+    """Where a window of words around a form is read instead of the whole text, it reads as the
+    whole text does, for every form tried (joinable pieces, symbols, anchors, unicode)."""
+    from zeroe_assets.defend.certify import Surface, _joined, _Sentence
+    from zeroe_assets.shield.core import split
+
+    victim = load_defended(request.getfixturevalue("monotone")) if which == "monotone" \
+        else _pair_defense(tmp_path / "d")
+    encoder, surface, rng = victim.encoder, Surface(), random.Random(1)
+    premise = "A woman is sleeping outside with a wonderful dog and still typical people ."
+    windowed = tried = 0
+    for _ in range(20):
+        text = _tricky(rng, rng.randint(40, 70))
+        anchor = premise if which == "pairs" else None
+        words, gaps = split(text)
+        encoded = [encoder.token(w, anchor) for w in words]
+        sentence = _Sentence(encoder, text, words, gaps, encoded, anchor)
+        assert sentence.whole == encoder.encode(text, anchor=anchor)
+        for i in rng.sample(range(len(words)), 5):
+            forms = sorted(surface.forms(words[i]))
+            for form in rng.sample(forms, min(8, len(forms))):
+                near, tried = sentence.near(i, form), tried + 1
+                if near is not None:
+                    windowed += 1
+                    low, high, middle = near
+                    assert _joined(sentence.encodings(0, low) + middle + sentence.encodings(
+                        high, len(words))) == sentence.read(i, form), (text, i, form)
+    assert windowed > tried / 4  # most forms are read in a window
+
+
+def test_a_window_is_never_read_for_an_encoding_with_restorers(monotone):
+    from zeroe_assets.defend.certify import _Sentence
+    from zeroe_assets.shield.core import split
+
+    encoder = load_defended(monotone).encoder
+    guessing = RobustEncoder(encoder.vocabulary, counts=encoder.counts, restore=True)
+    text = " ".join(FILLER * 6)
+    words, gaps = split(text)
+    for which, windows in ((encoder, True), (guessing, False)):
+        sentence = _Sentence(which, text, words, gaps, [which.token(w) for w in words], None)
+        assert (sentence.near(36, "peolpe") is not None) is windows
+
+
+def _counting(encoder) -> list[int]:
+    """How many words the encoding's units were made of, call by call (`Shield.units`)."""
+    seen, units = [], encoder.shield.units
+
+    def counted(words, gaps, *args, **kwargs):
+        seen.append(len(words))
+        return units(words, gaps, *args, **kwargs)
+
+    encoder.shield.units = counted
+    return seen
+
+
+def test_a_long_text_is_certified_reading_windows_around_its_words(monotone):
+    """A text of thousands of words: each form is read in a window, so the words the encoding
+    reads grow with the text's length, not its square; a text of copies of one sentence has
+    that sentence's unstable words, copy by copy."""
+    from zeroe_assets.defend.certify import Surface, certify_text
+
+    victim = load_defended(monotone)
+    surface = Surface(["truncate", "swap", "keyboard"])
+    block = "Thanks, you are a wonderful friend and a happy person today."  # *ar a*: *ara*
+    one = certify_text(victim, block, "0", surface, 0.3, 4)
+    seen = _counting(victim.encoder)
+    copies = 300
+    cert = certify_text(victim, " ".join([block] * copies), "0", surface, 0.3, 4)
+    n = cert.words
+    assert n == one.words * copies and sum(seen) < 100 * n  # the whole text per form: n * n
+    assert cert.certified is one.certified is True
+    assert cert.unstable == one.unstable * copies
+    assert cert.families == {f: k * copies for f, k in one.families.items()}
+
+
+@pytest.mark.parametrize("which", ["monotone", "defended"])
+def test_certificates_are_the_same_read_in_windows_or_whole(which, request, monkeypatch):
+    """The certificates with windows are those of reading each form's whole text."""
+    from zeroe_assets.defend.certify import Surface, _Sentence, certify
+
+    victim, rng = load_defended(request.getfixturevalue(which)), random.Random(2)
+    texts = [_tricky(rng, rng.randint(30, 60)) for _ in range(6)]
+    gold = ["1", "0"] * 3
+    surface = Surface(["truncate", "swap", "keyboard"])
+    windowed = certify(victim, texts, gold, surface, 0.3, 16, progress=False)
+    monkeypatch.setattr(_Sentence, "near", lambda self, i, form: None)
+    assert certify(victim, texts, gold, surface, 0.3, 16, progress=False) == windowed

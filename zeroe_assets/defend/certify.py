@@ -26,11 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, product
 
+from ..shield.intrude import MAX_PIECES
 from .encoding import PIECES, symbol_gap
 from .surface import SURFACE, Surface
 from .victim import DefendedVictim
 
 MAX_QUERIES = 256
+SEARCH = 4 * MAX_PIECES  # the farthest a window's edges are looked for before the text is read
 
 
 @dataclass
@@ -87,7 +89,8 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
 
     # words the encoding joins (*st ill*), and words a symbol links (*outer-space*: a perturbed
     # piece joins them into one token), cannot be read one by one: no slots to enumerate
-    whole = encoder.encode(text, anchor=anchor)
+    sentence = _Sentence(encoder, text, words, gaps, encoded, anchor)  # read as `encode` does
+    whole = sentence.whole
     exact = (not any(symbol_gap(g) for g in gaps[1:-1])
              and whole == " ".join(e for e in encoded if e))
     clean = victim.victim.predict([asked(encoded) if exact else asked([whole])])[0]
@@ -101,9 +104,9 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     context: dict[int, list[str]] = {}  # word -> whole sentences its forms read as in place
     for i, w in enumerate(words):
         if exact:  # changes the encoding joins with a neighbour (*ov a* → *ova*)
-            read = _in_context(encoder, words, gaps, encoded, i, surface, anchor)
+            read = _in_context(encoder, sentence, encoded, i, surface)
         elif monotone:
-            read = _in_place(encoder, words, gaps, i, surface, anchor, whole)
+            read = _in_place(encoder, sentence, i, surface)
         else:
             read = []
         if read:
@@ -141,55 +144,189 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     return cert
 
 
-def _in_context(encoder, words: list[str], gaps: list[str], encoded: list[str], i: int,
-                surface: Surface, anchor: str | None) -> list[str]:
+def _in_context(encoder, sentence: _Sentence, encoded: list[str], i: int,
+                surface: Surface) -> list[str]:
     """The encoded sentences in which a one-change form of word ``i`` reads otherwise than it
     reads alone. The encoding joins letter pieces with one and the same character between them
     into a lexicon word (`RobustEncoder._split_word`; an intruded form's pieces first joined
     into one, as `_intruded` does): only a form that could make such a run with its neighbours
     (*of* → *ov* in *ov a*: *ova*; *typical* → *typic al* in *a typic al*: *atypical*) is read
     in its sentence; the others cannot differ."""
+    words, gaps, anchor = sentence.words, sentence.gaps, sentence.anchor
     lexicon, found = encoder.shield.lexicon, []
     for form in sorted(surface.forms(words[i])):
         if _joinable(lexicon, words, gaps, i, form):
-            alone = encoded[:i] + [encoder.token(form, anchor)] + encoded[i + 1:]
-            read = _read_with(encoder, words, gaps, i, form, anchor)
-            if read != " ".join(e for e in alone if e):
-                found.append(read)
+            token = encoder.token(form, anchor)
+            near = sentence.near(i, form) if sentence.singles else None
+            if near is None:  # the whole text, read again
+                alone = encoded[:i] + [token] + encoded[i + 1:]
+                read = sentence.read(i, form)
+                if read != " ".join(e for e in alone if e):
+                    found.append(read)
+                continue
+            low, high, middle = near  # the words around it read one by one, as the text does
+            if _joined(middle) != _joined(encoded[low:i] + [token] + encoded[i + 1:high]):
+                found.append(_joined(encoded[:low] + middle + encoded[high:]))
     return found
 
 
-def _read_with(encoder, words: list[str], gaps: list[str], i: int, form: str,
-               anchor: str | None) -> str:
-    """The encoding of the text with ``form`` in word ``i``'s place."""
-    from ..tokenize import join
+def _joined(encodings: list[str]) -> str:
+    return " ".join(e for e in encodings if e)
 
-    return encoder.encode(join(words[:i] + [form] + words[i + 1:], gaps), anchor=anchor)
+
+class _Sentence:
+    """A text as the encoding reads it, unit by unit (`RobustEncoder.segments`), and the reading
+    of the text with one word's form in its place: the whole text read again (`read`), or a
+    window of words around it where that is shown to read the same (`near`)."""
+
+    def __init__(self, encoder, text: str, words: list[str], gaps: list[str],
+                 encoded: list[str], anchor: str | None):
+        self.encoder, self.words, self.gaps, self.anchor = encoder, words, gaps, anchor
+        joins: list[tuple[int, int, float]] = []
+        self.segments = encoder.segments(text, anchor, joins)
+        self.whole = _joined([e for _, _, e in self.segments])
+        n = len(words)
+        # the restorers' readings (``restore``) weigh the whole line (`Shield.units`: a line
+        # mostly in capitals), and their cache keeps the first line's: no window then
+        self.windows = not encoder.restore
+        # each word its own unit, read as it reads alone: the text is its words' encodings
+        self.singles = len(self.segments) == n and all(
+            s == e == k and found == encoded[k] for k, (s, e, found) in enumerate(self.segments))
+        self.first = [s for s, _, _ in self.segments]
+        # scores of two joins this close may be ordered by rounding, which depends on the whole
+        # line: no window starts right of the first such choice (`near`)
+        self.tolerance = 4e-14 * (n + SEARCH) ** 2
+        self.unsure = min((k for k, _, margin in joins if margin <= self.tolerance), default=n)
+        crossed, self.joins_at = [False] * (n + 1), [False] * (n + 1)
+        for k, last, _ in joins:
+            crossed[k + 1:last + 1] = [True] * (last - k)
+            self.joins_at[k] = True
+        starts = set(self.first)
+        # a seam: a unit starts at the word, a space before it, and no join the intruder
+        # weighed spans it
+        self.seam = [0 < k < n and k in starts and " " in gaps[k] and not crossed[k]
+                     for k in range(n + 1)]
+
+    def read(self, i: int, form: str) -> str:
+        """The encoding of the text with ``form`` in word ``i``'s place: the whole text read."""
+        from ..tokenize import join
+
+        return self.encoder.encode(join(self.words[:i] + [form] + self.words[i + 1:], self.gaps),
+                                   anchor=self.anchor)
+
+    def encodings(self, low: int, high: int) -> list[str]:
+        """The encodings of the clean text's units that start in words ``low..high-1``."""
+        from bisect import bisect_left
+
+        return [e for _, _, e in self.segments[bisect_left(self.first, low):
+                                               bisect_left(self.first, high)]]
+
+    def near(self, i: int, form: str) -> tuple[int, int, list[str]] | None:
+        """``(low, high, encodings)``: the text with ``form`` in word ``i``'s place reads as the
+        clean text's units that start before word ``low``, then ``encodings``, then the clean
+        units from word ``high`` on; None where a window cannot show that (read the whole text).
+
+        The encoding's choices each read a few words (`RobustEncoder._segments`: a run of words
+        with symbols between them, no space, is one word; a unit reads itself; `_split_word`
+        looks `PIECES` units ahead; the intruder's joins span at most `MAX_PIECES` words and
+        read one more either side) but one: which joins the intruder takes is a sum of scores
+        over the line, from its end (`IntrudeRestorer.merges`). Where no join spans a word (a
+        seam) that sum restarts: choices left of it compare scores that differ by what lies
+        between them, the same whatever lies right of it, unless two scores are within
+        rounding (``margin``). So the window runs from a seam ``low`` `MAX_PIECES` + 2 words
+        before the form (the clean text's choices left of it stand: no join there reads the
+        form or a word a symbol links to it) to `MAX_PIECES` words past a seam ``high`` three
+        words after it (the clean text's choices right of it stand, for the same reason), with
+        no join starting where `_split_word` looks past either seam, a space in every gap
+        between words but the form's (no run of words crosses them, and the text splits the
+        same on either side of a space), and the units of the clean text and of the window
+        starting at both seams. The window's joins' scores must not be within rounding of a
+        tie unless it reaches the end of the text, nor the clean text's left of ``low``."""
+        from ..shield.core import split
+        from ..tokenize import join
+
+        if not self.windows:
+            return None
+        words, gaps, n = self.words, self.gaps, len(self.words)
+        low = self._first(i - MAX_PIECES - 2, -1, self._clear)
+        if low is None or 0 < low and self.unsure < low:
+            return None
+        a = low and self._first(low - 1, -1, lambda k: " " in gaps[k])
+        high = self._first(i + 3, 1, self._clear)
+        b = high if high in (None, n) else self._first(high + MAX_PIECES, 1,
+                                                      lambda k: " " in gaps[k])
+        if a is None or b is None:
+            return None
+        lead = gaps[a] if a == 0 else gaps[a][gaps[a].index(" ") + 1:]
+        tail = gaps[b] if b == n else gaps[b][:gaps[b].rindex(" ") + 1]
+        window = join(words[a:i] + [form] + words[i + 1:b], [lead] + gaps[a + 1:b] + [tail])
+        joins: list[tuple[int, int, float]] = []
+        segments = self.encoder.segments(window, self.anchor, joins)
+        seen, between = split(window)
+        after = b - i - 1  # the words after the form: the window splits them as the text does
+        pieces = len(seen) - (i - a) - after
+        if pieces < 0 or seen[:i - a] != words[a:i] or seen[len(seen) - after:] != words[i + 1:b]:
+            return None
+        form_gaps = range(i - a, i - a + pieces + 1)  # around and between the form's pieces
+        if any(" " not in g for k, g in enumerate(between[1:len(seen)], 1) if k not in form_gaps):
+            return None
+        start = low - a
+        stop = high + pieces - 1 - a if high < n else len(seen)
+        starts = {s for s, _, _ in segments} | {0, len(seen)}
+        if start not in starts or stop not in starts or any(
+                s < cut <= e or cut <= s < cut + PIECES
+                for s, e, _ in joins for cut in (start, stop) if 0 < cut < len(seen)):
+            return None
+        if b < n and any(start <= s < stop and margin <= self.tolerance
+                         for s, _, margin in joins):
+            return None
+        return low, high, [e for s, _, e in segments if start <= s < stop]
+
+    def _clear(self, k: int) -> bool:
+        """A seam where `_split_word` looks past it into no join's start."""
+        return self.seam[k] and not any(self.joins_at[k:k + PIECES])
+
+    def _first(self, start: int, step: int, where) -> int | None:
+        """The first word from ``start`` on (``step`` 1) or back (-1) ``where`` holds, within
+        `SEARCH` words; the text's start or end when reached first."""
+        k = start
+        while abs(k - start) <= SEARCH:
+            if k <= 0 or k >= len(self.words):
+                return max(0, min(k, len(self.words)))
+            if where(k):
+                return k
+            k += step
+        return None
 
 
 def _joinable(lexicon, words: list[str], gaps: list[str], i: int, form: str) -> bool:
     """Whether ``form``, in word ``i``'s place, could make a lexicon word with the letter pieces
-    around it (`_may_join`), its own pieces apart or joined into one."""
+    around it (`_may_join`), its own pieces apart or joined into one. `_may_join` reads no
+    further than `PIECES` items either side, so only those words are passed."""
     from ..shield.core import split
 
     pieces, inner = split(form)
     if not pieces:
         return False
-    head, tail = gaps[:i] + [gaps[i] + inner[0]], [inner[-1] + gaps[i + 1]] + gaps[i + 2:]
+    a = max(0, i - PIECES + 1)
+    before, after = words[a:i], words[i + 1:i + PIECES]
+    head = gaps[a:i] + [gaps[i] + inner[0]]
+    tail = [inner[-1] + gaps[i + 1]] + gaps[i + 2:i + PIECES + 1]
+    k = i - a
     return any(_may_join(lexicon, seq, seps, lo, hi) for seq, seps, lo, hi in (
-        (words[:i] + pieces + words[i + 1:], head + inner[1:-1] + tail, i, i + len(pieces) - 1),
-        (words[:i] + ["".join(pieces)] + words[i + 1:], head + tail, i, i)))
+        (before + pieces + after, head + inner[1:-1] + tail, k, k + len(pieces) - 1),
+        (before + ["".join(pieces)] + after, head + tail, k, k)))
 
 
-def _in_place(encoder, words: list[str], gaps: list[str], i: int, surface: Surface,
-              anchor: str | None, whole: str) -> list[str]:
-    """The encoded sentences, other than ``whole`` (the clean one), that word ``i``'s one-change
-    forms read as in their sentence: for a sentence whose words the encoding does not read one
-    by one (a symbol links them, or it joins them). A form that no symbol links to a neighbour
-    and that joins with none (`_joinable`) reads in its place as it reads alone (what
-    `_in_context` rests on), so one form of each of those encodings is read."""
+def _in_place(encoder, sentence: _Sentence, i: int, surface: Surface) -> list[str]:
+    """The encoded sentences, other than the clean one, that word ``i``'s one-change forms read
+    as in their sentence: for a sentence whose words the encoding does not read one by one (a
+    symbol links them, or it joins them). A form that no symbol links to a neighbour and that
+    joins with none (`_joinable`) reads in its place as it reads alone (what `_in_context`
+    rests on), so one form of each of those encodings is read."""
     from ..shield.core import split
 
+    words, gaps, anchor = sentence.words, sentence.gaps, sentence.anchor
     linked = symbol_gap(gaps[i]) and i > 0 or symbol_gap(gaps[i + 1]) and i + 1 < len(words)
     lexicon, found, alone = encoder.shield.lexicon, {}, set()
     for form in sorted(surface.forms(words[i])):
@@ -198,8 +335,16 @@ def _in_place(encoder, words: list[str], gaps: list[str], i: int, surface: Surfa
             if token in alone:
                 continue
             alone.add(token)
-        read = _read_with(encoder, words, gaps, i, form, anchor)
-        if read != whole:
+        near = sentence.near(i, form)
+        if near is None:
+            read = sentence.read(i, form)
+        else:  # the same sentence exactly when the window reads as the clean words there do
+            low, high, middle = near
+            if _joined(middle) == _joined(sentence.encodings(low, high)):
+                continue
+            read = _joined(sentence.encodings(0, low) + middle
+                           + sentence.encodings(high, len(words)))
+        if read != sentence.whole:
             found.setdefault(read)
     return list(found)
 

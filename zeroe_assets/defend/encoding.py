@@ -94,42 +94,64 @@ class RobustEncoder:
         perturbation of one premise word is that word (`anchor.Anchors`)."""
         if not isinstance(text, str):
             raise ValueError(f"a robust encoding encodes text (str), got {type(text).__name__}")
+        return " ".join(e for _, _, e in self.segments(text, anchor) if e)
+
+    def segments(self, text: str, anchor: str | None = None,
+                 joins: list | None = None) -> list[tuple[int, int, str]]:
+        """`encode`'s reading of ``text`` unit by unit: (first word, last word, encoding) over
+        the words of `shield.core.split`, an encoding "" where it drops the unit; ``joins`` gets
+        the intruder's joins in those words (`Shield.units`). What `defend.certify` reads a
+        form in a window of its sentence from."""
         from ..shield.core import split
 
         words, gaps = split(text)
         if not words:
-            return ""
+            return []
         anchors = _anchors(anchor) if anchor is not None else None
-        return " ".join(self._encodings(words, gaps, anchors))
+        return self._segments(words, gaps, anchors, joins)
 
     def _encodings(self, words: list[str], gaps: list[str], anchors=None) -> list[str]:
         """The encodings of a line's units; pieces a space split a word into are one word."""
-        words, gaps = self._intruded(words, gaps)
-        units = self.shield.units(words, gaps, propose=self.restore)  # readings: `_decide`'s last step
+        return [e for _, _, e in self._segments(words, gaps, anchors) if e]
+
+    def _segments(self, words: list[str], gaps: list[str], anchors=None,
+                  joins: list | None = None) -> list[tuple[int, int, str]]:
+        """`_encodings` with the words behind each: (first, last, encoding), in ``words``."""
+        count = len(words)
+        words, gaps, firsts = self._intruded(words, gaps)
+        lasts = [f - 1 for f in firsts[1:]] + [count - 1]
+        found: list | None = [] if joins is not None else None
+        # readings: `_decide`'s last step
+        units = self.shield.units(words, gaps, propose=self.restore, joins=found)
         out, k = [], 0
         while k < len(units):
             width, joined = self._split_word(units, k, gaps)
             if width:
-                out.append(self.cluster(joined))
+                out.append((firsts[units[k].start], lasts[units[k + width - 1].end],
+                            self.cluster(joined)))
                 k += width
                 continue
             unit = units[k]
             raw = unit.head + unit.stem + unit.tail if unit.start == unit.end else unit.stem
             word = None if anchors is None or unit.low in self.vocabulary or (
                 letters(unit.template) in self.vocabulary) else anchors.of(unit.template)
-            out.append(self.token(word) if word else self.cluster(self._token(raw, unit)))
+            out.append((firsts[unit.start], lasts[unit.end],
+                        self.token(word) if word else self.cluster(self._token(raw, unit))))
             k += 1
-        return [o for o in out if o]
+        if joins is not None:
+            joins += [(firsts[i], lasts[j], margin) for i, j, margin in found]
+        return out
 
-    def _intruded(self, words: list[str], gaps: list[str]) -> tuple[list[str], list[str]]:
+    def _intruded(self, words: list[str], gaps: list[str]
+                  ) -> tuple[list[str], list[str], list[int]]:
         """Words with one symbol (not a space) between each two (*s*t*il*l*, *sho-ot-i-ngs*)
         are one word again, their letters joined, unless every piece is a vocabulary word of its
         own (*and/or*, *Progressives/Socialist*): intruded symbols never leave a word's
         encoding, and the pieces of a cut word are never read as words one change away (*shi* as
-        *shit*)."""
+        *shit*). Also the first of ``words`` behind each word."""
         if len(words) < 2:
-            return words, gaps
-        out_words, out_gaps, k = [], [], 0
+            return words, gaps, list(range(len(words)))
+        out_words, out_gaps, firsts, k = [], [], [], 0
         while k < len(words):
             j = k
             while j + 1 < len(words) and symbol_gap(gaps[j + 1]):
@@ -137,11 +159,13 @@ class RobustEncoder:
             out_gaps.append(gaps[k])
             if j > k and not all(w.lower() in self.vocabulary for w in words[k:j + 1]):
                 out_words.append("".join(words[k:j + 1]))
+                firsts.append(k)
             else:
                 out_words += words[k:j + 1]
                 out_gaps += gaps[k + 1:j + 1]
+                firsts += range(k, j + 1)
             k = j + 1
-        return out_words, out_gaps + [gaps[-1]]
+        return out_words, out_gaps + [gaps[-1]], firsts
 
     @property
     def surface(self):
@@ -156,20 +180,23 @@ class RobustEncoder:
         """(pieces, word) when units ``k..`` are two to ``PIECES`` letter pieces with one and the same
         character between them (a space, a dot...) that join into a lexicon word more frequent
         than the rarest piece (*st ill* → still, *go.ing* → going; never *a part* → apart):
-        intrude's symbols the shield leaves, and other tools' splits. (0, "") otherwise."""
-        lexicon = self.shield.lexicon
-        for width in range(min(PIECES, len(units) - k), 1, -1):
-            pieces = units[k:k + width]
-            if len(pieces) < width or any(
-                    u.start != u.end or u.head or u.tail or not u.stem.isalpha()
-                    for u in pieces):
-                continue
-            between = {gaps[u.start] for u in pieces[1:]}
-            if len(between) != 1 or len(next(iter(between))) != 1 or next(iter(between)).isalnum():
-                continue
-            joined = "".join(u.low for u in pieces)
+        intrude's symbols the shield leaves, and other tools' splits. (0, "") otherwise. The
+        widest join first, from the run of such pieces at ``k``."""
+        lexicon, lows, between = self.shield.lexicon, [], None
+        for u in units[k:k + PIECES]:
+            if u.start != u.end or u.head or u.tail or not u.stem.isalpha():
+                break
+            if lows:
+                gap = gaps[u.start]
+                if between is None and (len(gap) != 1 or gap.isalnum()) \
+                        or between is not None and gap != between:
+                    break
+                between = gap
+            lows.append(u.low)
+        for width in range(len(lows), 1, -1):
+            joined = "".join(lows[:width])
             if joined in lexicon and lexicon.logfreq(joined) > min(
-                    lexicon.logfreq(u.low) if u.low in lexicon else -99.0 for u in pieces):
+                    lexicon.logfreq(low) if low in lexicon else -99.0 for low in lows[:width]):
                 return width, joined
         return 0, ""
 

@@ -39,7 +39,8 @@ class Restorer:
     def read(self, word: str) -> str:
         return word
 
-    def merges(self, words: list[str], gaps: list[str], read) -> list[tuple[int, int, str]]:
+    def merges(self, words: list[str], gaps: list[str], read,
+               joins: list | None = None) -> list[tuple[int, int, str]]:
         return []
 
     def keeps_whole(self, word: str, head: str, stem: str, tail: str) -> bool:

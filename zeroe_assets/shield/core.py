@@ -163,9 +163,11 @@ class Shield:
         return f"shield [{', '.join(self.mechanisms)}], {how}, threshold {self.ranker.threshold}"
 
     # -- the pipeline ------------------------------------------------------------------------
-    def units(self, words: list[str], gaps: list[str], propose: bool = True) -> list[Unit]:
+    def units(self, words: list[str], gaps: list[str], propose: bool = True,
+              joins: list | None = None) -> list[Unit]:
         """The words of a line as units, with the readings their restorers propose (none
-        without ``propose``: for a reader that never takes them)."""
+        without ``propose``: for a reader that never takes them); ``joins`` gets the joins the
+        restorers weighed (`IntrudeRestorer.merges`)."""
         restorers = self.restorers.values()
 
         def read(word: str) -> str:
@@ -174,7 +176,7 @@ class Shield:
             return word
 
         merges = sorted((i, j, joined, restorer.name) for restorer in restorers
-                        for i, j, joined in restorer.merges(words, gaps, read))
+                        for i, j, joined in restorer.merges(words, gaps, read, joins))
         spans, k = [], 0
         for i, j, joined, by in merges:
             spans += [(w, w, None, "") for w in range(k, i)] + [(i, j, joined, by)]

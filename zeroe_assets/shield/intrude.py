@@ -3,6 +3,8 @@ into pieces; the pieces that join into a dictionary word, where they are not wor
 are one word again. Apostrophes stay inside a word token, so they are dropped within it too."""
 from __future__ import annotations
 
+import math
+
 from ..perturbers.intrude import SYMBOLS
 from .base import Restorer
 from .visual import invisible
@@ -67,11 +69,15 @@ class IntrudeRestorer(Restorer):
         ranker keeps that)."""
         return bool(head) or word.count("'") + word.count("’") > 1
 
-    def merges(self, words: list[str], gaps: list[str], read) -> list[tuple[int, int, str]]:
+    def merges(self, words: list[str], gaps: list[str], read,
+               joins: list | None = None) -> list[tuple[int, int, str]]:
         """``(i, j, word)``: words ``i..j`` with one symbol between each two read as ``word``
         (one repeated symbol, or several where a word was intruded twice); ``read(piece)`` is
         how a piece reads (look-alikes undone). ``word`` may be no word where the pieces were
-        surely intruded (`_hit_twice`): the other restorers then read it.
+        surely intruded (`_hit_twice`): the other restorers then read it. ``joins``, when given,
+        gets ``(i, j, margin)`` for each word ``i`` some join may start at: ``j`` the last word
+        of its longest, ``margin`` how far its choice scored ahead of the next (what
+        `defend.certify` needs to read a window of the line as the whole line reads it).
 
         Which pieces join is one choice for the whole line (a dynamic programme): a piece that
         is no word left alone costs 2, a join earns 2 for each such piece it absorbs, less 0.5,
@@ -89,7 +95,7 @@ class IntrudeRestorer(Restorer):
             best[i], choice[i] = best[i + 1] - 2.0 * odd[i], (i, None)
             if bracketed(gaps, i):
                 continue
-            end = i
+            end, last, runner_up = i, i, -math.inf
             while end + 1 < n and _intruded(gaps[end + 1]) and end - i + 1 < MAX_PIECES:
                 end += 1
                 pieces = read_words[i:end + 1]
@@ -113,8 +119,14 @@ class IntrudeRestorer(Restorer):
                     continue
                 score = (best[end + 1] + 2.0 * absorbed - 0.5 + 0.2 * (end - i)
                          + 0.01 * (lexicon.logfreq(joined) + 12) - UNKNOWN * (not known))
+                last = end
                 if score > best[i]:
+                    runner_up = best[i]
                     best[i], choice[i] = score, (end, joined)
+                else:
+                    runner_up = max(runner_up, score)
+            if joins is not None and last > i:
+                joins.append((i, last, best[i] - runner_up))
         found, i = [], 0
         while i < n:
             end, joined = choice[i]
