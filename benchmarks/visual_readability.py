@@ -4,7 +4,7 @@ English-EWT test, 4-10 letters) a reader reads back when attacked at φ = 0.3, n
 substituted, UTS #39 confusables and random letters of another script at the same positions.
 
     python benchmarks/visual_readability.py [--root ARTIFACTS] [--words 300] [--phi 0.3]
-                                            [--seed 0] [--reader tesseract|rapidocr]
+                                            [--seed 0] [--reader tesseract|rapidocr] [--px 48]
                                             [--font FILE ...] [--out FILE] [--png FILE]
                                             [--sheet FILE]
 
@@ -28,6 +28,7 @@ from zeroe_assets.assets import load_component
 from zeroe_assets.assets.tables import NeighbourTable
 from zeroe_assets.bench import readability as R
 from zeroe_assets.spec import get_perturbation
+from zeroe_assets.validate import check_int
 from zeroe_assets.visual.fonts import resolve_chain
 from zeroe_assets.visual.render import WordRenderer
 
@@ -43,17 +44,16 @@ def main() -> None:
     ap.add_argument("--phi", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reader", choices=R.READERS, default="tesseract")
-    ap.add_argument("--px", type=int, default=R.PX, help=f"the words' size in pixels (default "
-                                                         f"{R.PX}, the size the targets are read at)")
+    ap.add_argument("--px", type=int, default=R.PX,
+                    help=f"the words' size in pixels (default {R.PX}, the targets' size)")
     ap.add_argument("--font", type=Path, action="append", default=[],
                     help="a font file drawn before the chain (repeatable)")
     ap.add_argument("--out", type=Path, help="also write the JSON here")
     ap.add_argument("--png", type=Path, help="write the example sheet here")
     ap.add_argument("--sheet", type=Path, help="write the letters' neighbour sheet here")
     args = ap.parse_args()
-    if args.px < 8:
-        raise SystemExit(f"visual_readability: --px must be at least 8, got {args.px}")
-    try:  # a missing reader or font: one line, before any work
+    try:  # a bad size, a missing reader or font: one line, before any work
+        check_int("--px", args.px, 8, 400)
         reader = R.reader_version(args.reader)
         first = resolve_chain((), tuple(map(str, args.font))) if args.font else []
     except (ValueError, OSError) as e:

@@ -158,8 +158,9 @@ class Shield:
         return self.ranker.learned
 
     def describe(self) -> str:
-        how = ("learned ranker" if self.learned else "hand-set ranker") + \
-            (" (no learned one exported: run `python -m train.shield`)" if self._none_exported else "")
+        how = "learned ranker" if self.learned else "hand-set ranker"
+        if self._none_exported:
+            how += " (no learned one exported: run `python -m train.shield`)"
         return f"shield [{', '.join(self.mechanisms)}], {how}, threshold {self.ranker.threshold}"
 
     # -- the pipeline ------------------------------------------------------------------------
