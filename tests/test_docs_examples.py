@@ -1,22 +1,33 @@
-"""The shield's documented examples run as written: each `$` command of docs/shield.md's console
-block through a shell (the installed `zeroe`), and its Python block as a doctest, in one folder."""
+"""Documented examples run as written: each `$` command of docs/shield.md's console block through
+a shell (the installed `zeroe`) and its Python block as a doctest; the README's Python blocks as
+a user pastes them, and the results the README states beside them."""
+import ast
 import doctest
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from zeroe_assets.shield import Shield
 
+from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "shield.md"
+README = DOC.parents[1] / "README.md"
+
+
+def _blocks(text: str, kind: str) -> list[str]:
+    """The fenced blocks of ``kind``, in order."""
+    blocks = re.findall(rf"```{kind}\n(.*?)```", text, flags=re.S)
+    assert blocks, f"no {kind} block"
+    return blocks
 
 
 def _block(text: str, kind: str) -> str:
-    """The first fenced block of ``kind`` after the "### Command line"/"### Python" examples."""
-    blocks = re.findall(rf"```{kind}\n(.*?)```", text, flags=re.S)
-    assert blocks, f"no {kind} block in {DOC.name}"
-    return blocks[0]
+    """The first fenced block of ``kind`` (shield.md's "### Command line"/"### Python" examples)."""
+    return _blocks(text, kind)[0]
 
 
 def _commands(block: str) -> list[tuple[str, str]]:
@@ -56,3 +67,30 @@ def test_the_note_says_why_the_ranker_is_hand_set(empty_artifacts):
     assert "no learned one exported" in Shield(["intrude"]).describe()
     asked = Shield(["intrude"], learned=False).describe()
     assert "hand-set ranker," in asked and "exported" not in asked
+
+
+@needs_olid
+def test_readme_python_examples_run(tmp_path, monkeypatch, olid):  # noqa: F811
+    """Both blocks in one namespace, in a folder with the files they name (big.txt; tc.joblib,
+    which the README says `zeroe bench train-victim` makes: here the fixture's victim)."""
+    (tmp_path / "big.txt").write_text("many sentences\nline two\n", encoding="utf-8")
+    shutil.copy(olid[1], tmp_path / "tc.joblib")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    for block in _blocks(README.read_text(encoding="utf-8"), "python"):
+        tree = ast.parse(block)
+        if isinstance(tree.body[-1], ast.Expr):  # a closing expression: what a user sees printed
+            tree.body[-1] = ast.Assign([ast.Name("shown", ast.Store())], tree.body[-1].value,
+                                       lineno=0)
+        exec(compile(ast.fix_missing_locations(tree), str(README), "exec"), namespace)
+    assert namespace["shown"]["examples"] == 1  # the search block's summary of its one example
+
+
+def test_readme_restore_example_holds():
+    import zeroe_assets as z
+
+    stated = re.findall(r"`z\.restore\((\"[^`]*\")\)` → `'([^`]*)'`",
+                        README.read_text(encoding="utf-8"))
+    assert stated
+    for text, expected in stated:
+        assert z.restore(text.strip('"')) == expected
