@@ -10,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from zeroe_assets.search.results import STATUSES
 from zeroe_assets.shield import Shield
 
-from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
+from .attack_fixtures import TWEETS, needs_olid, olid  # noqa: F401  (olid: a fixture)
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "shield.md"
 README = DOC.parents[1] / "README.md"
@@ -69,21 +70,40 @@ def test_the_note_says_why_the_ranker_is_hand_set(empty_artifacts):
     assert "hand-set ranker," in asked and "exported" not in asked
 
 
+def _run_blocks(doc: Path) -> dict:
+    """Run ``doc``'s Python blocks in turn in one namespace; a block's closing expression (what a
+    user would see printed) is kept as ``shown``."""
+    namespace: dict = {}
+    for block in _blocks(doc.read_text(encoding="utf-8"), "python"):
+        tree = ast.parse(block)
+        if isinstance(tree.body[-1], ast.Expr):
+            tree.body[-1] = ast.Assign([ast.Name("shown", ast.Store())], tree.body[-1].value,
+                                       lineno=0)
+        exec(compile(ast.fix_missing_locations(tree), str(doc), "exec"), namespace)
+    return namespace
+
+
 @needs_olid
 def test_readme_python_examples_run(tmp_path, monkeypatch, olid):  # noqa: F811
-    """Both blocks in one namespace, in a folder with the files they name (big.txt; tc.joblib,
-    which the README says `zeroe bench train-victim` makes: here the fixture's victim)."""
+    """In a folder with the files the blocks name (big.txt; tc.joblib, which the README says
+    `zeroe bench train-victim` makes: here the fixture's victim)."""
     (tmp_path / "big.txt").write_text("many sentences\nline two\n", encoding="utf-8")
     shutil.copy(olid[1], tmp_path / "tc.joblib")
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    for block in _blocks(README.read_text(encoding="utf-8"), "python"):
-        tree = ast.parse(block)
-        if isinstance(tree.body[-1], ast.Expr):  # a closing expression: what a user sees printed
-            tree.body[-1] = ast.Assign([ast.Name("shown", ast.Store())], tree.body[-1].value,
-                                       lineno=0)
-        exec(compile(ast.fix_missing_locations(tree), str(README), "exec"), namespace)
-    assert namespace["shown"]["examples"] == 1  # the search block's summary of its one example
+    assert _run_blocks(README)["shown"]["examples"] == 1  # the search block's summary
+
+
+@needs_olid
+def test_search_md_python_examples_run(tmp_path, monkeypatch, olid):  # noqa: F811
+    """With the files the page makes before them: victims/tc.joblib and olid_test.tsv."""
+    (tmp_path / "victims").mkdir()
+    shutil.copy(olid[1], tmp_path / "victims" / "tc.joblib")
+    shutil.copy(olid[0], tmp_path / "olid_test.tsv")
+    monkeypatch.chdir(tmp_path)
+    done = _run_blocks(DOC.parent / "search.md")
+    assert done["summary"]["examples"] == TWEETS  # the run over the whole file
+    assert len(done["results"]) == 2  # the second block's two examples
+    assert done["result"].status in STATUSES  # the third block's own attack ran
 
 
 def test_readme_restore_example_holds():
