@@ -114,3 +114,17 @@ def test_readme_restore_example_holds():
     assert stated
     for text, expected in stated:
         assert z.restore(text.strip('"')) == expected
+
+
+@needs_olid
+def test_defend_md_python_example_runs(tmp_path, monkeypatch):
+    """On the first 400 training tweets under the file name the page uses (the whole file takes
+    minutes); the victim it builds is saved where the page says and loads again."""
+    from .attack_fixtures import OLID
+
+    lines = (OLID / "olid-training-v1.0.tsv").read_text(encoding="utf-8").splitlines(True)
+    (tmp_path / "olid-training-v1.0.tsv").write_text("".join(lines[:401]), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    done = _run_blocks(DOC.parent / "defend.md")
+    assert 0.0 <= done["shown"][0] <= 1.0
+    assert done["load_defended"]("defended/olid").predict(["you are an iidot"]) == done["shown"]
