@@ -147,9 +147,9 @@ class Timed:
     def __init__(self, fn):
         self.fn, self.timing, self.calls, self.wall, self.cpu = fn, False, 0, 0.0, 0.0
 
-    def __call__(self, text: str) -> str:
+    def __call__(self, text: str, *args) -> str:
         cpu, start = time.thread_time(), time.perf_counter()
-        out = self.fn(text)
+        out = self.fn(text, *args)
         if self.timing:
             self.wall += time.perf_counter() - start
             self.cpu += time.thread_time() - cpu

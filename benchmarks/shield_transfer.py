@@ -18,8 +18,9 @@ GloVe and the Universal Sentence Encoder) is skipped with a note.
 Every *successful* adversarial text (the victim's clean prediction was right and the attack
 flipped it) is restored by each cleaner: ``none``; ``baseline`` (``anyascii`` then symspellpy's
 ``lookup_compound``, ``shield_accuracy.baseline``); ``shield`` (``get_shield()``, default
-settings). For NLI only the hypothesis is restored (the premise is the clean one). Per task,
-recipe and cleaner: turned back (the victim on the restored text predicts the gold label),
+settings). For NLI only the hypothesis is restored (the premise is the clean one); the shield
+reads it against its premise (``Shield.restore``'s ``anchor``, as ``ShieldedVictim`` does). Per
+task, recipe and cleaner: turned back (the victim on the restored text predicts the gold label),
 exact (restored == clean text), same words and word accuracy (``shield.accuracy``: lower-cased
 letter-and-digit runs, difflib-aligned, summed over the examples), the cleaner's CPU ms per
 text (thread time, after a warm-up), and on the clean texts of the same examples: the share
@@ -308,10 +309,10 @@ def measure(rows: list[dict], cleaners: dict, predict_for: dict,
         entry, outputs = {}, {}
         for name, fn in cleaners.items():
             cpu, calls = fn.cpu, fn.calls
-            restored = [fn(r["adversarial"]) for r in group]
+            restored = [fn(r["adversarial"], r.get("premise")) for r in group]
             adversarial_ms = 1e3 * (fn.cpu - cpu) / max(fn.calls - calls, 1)
             cpu, calls = fn.cpu, fn.calls
-            restored_clean = [fn(r["clean"]) for r in group]
+            restored_clean = [fn(r["clean"], r.get("premise")) for r in group]
             clean_ms = 1e3 * (fn.cpu - cpu) / max(fn.calls - calls, 1)
             entry[name] = {**shares(group, restored, restored_clean, predict_for[task]),
                            "cpu_ms_per_text": round(adversarial_ms, 3),
@@ -447,7 +448,9 @@ def main() -> None:
     from zeroe_assets.shield import get_shield
 
     shield = get_shield()
-    cleaners = {"none": Timed(lambda t: t), "baseline": Timed(baseline()),
+    spell = baseline()  # reads no anchor: each cleaner takes (text, anchor)
+    cleaners = {"none": Timed(lambda t, anchor=None: t),
+                "baseline": Timed(lambda t, anchor=None: spell(t)),
                 "shield": Timed(shield.restore)}
     import zeroe_assets as z
     from zeroe_assets import registry
@@ -525,7 +528,8 @@ def markdown(result: dict) -> str:
                                          for t, v in result["victims"].items()),
               f"- attacks: TextAttack {result['environment']['textattack']}, offline, "
               f"query budget {s.get('max_queries')} per example, random_seed {s.get('seed')}; "
-              "for NLI only the hypothesis is attacked and restored",
+              "for NLI only the hypothesis is attacked and restored (the shield reads it "
+              "against its premise)",
               f"- shield: {result['shield']}",
               f"- anyascii+symspellpy: {result['baseline']}", ""]
     lines += ["## The attacks", "",

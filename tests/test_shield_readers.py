@@ -296,3 +296,26 @@ def test_an_editors_brackets_inside_a_word_are_no_intrusion(shield):
     for text in ["[t]he film is (R)eally good", "Why do [L]iberals say so"]:
         assert shield(text) == text
     assert shield("the (h)e)l)l)o) world") == "the (hello) world"
+
+
+def test_a_hypothesis_reads_against_its_premise(shield):
+    # DeepWordBug's real words and non-words under the premise they came from
+    cases = [("The boy is on a science field tip .",
+              "a young boy using a field microscope during a field trip .", "field trip ."),
+             ("Bos are playing .", "The boys are playing with Legos .", "Boys are"),
+             ("A woman makes foo .", "An elderly woman is preparing food in the kitchen .",
+              "makes food"),
+             ("Tow boys watching a superhero show .", "two boys reading superhero books",
+              "Two boys")]
+    for hypothesis, premise, restored in cases:
+        assert restored not in shield.restore(hypothesis)  # alone, nothing says otherwise
+        assert restored in shield.restore(hypothesis, anchor=premise)
+
+
+def test_a_premise_keeps_its_words_plurals_and_function_words_apart(shield):
+    for hypothesis, premise in [("A dog runs in the park .", "Two dogs run in a park ."),
+                                ("They show up to donate .", "The people show up ."),
+                                ("Galina is winning the race .", "one with the label Galina")]:
+        assert shield.restore(hypothesis, anchor=premise) == hypothesis
+    with pytest.raises(ValueError, match="anchor is text"):
+        shield.restore("a text", anchor=3)

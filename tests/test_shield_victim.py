@@ -124,3 +124,12 @@ def test_clear_errors(nli):
     with pytest.raises(ValueError, match="unknown task"):
         ShieldedVictim(NoTask(), "nope")
     assert ShieldedVictim(NoTask(), "generic").predict(["Teh cat"]) == ["x"]
+
+
+def test_a_hypothesis_is_read_against_its_restored_premise(nli):
+    _, _, shielded = nli
+    premise = "The boys are playing with Legos ."
+    assert shielded.seen([(premise, "Bos are playing .")]) == [(premise, "Boys are playing .")]
+    # the premise attacked too: its restored words anchor the hypothesis
+    assert shielded.seen([("The byos are playing with Legos .", "Bos are playing .")]) \
+        == [("The boys are playing with Legos .", "Boys are playing .")]

@@ -50,6 +50,7 @@ CHANNEL_OVER_FREQ = -6.0  # … and to overrule the ranker's reading of a word t
 CHANNEL_UNSEEN = -6.0  # … and for it to pick for a non-word no text or list has used (cronsiders)
 UNSEEN_MARGIN = 1.0  # log10: … with the reading this far ahead of the next
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
+ANCHOR_GAIN = 2.0  # log10: a window gain that makes a dictionary word its anchor's word
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -123,6 +124,9 @@ class Shield:
     channel_names: float | None = CHANNEL_NAMES
     # a capital inside a lower-case word marks the attacked letter (`marked`; False: off)
     marked: bool = True
+    # a dictionary word reads as an anchor's word one edit away when its window gains this
+    # (log10; None: anchors only keep their own words and read non-words, `_anchored`)
+    anchor_gain: float | None = ANCHOR_GAIN
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -286,13 +290,19 @@ class Shield:
                                             for u in units])
 
     def _decide(self, units: list[Unit], evidence: dict[str, float], context: list[str | None],
-                windows: list[Window]) -> list[str | None]:
+                windows: list[Window], anchors: frozenset[str] = frozenset()
+                ) -> list[str | None]:
         """The reading each unit changes to (None: it stays), given its neighbours' readings
-        (``context``, and the words around it: ``windows``)."""
+        (``context``, and the words around it: ``windows``) and the ``anchors``' words."""
         chosen: list[str | None] = []
         for k, unit in enumerate(units):
-            if not unit.candidates:
+            if not unit.candidates or unit.low in anchors:
                 chosen.append(None)
+                continue
+            if anchors and unit.low not in self.lexicon \
+                    and unit.template.lower() not in self.lexicon \
+                    and (found := self._anchored(unit, anchors, windows[k])):
+                chosen.append(found)
                 continue
             if self.marked and unit.start == unit.end \
                     and (found := marked_readings(unit.stem, self.lexicon)):
@@ -429,7 +439,22 @@ class Shield:
             and (names or not (not unit.opens and unit.stem[:1].isupper()
                                and unit.stem[1:].islower()))
 
-    def _context(self, units: list[Unit], gaps: list[str]
+    def _anchored(self, unit: Unit, anchors: frozenset[str], window: Window) -> str | None:
+        """The anchor's word one edit (a letter put for another, added, dropped, two swapped)
+        from the unit as a reader sees it, the best in its window where several are: in a
+        sentence pair the attack changes the hypothesis and the premise stays as written, so
+        ``Bos`` under *The boys are playing* is *Boys* and ``tip`` under *a field trip* is
+        *trip*. An attacker gains nothing by a token that reads as a premise word: the pair
+        then says what it said unattacked."""
+        seen = unit.template.lower()
+        if unit.start != unit.end or not seen.isascii() or not seen.isalpha():
+            return None
+        near = [w for w in anchors if abs(len(w) - len(seen)) <= 1 and w not in ENGLISH
+                and DamerauLevenshtein.distance(seen, w) == 1
+                and not _inflected(seen, w) and not _undoubled(w, seen)]
+        return max(near, key=lambda w: (self.context.score(w, window), w)) if near else None
+
+    def _context(self, units: list[Unit], gaps: list[str], anchors: frozenset[str] = frozenset()
                  ) -> tuple[dict[str, float], list[str | None], list[bool]]:
         """The line's evidence, each unit's neighbours' readings for the final decision and
         where its clauses start (`_cuts`): a first pass decides with the neighbours read
@@ -437,7 +462,8 @@ class Shield:
         better context than a guess)."""
         evidence, cuts = self.evidence(units), _cuts(units, gaps)
         provisional = [u.provisional(self.lexicon) for u in units]
-        first = self._decide(units, evidence, provisional, self._windows(units, provisional, cuts))
+        first = self._decide(units, evidence, provisional, self._windows(units, provisional, cuts),
+                             anchors)
         return evidence, [c or p for c, p in zip(first, provisional)], cuts
 
     def _windows(self, units: list[Unit], read: list[str | None], cuts: list[bool]
@@ -445,10 +471,13 @@ class Shield:
         return self.context.windows(read, cuts, [u.tail.replace("’", "'") for u in units])
 
     def _real_words(self, units: list[Unit], cuts: list[bool], chosen: list[str | None],
-                    protected: set[int]) -> list[str | None]:
+                    protected: set[int], anchors: frozenset[str] = frozenset()
+                    ) -> list[str | None]:
         """``chosen`` with the dictionary words kept so far read again in context
         (`context.RealWords`): a word whose neighbours, as restored, call for another word
-        one edit away changes to it. Neighbours across punctuation do not count."""
+        one edit away changes to it. Neighbours across punctuation do not count. An anchor's
+        word one edit away (`_anchored`) needs only ``anchor_gain``: ``act`` in *A act nurses
+        puppies* under a premise with *cat* is *cat*."""
         read = [c or (u.low if u.low in self.lexicon else None) for u, c in zip(units, chosen)]
         windows = self._windows(units, read, cuts)
         shouting = sum(u.stem.isupper() and len(u.stem) > 1 for u in units) > len(units) / 2
@@ -456,17 +485,29 @@ class Shield:
         for k, unit in enumerate(units):
             if chosen[k] is not None or unit.start != unit.end or unit.start in protected \
                     or not (unit.stem.isascii() and unit.stem.isalpha()) \
-                    or (k and unit.stem[:1].isupper() and not shouting):
+                    or (k and unit.stem[:1].isupper() and not shouting) \
+                    or unit.low in anchors:
+                continue
+            if anchors and self.anchor_gain is not None \
+                    and (found := self._anchored(unit, anchors, windows[k])) \
+                    and self.context.score(found, windows[k]) \
+                    - self.context.score(unit.low, windows[k]) >= self.anchor_gain:
+                out[k] = found
                 continue
             found = self.real_words.correct(unit.low, windows[k])
             if found is not None:
                 out[k] = found
         return out
 
-    def restore(self, text: str) -> str:
-        """``text`` with the attacked words it is sure of restored; everything else as it was."""
+    def restore(self, text: str, anchor: str | None = None) -> str:
+        """``text`` with the attacked words it is sure of restored; everything else as it was.
+        ``anchor``: a text written as meant that ``text`` is read against (a pair's premise,
+        for its hypothesis): its words stay, and a word one edit from one of them reads as it
+        (`_anchored`)."""
         if not isinstance(text, str):
             raise ValueError(f"the shield restores text (str), got {type(text).__name__}")
+        if anchor is not None and not isinstance(anchor, str):
+            raise ValueError(f"the shield's anchor is text (str), got {type(anchor).__name__}")
         words, gaps = self._apostrophes(text, *split(text))
         if not words:
             return text
@@ -475,10 +516,12 @@ class Shield:
         if not _english(units, self.lexicon, protected):
             return text
         out_words, out_gaps = list(words), list(gaps)
-        evidence, context, cuts = self._context(units, gaps)
-        chosen = self._decide(units, evidence, context, self._windows(units, context, cuts))
+        anchors = anchor_words(anchor) if anchor else frozenset()
+        evidence, context, cuts = self._context(units, gaps, anchors)
+        chosen = self._decide(units, evidence, context, self._windows(units, context, cuts),
+                              anchors)
         if self.real_words is not None:
-            chosen = self._real_words(units, cuts, chosen, protected)
+            chosen = self._real_words(units, cuts, chosen, protected, anchors)
         for unit, reading in zip(units, chosen):
             if reading is None:
                 continue
@@ -554,6 +597,13 @@ def split(text: str) -> tuple[list[str], list[str]]:
     return words, gaps
 
 
+def anchor_words(text: str) -> frozenset[str]:
+    """The words of an anchor text that a token may read as: lower case, letters only, three
+    or more (a premise's *a*, *in*, *is* are one edit from too many tokens)."""
+    return frozenset(stem.lower() for stem in (tokenize.stem(w)[1] for w in split(text)[0])
+                     if len(stem) >= 3 and stem.isascii() and stem.isalpha())
+
+
 def apostrophe_word(word: str, lexicon: Lexicon) -> bool:
     """Whether ``word``, written with an apostrophe, is one a reader reads: a word and its
     clitic (don't, it's, they're; can't) or an Irish name (O'Brien)."""
@@ -596,6 +646,12 @@ def _opens(unit: Unit, gaps: list[str]) -> bool:
     """Whether the unit starts a sentence: the line's first word, or one after a full stop,
     an exclamation or a question mark (``won't! Idoits!``)."""
     return unit.start == 0 or bool(_SENTENCE_END.search(gaps[unit.start] + unit.head))
+
+
+def _inflected(token: str, word: str) -> bool:
+    """Whether one of ``token`` and ``word`` is the other with an *s* after it (ramps, ramp;
+    steer, steers): a hypothesis says in the plural what its premise says in the singular."""
+    return token == word + "s" or word == token + "s"
 
 
 def _undoubled(token: str, word: str) -> bool:

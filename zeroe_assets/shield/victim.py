@@ -20,7 +20,9 @@ TOKEN_UNSAFE = ("segment",)  # mechanisms that would split one token into two
 class ShieldedVictim(WrappedVictim):
     """``victim`` seeing every text field of its inputs restored by ``shield`` (default: all
     mechanisms), one batch at a time, as ``task`` (default the victim's own ``task``) gives them:
-    texts; (premise, hypothesis) pairs, both restored; token lists.
+    texts; (premise, hypothesis) pairs, both restored, the hypothesis read against the restored
+    premise (`Shield.restore`'s ``anchor``: a token one edit from a premise word is that word);
+    token lists.
 
     Token lists (``pos``) keep their token count: the sentence's tokens are joined by line breaks,
     as `formats` gives token-aligned text to the perturbers, and restored as one text, so each
@@ -56,23 +58,27 @@ class ShieldedVictim(WrappedVictim):
             shield = Shield(kept, root=shield.root, ranker=shield.ranker)
         self.shield, self.inputs = shield, task.inputs
         self.task = task.name
-        self._restored: dict[str, str] = {}
+        self._restored: dict[tuple[str, str | None], str] = {}
 
     def seen(self, batch: Sequence) -> list:
         """The batch as the victim gets it: every text restored."""
         if self.inputs == "tokens":
             return [self._tokens(item) for item in batch]
         if self.inputs == "pair":
-            return [tuple(map(self._text, _pair(item))) for item in batch]
+            return [self._restore_pair(*_pair(item)) for item in batch]
         return [self._text(item) for item in batch]
 
-    def _text(self, text: str) -> str:
-        restored = self._restored.get(text)
+    def _text(self, text: str, anchor: str | None = None) -> str:
+        restored = self._restored.get((text, anchor))
         if restored is None:
             if len(self._restored) >= CACHE:
                 self._restored.clear()
-            restored = self._restored[text] = self.shield.restore(text)
+            restored = self._restored[text, anchor] = self.shield.restore(text, anchor)
         return restored
+
+    def _restore_pair(self, premise: str, hypothesis: str) -> tuple[str, str]:
+        premise = self._text(premise)
+        return premise, self._text(hypothesis, premise)
 
     def _tokens(self, tokens: Sequence[str]) -> list[str]:
         if isinstance(tokens, str):
