@@ -84,7 +84,7 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     seen_premise = None if premise is None else victim.one(premise)  # once: never attacked
 
     def asked(hypothesis: list[str]):
-        joined = " ".join(e for e in hypothesis if e)
+        joined = _joined(hypothesis)
         return joined if premise is None else (seen_premise, joined)
 
     # words the encoding joins (*st ill*), and words a symbol links (*outer-space*: a perturbed
@@ -92,7 +92,7 @@ def certify_text(victim: DefendedVictim, example, gold, surface: Surface,
     sentence = _Sentence(encoder, text, words, gaps, encoded, anchor)  # read as `encode` does
     whole = sentence.whole
     exact = (not any(symbol_gap(g) for g in gaps[1:-1])
-             and whole == " ".join(e for e in encoded if e))
+             and whole == _joined(encoded))
     clean = victim.victim.predict([asked(encoded) if exact else asked([whole])])[0]
     correct = _label(victim.task, clean) == str(gold)
     # a monotone victim's bound takes whole sentences: where the words cannot be read one by
@@ -161,7 +161,7 @@ def _in_context(encoder, sentence: _Sentence, encoded: list[str], i: int,
             if near is None:  # the whole text, read again
                 alone = encoded[:i] + [token] + encoded[i + 1:]
                 read = sentence.read(i, form)
-                if read != " ".join(e for e in alone if e):
+                if read != _joined(alone):
                     found.append(read)
                 continue
             low, high, middle = near  # the words around it read one by one, as the text does
@@ -171,6 +171,7 @@ def _in_context(encoder, sentence: _Sentence, encoded: list[str], i: int,
 
 
 def _joined(encodings: list[str]) -> str:
+    """A sentence of encodings as the victim is sent it: the dropped units ("") left out."""
     return " ".join(e for e in encodings if e)
 
 
@@ -445,7 +446,7 @@ def _bounded(model, encoded: list[str], others: list[tuple[int, list[str]]], bud
     word takes away at most its own positive weights (a sentence: the positive weights of the
     words it leaves fewer copies of) and brings at most the negative weights of its readings'
     new words. The ``budget`` largest items bound the logit's move."""
-    text = " ".join(e for e in encoded if e)
+    text = _joined(encoded)
     (z,) = model.logits([text])
     counts = Counter(model.words(text))
     present = set(counts)
