@@ -130,6 +130,51 @@ def test_jsonl_fields_are_restored_and_the_rest_kept(monkeypatch, capsys):
     assert second + third == data.split("\r\n", 1)[1]  # unchanged records byte for byte
 
 
+def test_a_hypothesis_is_read_against_its_premise_field(tmp_path, monkeypatch, capsys):
+    """``--anchor``: as `ShieldedVictim` reads a pair (the premise restored first when it is one
+    of the fields); the same lines with ``-j 2``; the rest of each line byte for byte."""
+    pair = {"premise": "Two boys are eating food at the table.",
+            "hypothesis": "Tow bys are etaing foo at the tabel."}
+    lines = [json.dumps({**pair, "n": 7}, ensure_ascii=False)[:-1] + ', "x": 1e999999}',
+             "", json.dumps({"premise": pair["hypothesis"], "hypothesis": pair["hypothesis"]})]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\r\n".join(lines) + "\n", encoding="utf-8")
+    shield = get_shield()
+    alone = run_cli(["shield", "--jsonl", "--fields", "hypothesis", str(path)], b"",
+                    monkeypatch, capsys)[1]
+    assert json.loads(alone.splitlines()[0])["hypothesis"] == shield.restore(pair["hypothesis"])
+    outs = {j: run_cli(["shield", "--jsonl", "--fields", "hypothesis,premise", "--anchor",
+                        "premise", "-j", j, str(path)], b"", monkeypatch, capsys)
+            for j in ("1", "2")}
+    code, out, _ = outs["1"]
+    assert code == 0 and outs["2"] == outs["1"]
+    first, blank, third = out.splitlines(keepends=True)
+    restored = shield.restore(pair["hypothesis"], shield.restore(pair["premise"]))
+    assert restored == pair["premise"] != shield.restore(pair["hypothesis"])
+    assert first == lines[0].replace(pair["hypothesis"], restored) + "\r\n"
+    assert blank == "\r\n" and json.loads(third) == {"premise": restored,
+                                                      "hypothesis": restored}
+    # a premise left as written (not a field) is a premise meant as written: its words stay
+    _, out, _ = run_cli(["shield", "--jsonl", "--fields", "hypothesis", "--anchor", "premise",
+                         str(path)], b"", monkeypatch, capsys)
+    assert out.splitlines()[2] == lines[2]
+
+
+@pytest.mark.parametrize("args, data, message", [
+    (["--anchor", "premise"], b"text\n", "--anchor needs --jsonl"),
+    (["--jsonl", "--fields", "hypothesis", "--anchor", "premise"],
+     b'{"hypothesis": "a b"}\n', "line 1: no string field 'premise'"),
+    (["--jsonl", "--fields", "hypothesis", "--anchor", "premise"],
+     b'{"premise": "a", "hypothesis": "b"}\n{"premise": 3, "hypothesis": "b"}\n',
+     "line 2: no string field 'premise'"),
+])
+def test_anchor_errors_are_one_line_after_the_lines_before(args, data, message, monkeypatch,
+                                                          capsys):
+    code, out, err = run_cli(["shield", *args], data, monkeypatch, capsys)
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert out == (data.split(b"\n")[0].decode() + "\n" if b"\n{" in data else "")
+
+
 def test_mechanisms_are_the_ones_asked_for(monkeypatch, capsys):
     line = "T h e dog jmups oevr it\n"
     _, out, _ = run_cli(["shield", "--perturbers", "intrude"], line.encode(), monkeypatch, capsys)

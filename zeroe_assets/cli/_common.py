@@ -181,14 +181,21 @@ def check_line_options(args: argparse.Namespace) -> None:
         raise ValueError("--fields needs --jsonl")
 
 
-def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0) -> None:
+def stream_lines(attack, args: argparse.Namespace, command: str, seed: int = 0,
+                 whole_lines: bool = False) -> None:
     """``attack.stream`` over each line of ``args.file`` (or stdin) to stdout: one line out per
     line in, line endings kept, with ``--jsonl`` only the ``--field``s changed; a progress bar
-    of the lines on a terminal."""
+    of the lines on a terminal. ``whole_lines``: each line, ending included, is one sample
+    (checked first by ``attack.check(line, where)``), for an attack that reads a line's fields
+    together."""
     args.processes = cap_processes(args.processes, command)
     src = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
     try:
-        if args.jsonl:
+        if whole_lines:
+            outputs = attack.stream((attack.check(text + ending, f"line {number}")
+                                     for number, text, ending in _lines(src, args.errors)),
+                                    seed=seed, processes=args.processes)
+        elif args.jsonl:
             outputs = _jsonl(attack, _lines(src, args.errors), args.fields or ["text"],
                              args.processes, seed)
         elif (args.processes == 1 and type(attack).stream is Perturbation.stream

@@ -22,6 +22,10 @@ def register(sub) -> None:
     p.add_argument("--no-learned", dest="learned", action="store_false",
                    help="the hand-set ranker even where a learned one is exported")
     add_line_options(p, "restore")
+    p.add_argument("--anchor", default=None, metavar="FIELD",
+                   help="with --jsonl: read each --fields value against this field of its line "
+                        "(an NLI hypothesis against its premise), restored first when it is one "
+                        "of --fields")
     p.set_defaults(run=run)
 
 
@@ -38,6 +42,39 @@ class Restoration(Perturbation):
         return self.shield.restore(text)
 
 
+class AnchoredRestoration(Perturbation):
+    """The shield over whole JSON lines, each field read against the line's ``anchor`` field
+    (as `ShieldedVictim` reads a premise and its hypothesis): a line is one sample, so the
+    fields of a line travel together through ``-j``'s workers."""
+
+    name = "shield"
+
+    def __init__(self, shield, fields: list[str], anchor: str):
+        from ..formats import JsonlFormat
+
+        self.shield, self.anchor = shield, anchor
+        self.fields = ([anchor] if anchor in fields else []) + [f for f in fields if f != anchor]
+        self.format = JsonlFormat(self.fields)
+        self.reader = JsonlFormat(self.fields if anchor in fields else [anchor, *self.fields])
+
+    def check(self, line: str, where: str) -> str:
+        """``line`` if it has every field and the anchor as strings; else an error at ``where``."""
+        self.reader.parse(line, where)
+        return line
+
+    def perturb(self, line, rng):
+        record = self.format.parse(line, "a checked line")
+        if not record.texts:  # a blank line
+            return line
+        premise = self.format.columns(record)[self.anchor]
+        if self.anchor in self.fields:
+            premise = self.shield.restore(premise)
+            restored = [premise] + [self.shield.restore(t, premise) for t in record.texts[1:]]
+        else:
+            restored = [self.shield.restore(t, premise) for t in record.texts]
+        return self.format.render(record, restored)
+
+
 def threshold_of(text: str | None) -> float | None:
     if text is None:
         return None
@@ -51,9 +88,15 @@ def run(args: argparse.Namespace) -> int:
     from ..shield import get_shield
 
     check_line_options(args)
+    if args.anchor is not None and not args.jsonl:
+        raise ValueError("--anchor needs --jsonl")
     shield = get_shield(args.perturbers, threshold_of(args.threshold),
                         args.learned)
     if not shield.learned:
         print(f"zeroe shield: note: {shield.describe()}", file=sys.stderr)
-    stream_lines(Restoration(shield), args, "shield")
+    if args.anchor is None:
+        stream_lines(Restoration(shield), args, "shield")
+    else:
+        stream_lines(AnchoredRestoration(shield, args.fields or ["text"], args.anchor), args,
+                     "shield", whole_lines=True)
     return 0
