@@ -298,6 +298,16 @@ def test_an_editors_brackets_inside_a_word_are_no_intrusion(shield):
     assert shield("the (h)e)l)l)o) world") == "the (hello) world"
 
 
+def test_a_word_an_editor_put_in_brackets_stays():
+    from zeroe_assets.shield import get_shield
+
+    for learned in (True, False):  # the hand-set ranker read *sick*
+        shield = get_shield(learned=learned)
+        for text in ["He said they was [sic] going home.", "[sic] he wrote", "wrong [sic]"]:
+            assert shield(text) == text
+        assert shield("T h e [d o g] runs") == "The [dog] runs"
+
+
 def test_a_hypothesis_reads_against_its_premise(shield):
     # DeepWordBug's real words and non-words under the premise they came from
     cases = [("The boy is on a science field tip .",

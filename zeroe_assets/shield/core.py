@@ -675,9 +675,12 @@ def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:
 
 
 def _protected(words: list[str], gaps: list[str]) -> set[int]:
-    """The words inside URLs, e-mail addresses, mentions, hashtags and file names, and the
-    two halves of a word an editor's brackets split (``[t]he``: `intrude.bracketed`)."""
+    """The words inside URLs, e-mail addresses, mentions, hashtags and file names, the two
+    halves of a word an editor's brackets split (``[t]he``: `intrude.bracketed`) and a word an
+    editor put in brackets of its own (``[sic]``, once read as *sick*): no attack writes them."""
     brackets = {k for i in range(len(words)) if bracketed(gaps, i) for k in (i, i + 1)}
+    brackets |= {i for i in range(len(words)) if gaps[i].endswith("[")
+                 and i + 1 < len(gaps) and gaps[i + 1].startswith("]")}
     text = tokenize.join(words, gaps)
     if not any(mark in text for mark in _MARKS) and not _FILE.search(text):
         return brackets
