@@ -98,6 +98,22 @@ def test_an_unknown_olid_label_names_file_and_line(label, message, tmp_path, cap
     assert not (tmp_path / "v.joblib").exists()
 
 
+@pytest.mark.parametrize("victim", ["tc-tfidf", "tc-monotone"])
+@pytest.mark.parametrize("command", ["bench train-victim", "defend"])
+def test_training_data_of_one_label_is_refused_before_training(victim, command, tmp_path,
+                                                               capsys):
+    # tc-tfidf stopped in scikit-learn's words, tc-monotone learned to say NOT always
+    data = tmp_path / "one.tsv"
+    data.write_text("tweet\tsubtask_a\nyou are kind\tNOT\nhave a nice day\tNOT\n")
+    out = tmp_path / "victim"
+    code, _, err = run([*command.split(), "--task", "tc", "--victim", victim, "--train",
+                        str(data), "--out", str(out)], capsys)
+    assert code == 2 and one_line(err).endswith(
+        f"{data}: the training examples have one label (0): a victim needs examples of at least "
+        "two")
+    assert not out.exists()
+
+
 def test_olid_and_jigsaw_labels_are_read_as_the_datasets_write_them(tmp_path):
     tc = get_task("tc")
     ex = tc.examples(FIX / "olid.tsv", tc.format_for(FIX / "olid.tsv"))

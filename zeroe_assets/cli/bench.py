@@ -149,11 +149,12 @@ def run_generate(args) -> int:
 
 
 def run_train(args) -> int:
-    from ..victims.sklearn import save_victim, train_victim
+    from ..victims.sklearn import check_labels, save_victim, train_victim
     from ..tasks import get_task
 
     task = get_task(args.task)
     ex = task.examples(args.train, task.format_for(args.train, args.fields))
+    check_labels(ex.gold, args.train)
     victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed, args.encoder, task.name)
     save_victim(victim, args.out)
     print(f"trained {args.victim} on {len(ex.inputs)} examples from {args.train} → {args.out}",

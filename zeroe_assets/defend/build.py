@@ -73,7 +73,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     changed once on the certificates' surface (`twins.WorstTwins`; default 3 for pairs, 0 for
     single texts)."""
     from .. import get_perturbation
-    from ..victims.sklearn import train_victim
+    from ..victims.sklearn import check_labels, train_victim
 
     spec = get_task(task)
     parts = parse_parts(parts)
@@ -93,6 +93,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     if not train.is_file():
         raise ValueError(f"training file not found: {train}")
     examples = spec.examples(train, spec.format_for(train, fields))
+    check_labels(examples.gold, train)  # before the encoding's minutes, not after
     kind = {"text": "texts", "pair": "pairs"}.get(spec.inputs)
     if kind is None:
         raise ValueError(f"defenses take text or sentence-pair tasks, not {spec.name}")

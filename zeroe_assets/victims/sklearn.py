@@ -26,12 +26,26 @@ def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
     own = name.split("-", 1)[0]  # built-in names are TASK-MODEL
     if task is not None:
         check_victim_task(own, get_task(task).name, name)
+    check_labels(gold)
     if name.endswith("-minilm"):
         return EncoderClassifier(own, encoder, seed).fit(inputs, gold)
     cls = {"pos-features": FeatureTagger, "nli-tfidf": PairClassifier,
            "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier,
            "tc-monotone": MonotoneScorer}[name]
     return cls(seed).fit(inputs, gold)
+
+
+def check_labels(gold: Sequence, source: str | Path | None = None) -> None:
+    """A classifier learns from examples of two labels or more (tags, for a tagger): one label
+    is an error before anything trains (scikit-learn's own stopped one victim and not another,
+    which learned to say that label always)."""
+    labels = {t for tags in gold for t in tags} if gold and isinstance(gold[0], list) \
+        else set(gold)
+    if len(labels) < 2:
+        which = f"one label ({next(iter(labels))!r})" if labels else "no labels"
+        where = f"{source}: " if source is not None else ""
+        raise ValueError(f"{where}the training examples have {which}: a victim needs examples "
+                         "of at least two")
 
 
 def save_victim(victim, path: str | Path) -> None:
