@@ -57,8 +57,8 @@ def held_out(tweets: list[str]) -> list[str]:
 
 
 def clauses(text: str, keep=None) -> list[list[str]]:
-    """The clauses of ``text`` as lists of lower-case words (stems and clitics); a word
-    ``keep`` (a set) lacks cuts the clause there as a number does."""
+    """The clauses of ``text`` as lists of lower-case words (stems and clitics); a word not
+    in ``keep`` (any container; None: every word) cuts the clause there as a number does."""
     words, gaps = tokenize.split(text)
     out: list[list[str]] = [[]]
     for word, gap in zip(words, gaps):
@@ -163,7 +163,7 @@ def estimate(sentences, lexicon, keep=None, min_count: int = 1
 
 def _prune(p2, p3, bi, tri, min_count, p1):
     """Count cut-offs as SRILM's (``-gtNmin``): a trigram counted fewer than ``min_count``
-    times, and a bigram as rarely that no kept trigram extends, are dropped; each history's
+    times is dropped, and so is such a bigram unless a kept trigram extends it; each history's
     back-off weight is recomputed so that its distribution still sums to one (the mass the
     dropped n-grams had goes to the lower order). ``p1``: a word's log10 unigram."""
     kept3 = {k: p for k, p in p3.items() if tri[k] >= min_count}
