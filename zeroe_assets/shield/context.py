@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from .channel import load_channel
 from .keyboard import _symspell
 from .lexicon import Lexicon
-from .lm import END, START, ContextModel
+from .lm import END, START, ContextModel, Mixture
 
 MARGIN = 1.5  # log10 odds an alternative must win by over the token as typed
 CONTEXT = 2.0  # log10 the window must gain beyond the two words' frequencies
@@ -50,7 +50,7 @@ class Context:
     P(word, right | left) over the window; without one (not exported), the lexicon's log10
     frequency of the word plus its bigram association (PMI) with the nearest words."""
 
-    def __init__(self, lexicon: Lexicon, model: ContextModel | None):
+    def __init__(self, lexicon: Lexicon, model: ContextModel | Mixture | None):
         self.lexicon, self.model = lexicon, model
 
     def usual(self, word: str) -> bool:
@@ -58,8 +58,16 @@ class Context:
         trained on, used there as often as a common word (unigram log10 ≥ ``USUAL``): a tweet's
         *antifa*, *maga*, *ppl*, *thats*, *ok*, which the restorers would read as *anti*,
         *manga*, *people*, *that*, *okay*. A rarer one (a typo such as *teh*) is read as before."""
-        return self.model is not None and word not in self.lexicon \
-            and word in self.model.ids and self.model.logprob(word) >= USUAL
+        if self.model is None or word in self.lexicon:
+            return False
+        general = self.model.general  # the tweets' model: another domain's text dilutes them
+        return word in general.ids and general.logprob(word) >= USUAL
+
+    def fit(self, words: Sequence[str]) -> None:
+        """Read the next line, whose lower-case words are ``words``, with the context models'
+        mixture fitted to it (`lm.Mixture`; nothing to fit with one model or none)."""
+        if isinstance(self.model, Mixture):
+            self.model.fit([w for w in words if w.isascii() and w.isalpha()])
 
     def known(self, word: str) -> bool:
         """Whether ``word`` is a word: the lexicon's, or one the context model's training text

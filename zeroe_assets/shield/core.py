@@ -459,7 +459,9 @@ class Shield:
         """The line's evidence, each unit's neighbours' readings for the final decision and
         where its clauses start (`_cuts`): a first pass decides with the neighbours read
         provisionally, the final one with the first pass's readings (a restored neighbour is
-        better context than a guess)."""
+        better context than a guess). The context models' mixture is fitted to the line's
+        words as typed first (`Context.fit`: a film review is read with the reviews' model)."""
+        self.context.fit([u.low for u in units])
         evidence, cuts = self.evidence(units), _cuts(units, gaps)
         provisional = [u.provisional(self.lexicon) for u in units]
         first = self._decide(units, evidence, provisional, self._windows(units, provisional, cuts),

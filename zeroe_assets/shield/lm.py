@@ -10,9 +10,16 @@ lexicon word has a probability, whether or not the training text has it. Stored 
 would store it, as arrays: for each seen n-gram its interpolated log10 probability, for each
 seen history its log10 back-off weight; n-grams are keyed by their word ids packed into one
 ``uint64`` (``BITS`` bits a word) and found by binary search.
+
+A second model of another domain (``shield/lm_reviews``: movie reviews, `train.shield.lm
+--reviews`) is mixed in line by line (`Mixture`): each line is read with the two models
+weighted by how likely each makes the line's words, so a tweet is read with the tweets' model
+and a film review with the reviews' (*remarkably dull*, *turning in his grave*), and neither
+model's text dilutes the other's.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +29,8 @@ from ..assets import ArtifactError, cached_component, component_available, json_
 from .lexicon import Lexicon, load_lexicon
 
 COMPONENT = "shield/lm"
+REVIEWS = "shield/lm_reviews"  # the second domain's model (movie reviews)
+PRIOR = 2.0  # log10 prior odds of the general model: a line is read as a review on evidence
 BITS = 21  # bits of a word id in a packed n-gram key (2 million words)
 START, END = "<s>", "</s>"  # clause edges: the line's ends and punctuation
 
@@ -36,6 +45,11 @@ def pack(*ids: int) -> int:
 
 class ContextModel:
     """Log10 probabilities of words given up to two words before them."""
+
+    @property
+    def general(self) -> "ContextModel":
+        """The model of the shield's own training text (this one)."""
+        return self
 
     def __init__(self, words: list[str], arrays: dict[str, np.ndarray], gamma: float,
                  lexicon: Lexicon):
@@ -94,33 +108,74 @@ class ContextModel:
         return total
 
 
+class Mixture:
+    """Two context models read as one: log10 of P = λ P_general + (1 − λ) P_other, with λ set
+    for each line (`fit`) to the posterior that the line's words come from the general model's
+    text, its prior odds ``PRIOR`` (a short line that a review might have said, *Britt's Pizza
+    is long gone*, stays with the general model). A line's words mostly decide it outright (λ
+    near 0 or 1): the general model reads tweets and image captions as before, the other model
+    reads film reviews."""
+
+    def __init__(self, general: ContextModel, other: ContextModel):
+        self.general, self.other = general, other
+        self.ids = {**other.ids, **general.ids}  # a word either model knows (`Context.known`)
+        self.weight = 1.0  # λ, the general model's share, until a line is fitted
+
+    def fit(self, words: list[str]) -> None:
+        """Set λ for the line whose lower-case words are ``words`` (in order)."""
+        general = other = 0.0
+        history: tuple[str, ...] = (START, START)
+        for word in words:
+            general += self.general.logprob(word, history)
+            other += self.other.logprob(word, history)
+            history = (history[1], word)
+        self.weight = 1.0 / (1.0 + 10.0 ** max(min(other - general - PRIOR, 30.0), -30.0))
+
+    def logprob(self, word: str, history: tuple[str | None, ...] = ()) -> float:
+        a, b = self.general.logprob(word, history), self.other.logprob(word, history)
+        top = max(a, b)
+        return top + math.log10(self.weight * 10.0 ** (a - top)
+                                + (1.0 - self.weight) * 10.0 ** (b - top))
+
+    window = ContextModel.window  # the same window, over the mixed probabilities
+
+
 def write_context_model(words: list[str], arrays: dict[str, np.ndarray], gamma: float,
-                        meta: dict, root: Path | None = None) -> None:
-    """Export a context model as the ``shield/lm`` component (atomic, checksummed)."""
+                        meta: dict, root: Path | None = None, component: str = COMPONENT
+                        ) -> None:
+    """Export a context model as ``component`` (``shield/lm``, or the second domain's
+    ``shield/lm_reviews``; atomic, checksummed)."""
     if len(words) >= 1 << BITS:
         raise ValueError(f"{len(words)} words do not fit {BITS}-bit ids")
     files = {f"{name}.npy": npy_bytes(array) for name, array in arrays.items()}
     files["words.txt"] = ("\n".join(words) + "\n").encode("utf-8")
     files["model.json"] = json_bytes({"order": 3, "bits": BITS, "gamma": gamma,
                                       "arrays": sorted(arrays)})
-    write_component(COMPONENT, files, meta, root)
+    write_component(component, files, meta, root)
 
 
-def _build(root: Path) -> ContextModel:
-    component = load_component(COMPONENT, root)
-    body = component.load_json("model.json")
-    if body.get("bits") != BITS or body.get("order") != 3:
-        raise ArtifactError(f"{component.file('model.json')}: not a trigram model with "
-                            f"{BITS}-bit keys; {rebuild_hint(COMPONENT)}")
-    words = component.file("words.txt").read_text(encoding="utf-8").split("\n")[:-1]
-    arrays = {name: component.load_npy(f"{name}.npy") for name in body["arrays"]}
-    return ContextModel(words, arrays, float(body["gamma"]), load_lexicon())
+def _builder(name: str):
+    def build(root: Path) -> ContextModel:
+        component = load_component(name, root)
+        body = component.load_json("model.json")
+        if body.get("bits") != BITS or body.get("order") != 3:
+            raise ArtifactError(f"{component.file('model.json')}: not a trigram model with "
+                                f"{BITS}-bit keys; {rebuild_hint(name)}")
+        words = component.file("words.txt").read_text(encoding="utf-8").split("\n")[:-1]
+        arrays = {part: component.load_npy(f"{part}.npy") for part in body["arrays"]}
+        return ContextModel(words, arrays, float(body["gamma"]), load_lexicon())
+    return build
 
 
-def load_context_model(root: Path | str | None = None) -> ContextModel | None:
-    """The exported context model, or None when none was exported (the shield falls back on
-    the lexicon's bigrams); a corrupt one is an error naming the rebuild command."""
-    if not component_available(COMPONENT, Path(root) if root else None):
+def load_context_model(root: Path | str | None = None) -> ContextModel | Mixture | None:
+    """The exported context model, mixed with the reviews model where that was exported too
+    (`Mixture`), or None when none was exported (the shield falls back on the lexicon's
+    bigrams); a corrupt one is an error naming the rebuild command."""
+    where = Path(root) if root else None
+    if not component_available(COMPONENT, where):
         return None
-    return cached_component(COMPONENT, root, _build)
+    general = cached_component(COMPONENT, root, _builder(COMPONENT))
+    if not component_available(REVIEWS, where):
+        return general
+    return Mixture(general, cached_component(REVIEWS, root, _builder(REVIEWS)))
 
