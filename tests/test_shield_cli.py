@@ -152,8 +152,9 @@ def test_a_hypothesis_is_read_against_its_premise_field(tmp_path, monkeypatch, c
     restored = shield.restore(pair["hypothesis"], shield.restore(pair["premise"]))
     assert restored == pair["premise"] != shield.restore(pair["hypothesis"])
     assert first == lines[0].replace(pair["hypothesis"], restored) + "\r\n"
-    assert blank == "\r\n" and json.loads(third) == {"premise": restored,
-                                                      "hypothesis": restored}
+    premise = shield.restore(pair["hypothesis"])  # the third line's premise, restored first
+    assert blank == "\r\n" and json.loads(third) == {
+        "premise": premise, "hypothesis": shield.restore(pair["hypothesis"], premise)}
     # a premise left as written (not a field) is a premise meant as written: its words stay
     _, out, _ = run_cli(["shield", "--jsonl", "--fields", "hypothesis", "--anchor", "premise",
                          str(path)], b"", monkeypatch, capsys)
