@@ -12,6 +12,7 @@ from train.visual.rerank import (Rerank, carrier_words, char_class, keeps_word, 
                                  one_letter, rank, read_back_rates, rerank)
 from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
+from zeroe_assets.visual.render import blurred
 
 from .conftest import ROOT
 from .visual_fixtures import dejavu_renderer, needs_rapidocr, needs_tesseract
@@ -96,6 +97,45 @@ def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
         "same_letter_precision"]
 
 
+def test_a_blurred_word_keeps_its_ink_and_spreads_it():
+    renderer = dejavu_renderer(32)
+    sharp = renderer.render("salad")
+    soft = blurred(sharp, 2)
+    assert soft.shape == sharp.shape and soft.dtype == np.uint8
+    assert soft.max() < sharp.max() and (soft > 0).sum() > (sharp > 0).sum()
+    assert abs(int(soft.sum()) - int(sharp.sum())) < 0.02 * int(sharp.sum())  # ink moves, stays
+    with pytest.raises(ValueError, match="blur radius must be positive, got 0"):
+        blurred(sharp, 0)
+
+
+def test_the_blur_option_adds_a_blurred_reading_and_is_checked():
+    assert Rerank().renderings == (0.0,)  # sharp only unless the config says otherwise
+    assert Rerank(blur=2.0).renderings == (0.0, 2.0)
+    with pytest.raises(ValueError, match="blur is a radius in pixels"):
+        Rerank(blur=-1.0)
+    from omegaconf import OmegaConf
+
+    from train.visual.export import rerank_settings
+
+    cfg = {"pool": 3, "carriers": 2, "px": 40, "bonus": 1.0, "weight": 0.3, "case": 1.0}
+    assert rerank_settings(OmegaConf.create(cfg)).blur == 0.0  # an older config: sharp only
+    assert rerank_settings(OmegaConf.create({**cfg, "blur": 2})).renderings == (0.0, 2.0)
+
+
+@needs_tesseract
+def test_a_candidate_is_read_as_far_as_it_is_read_sharp_and_blurred():
+    renderer = dejavu_renderer(32)
+    # for a: Cyrillic а, ä, Ж, ɑ (Latin alpha), ạ; at 32 px a blur of 3 px melts ɑ and ạ
+    chars = ["\u0430", "\u00e4", "\u0416", "\u0251", "\u1ea1"]
+    carriers = ["water", "salad"]
+    sharp = read_back_rates("a", chars, carriers, renderer)
+    soft = read_back_rates("a", chars, carriers, renderer, blurs=(3.0,))
+    both = read_back_rates("a", chars, carriers, renderer, blurs=(0.0, 3.0))
+    assert np.array_equal(both, np.minimum(sharp, soft))
+    assert both[0] == 1.0 and both[2] == 0.0  # а read both ways, Ж neither
+    assert sharp[3] > both[3]  # ɑ is read sharp, less often blurred
+
+
 def test_the_readers_are_checked_before_any_reading():
     assert Rerank().readers == ("tesseract",)  # one reader unless the config names more
     with pytest.raises(ValueError, match="unknown reader 'abbyy'; choose one of tesseract"):
@@ -159,7 +199,7 @@ def test_rerank_exported_rewrites_the_table_and_keeps_the_index(tmp_path):
 
 def test_the_shipped_table_is_what_the_exports_settings_make():
     """The shipped letters' rows were re-ranked with ``conf/export/visual.yaml``'s settings
-    (readers, carriers, size, weights), so re-running the export reproduces them; only where
+    (readers, carriers, size, weights, blur), so re-running the export reproduces them; only where
     the data lives may differ."""
     from omegaconf import OmegaConf
 
@@ -170,6 +210,7 @@ def test_the_shipped_table_is_what_the_exports_settings_make():
     record = meta["rerank"]
     conf = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "export" / "visual.yaml").rerank)
     paths = {"words", "held_out"}
-    assert {k: v for k, v in record["settings"].items() if k not in paths} == {
+    settings = {"blur": 0.0, **record["settings"]}  # exports before the option read sharp only
+    assert {k: v for k, v in settings.items() if k not in paths} == {
         k: v for k, v in conf.items() if k not in paths}
     assert [r.split()[0].lower() for r in record["readers"]] == conf["readers"]

@@ -62,11 +62,12 @@ def check_export(cfg: DictConfig) -> None:
 
 def rerank_settings(cfg: DictConfig) -> Rerank:
     """`Rerank` from ``export.rerank`` (a config without ``readers`` reads with Tesseract, as
-    every export did before there was a second reader)."""
+    every export did before there was a second reader; without ``blur``, sharp only)."""
     return Rerank(pool=cfg.pool, carriers=cfg.carriers, px=cfg.px, bonus=cfg.bonus,
                   weight=cfg.weight, case=cfg.case, same_case=cfg.get("same_case", False),
                   shape=cfg.get("shape", 0.0),
-                  readers=tuple(cfg.get("readers", ["tesseract"]) or ()))
+                  readers=tuple(cfg.get("readers", ["tesseract"]) or ()),
+                  blur=cfg.get("blur", 0.0))
 
 
 def reranked(table: NeighbourTable, index: VectorIndex, cfg: DictConfig

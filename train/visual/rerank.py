@@ -7,8 +7,9 @@ of the words the attack changes. So for each letter: a pool of candidates (its l
 reads as another letter only, or one that would split the word for the tokenizer, as ⋿ for e
 does), each substituted into ``carriers`` tuning words, rendered
 at ``px`` with font fallback and read back by each of ``readers`` (Tesseract, RapidOCR: as the
-readability bench does, on other words and at another size); ranked by the share of those words
-read back, the least of the readers' shares (in the same case with
+readability bench does, on other words and at another size; with ``blur`` each reader reads them
+also under a Gaussian blur of that radius); ranked by the share of those words read back, the
+least of the readers' shares over both renderings (in the same case with
 ``same_case``: a zero among the o's is read, but as "hOttest") + ``bonus`` when Unicode says the
 glyph reads as the letter (UTS #39, NFKD, or its name: LATIN SMALL LETTER K WITH HOOK)
 + ``weight`` × the learned cosine − ``case`` when the glyph is of the other case (a capital Ḃ
@@ -33,7 +34,7 @@ from zeroe_assets.assets.index import VectorIndex
 from zeroe_assets.assets.tables import NeighbourTable
 from zeroe_assets.bench.readability import check_reader, read_words, reads_as_word
 from zeroe_assets.visual.confusables import reads_as
-from zeroe_assets.visual.render import WordRenderer
+from zeroe_assets.visual.render import WordRenderer, blurred
 from zeroe_assets.visual.space import is_candidate
 
 from .quality import reads_like
@@ -53,12 +54,21 @@ class Rerank:
     same_case: bool = False  # a candidate's words must be read back in the same case
     shape: float = 0.0  # for a glyph Unicode reads as the letter, of another character class
     readers: tuple[str, ...] = ("tesseract",)  # a candidate's share: the least over these
+    blur: float = 0.0  # > 0: each reader reads the words also under a Gaussian blur of this radius
 
     def __post_init__(self):
         if not self.readers:
             raise ValueError("export.rerank.readers is empty: name at least one reader")
+        if self.blur < 0:
+            raise ValueError(f"export.rerank.blur is a radius in pixels (0: sharp only), "
+                             f"got {self.blur}")
         for reader in self.readers:
             check_reader(reader)
+
+    @property
+    def renderings(self) -> tuple[float, ...]:
+        """The blur radii each reader reads the words at (0: sharp)."""
+        return (0.0, self.blur) if self.blur else (0.0,)
 
 
 def keeps_word(ch: str) -> bool:
@@ -118,25 +128,36 @@ def carrier_words(letter: str, words: list[str], n: int) -> list[str]:
 
 def read_back_rates(letter: str, candidates: list[str], carriers: list[str],
                     renderer: WordRenderer, same_case: bool = False,
-                    readers: tuple[str, ...] = ("tesseract",)) -> np.ndarray:
+                    readers: tuple[str, ...] = ("tesseract",),
+                    blurs: tuple[float, ...] = (0.0,)) -> np.ndarray:
     """The share of the carrier words read back (ignoring case unless ``same_case``) with each
-    candidate in place of ``letter`` (its first occurrence): the least over ``readers``, so a
-    glyph counts as read only as far as every reader reads it. A later reader reads only the
-    candidates every earlier one read at least once (the least is 0 for the others)."""
+    candidate in place of ``letter`` (its first occurrence): the least over ``readers`` and over
+    the renderings ``blurs`` (Gaussian radii in pixels, 0: sharp), so a glyph counts as read only
+    as far as every reader reads it in every rendering. A later reading reads only the candidates
+    every earlier one read at least once (the least is 0 for the others)."""
     rates = np.ones(len(candidates))
     for reader in readers:
-        alive = np.flatnonzero(rates > 0)
-        images, rows = [], []
-        for word in carriers:
-            i = word.index(letter)
-            for k in alive.tolist():
-                images.append(renderer.render(word[:i] + candidates[k] + word[i + 1:]))
-                rows.append((k, word))
-        read = np.zeros(len(candidates))
-        for (k, word), text in zip(rows, read_words(images, 2 * renderer.px, reader)):
-            read[k] += reads_as_word(text, word, fold=not same_case)
-        rates = np.minimum(rates, read / len(carriers))
+        for radius in blurs:
+            rates = np.minimum(rates, _read_once(letter, candidates, carriers, renderer,
+                                                 same_case, reader, radius, rates > 0))
     return rates
+
+
+def _read_once(letter: str, candidates: list[str], carriers: list[str], renderer: WordRenderer,
+               same_case: bool, reader: str, radius: float, alive: np.ndarray) -> np.ndarray:
+    """One reader's share for each candidate where ``alive`` (0 elsewhere), the words drawn
+    with a blur of ``radius`` (0: sharp)."""
+    images, rows = [], []
+    for word in carriers:
+        i = word.index(letter)
+        for k in np.flatnonzero(alive).tolist():
+            image = renderer.render(word[:i] + candidates[k] + word[i + 1:])
+            images.append(blurred(image, radius) if radius else image)
+            rows.append((k, word))
+    read = np.zeros(len(candidates))
+    for (k, word), text in zip(rows, read_words(images, 2 * renderer.px, reader)):
+        read[k] += reads_as_word(text, word, fold=not same_case)
+    return read / len(carriers)
 
 
 def candidate_pool(letter: str, index: VectorIndex, keys: np.ndarray, size: int,
@@ -186,7 +207,7 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
                                         renderer.covers)
         carriers = carrier_words(letter, words, settings.carriers)
         rates = read_back_rates(letter, chars, carriers, renderer, settings.same_case,
-                                settings.readers)
+                                settings.readers, settings.renderings)
         top = rank(letter, chars, cosines, rates, settings)[:table.k]
         if len(top) < table.k:
             raise ValueError(f"only {len(top)} candidates for {letter!r}: raise the pool")

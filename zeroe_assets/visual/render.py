@@ -1,6 +1,7 @@
 """Words drawn as a reader meets them: on one baseline, each character by the first font of the
 chain that has it (font fallback), at a size in pixels per em. The readability bench reads these
-back with OCR; the neighbour re-ranking compares them blurred. Pillow is imported on use only."""
+back with OCR; the neighbour re-ranking also has them read blurred (`blurred`). Pillow is imported
+on use only."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -52,4 +53,15 @@ class WordRenderer:
         return np.asarray(canvas)
 
 
-__all__ = ["WordRenderer"]
+def blurred(image: np.ndarray, radius: float) -> np.ndarray:
+    """``image`` (a `WordRenderer.render`) under a Gaussian blur of ``radius`` pixels: the word
+    as a reader sees it out of focus, or printed and scanned, where thin strokes and small marks
+    melt into the letter or fade."""
+    from PIL import Image, ImageFilter
+
+    if radius <= 0:
+        raise ValueError(f"a blur radius must be positive, got {radius}")
+    return np.asarray(Image.fromarray(image).filter(ImageFilter.GaussianBlur(radius)))
+
+
+__all__ = ["WordRenderer", "blurred"]
