@@ -56,6 +56,23 @@ def test_conllu_words_come_from_the_form_column(tmp_path):
         R.held_out_words(src, 2)
 
 
+def test_the_default_chain_says_which_fonts_it_lacks(monkeypatch):
+    # an export re-ranked without Noto read most candidates as boxes and said nothing
+    from zeroe_assets.visual import fonts
+
+    real = fonts.alias_fonts
+    monkeypatch.setattr(fonts, "alias_fonts",
+                        lambda name, dirs=fonts.FONT_DIRS: [] if name != "dejavu" else real(name))
+    if not real("dejavu"):
+        pytest.skip("no DejaVu Sans (system or matplotlib's)")
+    with pytest.warns(UserWarning) as caught:
+        renderer = WordRenderer(24)
+    messages = [str(w.message) for w in caught]
+    assert [m.split(":")[0] for m in messages] == ["font alias 'noto'", "font alias 'unifont'"]
+    assert all("drawn as boxes" in m and "fonts-noto-core" in m for m in messages)
+    assert renderer.chain == [p.resolve() for p in real("dejavu")]
+
+
 def test_each_character_is_drawn_by_the_first_font_that_has_it(tmp_path):
     first = build_font(tmp_path / "first.ttf", {"a": SHAPES["a"], " ": []})
     second = build_font(tmp_path / "second.ttf", {"l": SHAPES["l"], "a": SHAPES["o"]})

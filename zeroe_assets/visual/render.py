@@ -11,10 +11,19 @@ import numpy as np
 from .fonts import cmap, resolve_chain
 
 
+def _missing_font(message: str) -> None:
+    import warnings
+
+    warnings.warn(f"{message}: characters only it draws are drawn as boxes (apt-get install "
+                  "fonts-noto-core fonts-unifont)", stacklevel=3)
+
+
 class WordRenderer:
     """``render(word)``: a grey image (uint8, ink = 255) of ``word`` at ``px`` pixels per em, one
     line high (2 em, the baseline at 1.4 em). A character no font of the chain has is drawn by the
-    first font (its .notdef box, the tofu a reader sees)."""
+    first font (its .notdef box, the tofu a reader sees). The default chain warns for each font
+    it lacks here: without Noto most look-alikes are drawn as boxes, and what reads them (the
+    readability bench, the export's re-ranking) would measure boxes without a word said."""
 
     def __init__(self, px: int = 48, chain: list[Path] | None = None):
         from PIL import ImageFont
@@ -22,7 +31,7 @@ class WordRenderer:
         if px < 4:
             raise ValueError(f"px must be at least 4, got {px}")
         self.px = px
-        self.chain = resolve_chain() if chain is None else list(chain)
+        self.chain = resolve_chain(warn=_missing_font) if chain is None else list(chain)
         # one code point needs no shaping: Pillow's basic layout, as the glyph set uses
         self._fonts = [ImageFont.truetype(str(p), px, layout_engine=ImageFont.Layout.BASIC)
                        for p in self.chain]
