@@ -52,27 +52,24 @@ class AnchoredRestoration(Perturbation):
     def __init__(self, shield, fields: list[str], anchor: str):
         from ..formats import JsonlFormat
 
-        self.shield, self.anchor = shield, anchor
-        self.fields = ([anchor] if anchor in fields else []) + [f for f in fields if f != anchor]
-        self.format = JsonlFormat(self.fields)
-        self.reader = JsonlFormat(self.fields if anchor in fields else [anchor, *self.fields])
+        self.shield, self.restores_anchor = shield, anchor in fields
+        # the anchor first: a line's texts are its premise, then the fields read against it
+        self.format = JsonlFormat([anchor, *(f for f in fields if f != anchor)])
 
     def check(self, line: str, where: str) -> str:
         """``line`` if it has every field and the anchor as strings; else an error at ``where``."""
-        self.reader.parse(line, where)
+        self.format.parse(line, where)
         return line
 
     def perturb(self, line, rng):
         record = self.format.parse(line, "a checked line")
         if not record.texts:  # a blank line
             return line
-        premise = self.format.columns(record)[self.anchor]
-        if self.anchor in self.fields:
+        premise, *texts = record.texts
+        if self.restores_anchor:
             premise = self.shield.restore(premise)
-            restored = [premise] + [self.shield.restore(t, premise) for t in record.texts[1:]]
-        else:
-            restored = [self.shield.restore(t, premise) for t in record.texts]
-        return self.format.render(record, restored)
+        return self.format.render(record, [premise,
+                                           *(self.shield.restore(t, premise) for t in texts)])
 
 
 def threshold_of(text: str | None) -> float | None:
