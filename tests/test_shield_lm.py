@@ -4,6 +4,8 @@ and read back as the same numbers, and the windows the shield asks it about."""
 from __future__ import annotations
 
 import math
+import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -142,6 +144,18 @@ def test_a_mixture_reads_each_line_with_the_model_of_its_domain():
     assert mixed.weight > 0.99
     assert mixed.window((START, "the"), "cat", ("sat", "on")) == \
         pytest.approx(general.window((START, "the"), "cat", ("sat", "on")), abs=0.01)
+
+
+def test_a_mixture_fitted_in_one_thread_leaves_another_threads_line_alone():
+    (general, reviews), lexicon = _pair()
+    mixed = Mixture(general, reviews)
+    mixed.fit(["the", "film", "is", "remarkably", "dull"])
+    other = threading.Thread(target=mixed.fit, args=(["the", "cat", "sat", "on", "the", "mat"],))
+    other.start()
+    other.join()
+    assert mixed.weight < 0.01  # this thread's line is still the review
+    copy = pickle.loads(pickle.dumps(mixed))  # as a shield is sent to workers and Ray actors
+    assert copy.weight == 1.0 and copy.ids == mixed.ids
 
 
 def test_the_reviews_model_is_exported_beside_the_general_one(empty_artifacts):

@@ -20,6 +20,7 @@ model's text dilutes the other's.
 from __future__ import annotations
 
 import math
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -114,12 +115,25 @@ class Mixture:
     text, its prior odds ``PRIOR`` (a short line that a review might have said, *Britt's Pizza
     is long gone*, stays with the general model). A line's words mostly decide it outright (λ
     near 0 or 1): the general model reads tweets and image captions as before, the other model
-    reads film reviews."""
+    reads film reviews. λ is kept per thread, so one shield may restore lines from several
+    threads at once."""
 
     def __init__(self, general: ContextModel, other: ContextModel):
         self.general, self.other = general, other
         self.ids = {**other.ids, **general.ids}  # a word either model knows (`Context.known`)
-        self.weight = 1.0  # λ, the general model's share, until a line is fitted
+        self._line = threading.local()
+
+    @property
+    def weight(self) -> float:
+        """λ, the general model's share, for this thread's line (1 until one is fitted)."""
+        return getattr(self._line, "weight", 1.0)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_line"}  # a lock-like object
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._line = threading.local()
 
     def fit(self, words: list[str]) -> None:
         """Set λ for the line whose lower-case words are ``words`` (in order)."""
@@ -129,7 +143,8 @@ class Mixture:
             general += self.general.logprob(word, history)
             other += self.other.logprob(word, history)
             history = (history[1], word)
-        self.weight = 1.0 / (1.0 + 10.0 ** max(min(other - general - PRIOR, 30.0), -30.0))
+        self._line.weight = 1.0 / (1.0 + 10.0 ** max(min(other - general - PRIOR, 30.0),
+                                                      -30.0))
 
     def logprob(self, word: str, history: tuple[str | None, ...] = ()) -> float:
         a, b = self.general.logprob(word, history), self.other.logprob(word, history)
