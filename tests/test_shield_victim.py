@@ -133,3 +133,14 @@ def test_a_hypothesis_is_read_against_its_restored_premise(nli):
     # the premise attacked too: its restored words anchor the hypothesis
     assert shielded.seen([("The byos are playing with Legos .", "Bos are playing .")]) \
         == [("The boys are playing with Legos .", "Boys are playing .")]
+
+
+def test_a_defense_with_the_shield_part_reads_a_pair_as_the_shielded_victim_does(nli):
+    from zeroe_assets.defend.victim import DefendedVictim
+
+    victim, _, shielded = nli
+    defended = DefendedVictim(victim, "nli", None, shielded.shield)
+    pairs = [("The boys are playing with Legos .", "Bos are playing ."),
+             ("The byos are playing with Legos .", "Bos are playing .")]
+    assert defended.seen(pairs) == shielded.seen(pairs)
+    assert defended.seen(pairs)[1][1] == "Boys are playing ."  # anchored: not *Bos* kept

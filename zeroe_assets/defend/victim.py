@@ -37,19 +37,32 @@ class DefendedVictim(WrappedVictim):
         if self.kind is None:
             raise ValueError(f"defenses take text or sentence-pair tasks, not {task}")
         self.encoder, self.shield = encoder, shield
-        self.anchored = anchored  # a pair's hypothesis read against its premise (`anchor`)
+        self.restorations = None
+        if shield is not None:
+            from ..shield.victim import Restorations
 
-    def one(self, text: str, anchor: str | None = None) -> str:
-        """What the victim sees of one text (``anchor``: the premise of a hypothesis)."""
-        if self.shield is not None:
-            text = self.shield.restore(text)
+            self.restorations = Restorations(shield)
+        self.anchored = anchored  # a pair's hypothesis encoded against its premise (`anchor`)
+
+    def one(self, text: str) -> str:
+        """What the victim sees of one text (a premise, or a text of a one-text task)."""
+        if self.restorations is not None:
+            text = self.restorations.text(text)
+        return text if self.encoder is None else self.encoder.encode(text)
+
+    def pair(self, premise: str, hypothesis: str) -> tuple[str, str]:
+        """What the victim sees of a pair: the shield reads the hypothesis against the restored
+        premise, as `ShieldedVictim` does, and the encoding against the premise it is sent."""
+        if self.restorations is not None:
+            premise, hypothesis = self.restorations.pair(premise, hypothesis)
         if self.encoder is None:
-            return text
-        return self.encoder.encode(text, anchor=anchor if self.anchored else None)
+            return premise, hypothesis
+        return self.encoder.encode(premise), self.encoder.encode(
+            hypothesis, anchor=premise if self.anchored else None)
 
     def seen(self, batch: Sequence) -> list:
         if self.kind == "pairs":
-            return [(self.one(p), self.one(h, p)) for p, h in batch]
+            return [self.pair(p, h) for p, h in batch]
         return [self.one(t) for t in batch]
 
 

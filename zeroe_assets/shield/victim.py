@@ -17,6 +17,28 @@ CACHE = 100_000  # restored texts kept (an NLI premise recurs in every candidate
 TOKEN_UNSAFE = ("segment",)  # mechanisms that would split one token into two
 
 
+class Restorations:
+    """``shield``'s readings of a victim's queries, kept: an attacker asks for the same premise
+    (and most of the same words) in every candidate of an example. A pair's hypothesis is read
+    against its restored premise (`Shield.restore`'s ``anchor``)."""
+
+    def __init__(self, shield: Shield):
+        self.shield = shield
+        self._kept: dict[tuple[str, str | None], str] = {}
+
+    def text(self, text: str, anchor: str | None = None) -> str:
+        restored = self._kept.get((text, anchor))
+        if restored is None:
+            if len(self._kept) >= CACHE:
+                self._kept.clear()
+            restored = self._kept[text, anchor] = self.shield.restore(text, anchor)
+        return restored
+
+    def pair(self, premise: str, hypothesis: str) -> tuple[str, str]:
+        premise = self.text(premise)
+        return premise, self.text(hypothesis, premise)
+
+
 class ShieldedVictim(WrappedVictim):
     """``victim`` seeing every text field of its inputs restored by ``shield`` (default: all
     mechanisms), one batch at a time, as ``task`` (default the victim's own ``task``) gives them:
@@ -58,34 +80,22 @@ class ShieldedVictim(WrappedVictim):
             shield = Shield(kept, root=shield.root, ranker=shield.ranker)
         self.shield, self.inputs = shield, task.inputs
         self.task = task.name
-        self._restored: dict[tuple[str, str | None], str] = {}
+        self.restorations = Restorations(shield)
 
     def seen(self, batch: Sequence) -> list:
         """The batch as the victim gets it: every text restored."""
         if self.inputs == "tokens":
             return [self._tokens(item) for item in batch]
         if self.inputs == "pair":
-            return [self._restore_pair(*_pair(item)) for item in batch]
-        return [self._text(item) for item in batch]
-
-    def _text(self, text: str, anchor: str | None = None) -> str:
-        restored = self._restored.get((text, anchor))
-        if restored is None:
-            if len(self._restored) >= CACHE:
-                self._restored.clear()
-            restored = self._restored[text, anchor] = self.shield.restore(text, anchor)
-        return restored
-
-    def _restore_pair(self, premise: str, hypothesis: str) -> tuple[str, str]:
-        premise = self._text(premise)
-        return premise, self._text(hypothesis, premise)
+            return [self.restorations.pair(*_pair(item)) for item in batch]
+        return [self.restorations.text(item) for item in batch]
 
     def _tokens(self, tokens: Sequence[str]) -> list[str]:
         if isinstance(tokens, str):
             raise ValueError(f"a pos input is a list of tokens, got the string {tokens!r}")
         if not tokens:
             return []
-        return self._text(TOKEN_SEP.join(tokens)).split(TOKEN_SEP)
+        return self.restorations.text(TOKEN_SEP.join(tokens)).split(TOKEN_SEP)
 
 
 def _pair(item) -> Sequence[str]:
