@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from train.shield.lm import SOURCES, clauses, estimate, held_out
+from train.shield.lm import SOURCES, clauses, count, estimate, held_out, kneser_ney
 from zeroe_assets.assets import component_available, read_manifest
 from zeroe_assets.shield.context import Context
 from zeroe_assets.shield.lm import COMPONENT, END, REVIEWS, START, ContextModel, Mixture, \
@@ -118,17 +118,58 @@ def test_clauses_cut_at_words_the_vocabulary_lacks():
         [["the", "cat"], ["on", "the", "mat"]]
 
 
+PRUNED_TEXT = TEXT * 2 + ["The cat sat on a log", "A dog ran on the mat"]
+
+
+def _pruning_lexicon():
+    return Uniform({w for t in PRUNED_TEXT for c in clauses(t) for w in c} | {END})
+
+
+@pytest.mark.parametrize("cut", [{"min_count": 2}, {"prune": 0.003}, {"prune": 0.03},
+                                 {"min_count": 2, "prune": 0.003}])
 @pytest.mark.parametrize("history", [(), ("the",), ("cat", "sat"), ("on", "the"), ("a", "dog")])
-def test_a_pruned_model_is_still_a_distribution(history):
-    text = TEXT * 2 + ["The cat sat on a log"]  # counted twice: the cut-off keeps those
-    vocab = {w for t in text for c in clauses(t) for w in c} | {END}
-    lexicon = Uniform(vocab)
-    full = estimate(text, lexicon)
-    words, arrays, gamma, sizes = estimate(text, lexicon, min_count=2)
-    assert sizes["trigrams"] < full[3]["trigrams"] and sizes["min_count"] == 2
+def test_a_pruned_model_is_still_a_distribution(history, cut):
+    lexicon = _pruning_lexicon()  # counted twice, the cut-off keeps the first TEXT's n-grams
+    full = estimate(PRUNED_TEXT, lexicon)
+    words, arrays, gamma, sizes = estimate(PRUNED_TEXT, lexicon, **cut)
+    assert sizes["trigrams"] < full[3]["trigrams"] and all(sizes[k] == v for k, v in cut.items())
     model = ContextModel(words, arrays, gamma, lexicon)
     total = sum(10 ** model.logprob(w, history) for w in words if w != START)
     assert total == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_higher_entropy_threshold_keeps_fewer_ngrams():
+    lexicon = _pruning_lexicon()
+    tri, tokens = count(PRUNED_TEXT)
+    sizes = [kneser_ney(tri, tokens, lexicon, prune=t)[3]
+             for t in (0.0, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1.0)]
+    kept = [(s["bigrams"], s["trigrams"]) for s in sizes]
+    assert all(a >= b for pair in zip(kept, kept[1:]) for a, b in zip(*pair))
+    assert kept[0][1] > kept[3][1] > kept[-1][1] == 0
+
+
+def test_entropy_pruning_drops_an_ngram_by_what_its_loss_costs():
+    # the loss summed over the whole vocabulary: P(h) KL(P(. | h) || P'(. | h)), where P' backs
+    # off for w alone and renormalises the back-off mass; kept just below it, dropped just above
+    lexicon = _pruning_lexicon()
+    tri, tokens = count(PRUNED_TEXT)
+    words, arrays, gamma, _ = kneser_ney(tri, tokens, lexicon)
+    model = ContextModel(words, arrays, gamma, lexicon)
+    u, v, w = "the", "cat", "sat"
+    seen = {x for (a, b, x) in tri if (a, b) == (u, v)}
+    vocab = [x for x in words if x != START]
+    p = {x: 10 ** model.logprob(x, (u, v)) for x in vocab}
+    q = {x: 10 ** model.logprob(x, (v,)) for x in vocab}
+    alpha = (1 - sum(p[x] for x in seen - {w})) / (1 - sum(q[x] for x in seen - {w}))
+    dropped = {x: p[x] if x in seen - {w} else alpha * q[x] for x in vocab}
+    assert sum(dropped.values()) == pytest.approx(1.0, abs=1e-6)
+    share = sum(c for (a, b, _), c in tri.items() if (a, b) == (u, v)) / sum(tri.values())
+    loss = share * sum(p[x] * math.log(p[x] / dropped[x]) for x in vocab)
+    for threshold, kept in ((loss * 0.98, True), (loss * 1.02, False)):
+        words, arrays, *_ = kneser_ney(tri, tokens, lexicon, prune=threshold)
+        ids = {x: i for i, x in enumerate(words)}
+        key = pack(ids[u], ids[v], ids[w])
+        assert (ContextModel._find(arrays["tri_keys"], key) >= 0) == kept
 
 
 def test_a_mixture_reads_each_line_with_the_model_of_its_domain():
