@@ -12,7 +12,7 @@ from train.shield.lm import SOURCES, clauses, count, estimate, held_out, kneser_
 from zeroe_assets.assets import component_available, read_manifest
 from zeroe_assets.shield.context import Context
 from zeroe_assets.shield.lm import COMPONENT, END, REVIEWS, START, ContextModel, Mixture, \
-    load_context_model, pack, write_context_model
+    encode, load_context_model, write_context_model
 
 TEXT = ["The cat sat on the mat.", "The dog sat on the log, and the cat ran!",
         "A cat sat on a dog", "@USER the cat is 3 years old URL", "I can't see the cat's mat"]
@@ -94,11 +94,29 @@ def test_the_shipped_model_counts_training_splits_only():
     assert held_out(list(range(25))) == [0, 10, 20]
 
 
-def test_packed_keys_are_compared_as_integers():
-    # a trigram of late words passes 2**53, where a float comparison loses the last word's bits
-    keys = np.array([pack(70000, 5, w) for w in (1, 2, 3)], dtype=np.uint64)
-    assert [ContextModel._find(keys, int(k)) for k in keys] == [0, 1, 2]
-    assert ContextModel._find(keys, pack(70000, 5, 4)) == -1
+@pytest.mark.parametrize("half", [False, True])
+@pytest.mark.parametrize("size", [100, 70000])  # 16-bit word ids, and 32-bit past 65,536 words
+def test_the_trie_reads_back_every_ngram(size, half):
+    rng = np.random.default_rng(0)
+    ids = rng.choice(size, 60, replace=False).tolist()
+    bigrams = {(int(v), int(w)): (float(rng.uniform(-5, 0)), float(rng.uniform(-2, 0)))
+               for v, w in rng.choice(ids, (80, 2))}
+    trigrams = {(u, v, int(w)): float(rng.uniform(-5, 0))
+                for (u, v) in list(bigrams)[:30] for w in rng.choice(ids, 3)}
+    trigrams[0, 0, ids[0]] = -0.5  # a history no bigram is, as <s> <s>
+    uni = rng.uniform(-6, -1, size)
+    arrays = encode(uni, np.zeros(size), bigrams, trigrams, half)
+    assert arrays["tri_word"].dtype == (np.uint16 if size <= 1 << 16 else np.uint32)
+    model = ContextModel([str(i) for i in range(size)], arrays, -1.0, Uniform([]))
+    tol = 2e-3 if half else 1e-6
+    for (u, v, w), p in trigrams.items():
+        assert model.logprob(str(w), (str(u), str(v))) == pytest.approx(p, abs=tol)
+    for (v, w), (p, bow) in bigrams.items():
+        assert model.logprob(str(w), (str(v),)) == pytest.approx(p, abs=tol)
+        unseen = next(x for x in range(1, size) if (v, w, x) not in trigrams)  # 0: <s>
+        if (w, unseen) not in bigrams:
+            assert model.logprob(str(unseen), (str(v), str(w))) == \
+                pytest.approx(bow + float(np.float32(uni[unseen])), abs=tol)
 
 
 REVIEWS_TEXT = ["the film is remarkably dull", "a dull film with a dull script",
@@ -166,10 +184,10 @@ def test_entropy_pruning_drops_an_ngram_by_what_its_loss_costs():
     share = sum(c for (a, b, _), c in tri.items() if (a, b) == (u, v)) / sum(tri.values())
     loss = share * sum(p[x] * math.log(p[x] / dropped[x]) for x in vocab)
     for threshold, kept in ((loss * 0.98, True), (loss * 1.02, False)):
-        words, arrays, *_ = kneser_ney(tri, tokens, lexicon, prune=threshold)
-        ids = {x: i for i, x in enumerate(words)}
-        key = pack(ids[u], ids[v], ids[w])
-        assert (ContextModel._find(arrays["tri_keys"], key) >= 0) == kept
+        pruned = ContextModel(*kneser_ney(tri, tokens, lexicon, prune=threshold)[:3], lexicon)
+        history = pruned._child(pruned.bi_start, pruned.bi_word, pruned.ids[u], pruned.ids[v])
+        stored = pruned._child(pruned.tri_start, pruned.tri_word, history, pruned.ids[w])
+        assert (stored >= 0) == kept
 
 
 def test_a_mixture_reads_each_line_with_the_model_of_its_domain():
