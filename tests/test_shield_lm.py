@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from train.shield.lm import SOURCES, clauses, count, estimate, held_out, kneser_ney
-from zeroe_assets.assets import component_available, read_manifest
+from zeroe_assets.assets import ArtifactError, component_available, json_bytes, read_manifest, \
+    write_component
 from zeroe_assets.shield.context import Context
 from zeroe_assets.shield.lm import COMPONENT, END, REVIEWS, START, ContextModel, Mixture, \
     encode, load_context_model, write_context_model
@@ -211,3 +212,13 @@ def test_the_reviews_model_is_exported_beside_the_general_one(empty_artifacts):
     loaded = load_context_model(empty_artifacts)
     assert isinstance(loaded, Mixture)
     assert loaded.other.ids == reviews.ids and loaded.general.ids == general.ids
+
+
+def test_a_model_in_the_packed_key_layout_names_its_rebuild(empty_artifacts):
+    model, words, arrays, gamma, sizes = _model()
+    write_component(COMPONENT, {"words.txt": ("\n".join(words) + "\n").encode("utf-8"),
+                                "model.json": json_bytes({"order": 3, "bits": 21,
+                                                          "gamma": gamma, "arrays": []})},
+                    sizes, empty_artifacts)
+    with pytest.raises(ArtifactError, match="trie layout; rebuild with `python -m train.shield"):
+        load_context_model(empty_artifacts)
