@@ -7,9 +7,10 @@ the whole window reads with each word in the slot.
 
 Its lowest order is interpolated with the lexicon's unigram frequencies (``P0``), so every
 lexicon word has a probability, whether or not the training text has it. Stored as an ARPA file
-would store it, as arrays: for each seen n-gram its interpolated log10 probability, for each
-seen history its log10 back-off weight; n-grams are keyed by their word ids packed into one
-``uint64`` (``BITS`` bits a word) and found by binary search.
+would store it (for each seen n-gram its interpolated log10 probability, for each seen history
+its log10 back-off weight), as a trie of arrays (`encode`): a word's bigrams are one sorted run
+of their second words, a bigram's trigrams one sorted run of their third, found by binary
+search; a trigram costs its last word's id (16 bits below 65,536 words) and its probability.
 
 A second model of another domain (``shield/lm_reviews``: movie reviews, `train.shield.lm
 --reviews`) is mixed in line by line (`Mixture`): each line is read with the two models
@@ -32,16 +33,38 @@ from .lexicon import Lexicon, load_lexicon
 COMPONENT = "shield/lm"
 REVIEWS = "shield/lm_reviews"  # the second domain's model (movie reviews)
 PRIOR = 2.0  # log10 prior odds of the general model: a line is read as a review on evidence
-BITS = 21  # bits of a word id in a packed n-gram key (2 million words)
+LAYOUT = "trie"  # model.json's layout (`encode`); the first exports keyed n-grams by packed ids
 START, END = "<s>", "</s>"  # clause edges: the line's ends and punctuation
 
 
-def pack(*ids: int) -> int:
-    """One key for an n-gram of word ids (first word in the high bits)."""
-    key = 0
-    for i in ids:
-        key = (key << BITS) | i
-    return key
+def encode(uni: np.ndarray, uni_bow: np.ndarray, bigrams: dict, trigrams: dict,
+           half: bool = False) -> dict[str, np.ndarray]:
+    """The arrays `ContextModel` reads, from log10 probabilities by word id: ``uni`` and
+    ``uni_bow`` by word, ``bigrams`` {(v, w): (P(w | v), back-off weight of the history v w)},
+    ``trigrams`` {(u, v, w): P(w | u v)}. Each word's bigrams are one run of ``bi_word`` sorted
+    by second word (``bi_count`` of them), each bigram's trigrams one run of ``tri_word``
+    (``tri_count``); a trigram history no bigram is (``<s> <s>``) is stored as a bigram with
+    no probability. ``half``: n-gram probabilities and weights in 16-bit floats (±0.002 in
+    log10 at worst) instead of 32, for a large model."""
+    histories = {k[:2]: (-99.0, 0.0) for k in trigrams if k[:2] not in bigrams}
+    keys = sorted({**bigrams, **histories}.items())
+    index = {k: n for n, (k, _) in enumerate(keys)}
+    tri = sorted(trigrams.items())
+    word = np.uint16 if len(uni) <= 1 << 16 else np.uint32
+    real = np.float16 if half else np.float32
+
+    def counts(parents, n):
+        found = np.bincount(np.asarray(parents, dtype=np.int64), minlength=n)
+        return found.astype(np.min_scalar_type(int(found.max(initial=0))))
+
+    return {"uni": np.asarray(uni, np.float32), "uni_bow": np.asarray(uni_bow, np.float32),
+            "bi_count": counts([v for (v, _), _ in keys], len(uni)),
+            "bi_word": np.array([w for (_, w), _ in keys], dtype=word),
+            "bi": np.array([p for _, (p, _) in keys], dtype=real),
+            "bi_bow": np.array([b for _, (_, b) in keys], dtype=real),
+            "tri_count": counts([index[k[:2]] for k, _ in tri], len(keys)),
+            "tri_word": np.array([k[2] for k, _ in tri], dtype=word),
+            "tri": np.array([p for _, p in tri], dtype=real)}
 
 
 class ContextModel:
@@ -58,20 +81,24 @@ class ContextModel:
         self.lexicon = lexicon
         self.gamma = gamma  # log10 weight of the lexicon's unigram in the lowest order
         self.uni, self.uni_bow = arrays["uni"], arrays["uni_bow"]
-        self.bi_keys, self.bi, self.bi_bow = arrays["bi_keys"], arrays["bi"], arrays["bi_bow"]
-        self.tri_keys, self.tri = arrays["tri_keys"], arrays["tri"]
+        self.bi_word, self.bi, self.bi_bow = arrays["bi_word"], arrays["bi"], arrays["bi_bow"]
+        self.tri_word, self.tri = arrays["tri_word"], arrays["tri"]
+        self.bi_start = np.concatenate(([0], np.cumsum(arrays["bi_count"], dtype=np.int64)))
+        self.tri_start = np.concatenate(([0], np.cumsum(arrays["tri_count"], dtype=np.int64)))
 
     @staticmethod
-    def _find(keys: np.ndarray, key: int) -> int:
-        # the key as the array's own type: a Python int makes numpy convert the whole array
-        i = int(np.searchsorted(keys, np.uint64(key)))
-        return i if i < len(keys) and int(keys[i]) == key else -1
+    def _child(starts: np.ndarray, words: np.ndarray, parent: int, i: int) -> int:
+        """The index of word ``i`` in the run of ``parent``'s children, or -1."""
+        lo, hi = int(starts[parent]), int(starts[parent + 1])
+        # the id as the array's own type: a Python int makes numpy convert the whole run
+        k = lo + int(np.searchsorted(words[lo:hi], words.dtype.type(i)))
+        return k if k < hi and int(words[k]) == i else -1
 
     def _unigram(self, word: str, i: int | None) -> float:
         return float(self.uni[i]) if i is not None else self.gamma + self.lexicon.logfreq(word)
 
     def _bigram(self, v: int, word: str, i: int | None) -> float:
-        k = -1 if i is None else self._find(self.bi_keys, pack(v, i))
+        k = -1 if i is None else self._child(self.bi_start, self.bi_word, v, i)
         return float(self.bi[k]) if k >= 0 else float(self.uni_bow[v]) + self._unigram(word, i)
 
     def logprob(self, word: str, history: tuple[str | None, ...] = ()) -> float:
@@ -84,10 +111,10 @@ class ContextModel:
             hist.insert(0, j)
         i = self.ids.get(word)
         if len(hist) == 2:
-            k = -1 if i is None else self._find(self.tri_keys, pack(*hist, i))
+            h = self._child(self.bi_start, self.bi_word, *hist)
+            k = -1 if i is None or h < 0 else self._child(self.tri_start, self.tri_word, h, i)
             if k >= 0:
                 return float(self.tri[k])
-            h = self._find(self.bi_keys, pack(*hist))
             return (float(self.bi_bow[h]) if h >= 0 else 0.0) + self._bigram(hist[1], word, i)
         if hist:
             return self._bigram(hist[0], word, i)
@@ -158,25 +185,34 @@ class Mixture:
 def write_context_model(words: list[str], arrays: dict[str, np.ndarray], gamma: float,
                         meta: dict, root: Path | None = None, component: str = COMPONENT
                         ) -> None:
-    """Export a context model as ``component`` (``shield/lm``, or the second domain's
-    ``shield/lm_reviews``; atomic, checksummed)."""
-    if len(words) >= 1 << BITS:
-        raise ValueError(f"{len(words)} words do not fit {BITS}-bit ids")
+    """Export a context model (``arrays`` as `encode` makes them) as ``component``
+    (``shield/lm``, or the second domain's ``shield/lm_reviews``; atomic, checksummed)."""
     files = {f"{name}.npy": npy_bytes(array) for name, array in arrays.items()}
     files["words.txt"] = ("\n".join(words) + "\n").encode("utf-8")
-    files["model.json"] = json_bytes({"order": 3, "bits": BITS, "gamma": gamma,
+    files["model.json"] = json_bytes({"order": 3, "layout": LAYOUT, "gamma": gamma,
                                       "arrays": sorted(arrays)})
     write_component(component, files, meta, root)
+
+
+def vocabulary(root: Path | str | None = None, name: str = COMPONENT) -> list[str] | None:
+    """The words of an exported context model (None: not exported), without reading its
+    n-grams: what the reviews model's export keeps (`train.shield.lm`), whatever the reviews
+    model already there is."""
+    where = Path(root) if root else None
+    if not component_available(name, where):
+        return None
+    text = load_component(name, where).file("words.txt").read_text(encoding="utf-8")
+    return text.split("\n")[:-1]
 
 
 def _builder(name: str):
     def build(root: Path) -> ContextModel:
         component = load_component(name, root)
         body = component.load_json("model.json")
-        if body.get("bits") != BITS or body.get("order") != 3:
-            raise ArtifactError(f"{component.file('model.json')}: not a trigram model with "
-                                f"{BITS}-bit keys; {rebuild_hint(name)}")
-        words = component.file("words.txt").read_text(encoding="utf-8").split("\n")[:-1]
+        if body.get("layout") != LAYOUT or body.get("order") != 3:
+            raise ArtifactError(f"{component.file('model.json')}: not a trigram model in "
+                                f"the {LAYOUT} layout; {rebuild_hint(name)}")
+        words = vocabulary(root, name)
         arrays = {part: component.load_npy(f"{part}.npy") for part in body["arrays"]}
         return ContextModel(words, arrays, float(body["gamma"]), load_lexicon())
     return build
