@@ -118,6 +118,8 @@ def test_olid_and_jigsaw_labels_are_read_as_the_datasets_write_them(tmp_path):
     tc = get_task("tc")
     ex = tc.examples(FIX / "olid.tsv", tc.format_for(FIX / "olid.tsv"))
     assert ex.gold == [1, 0, 1, 0]
+    named = str(FIX / "olid.tsv")  # a path as a string, as Python users pass it
+    assert tc.examples(named, tc.format_for(named)).gold == ex.gold
     jigsaw = tmp_path / "jigsaw.csv"
     jigsaw.write_text('id,comment_text,toxic,insult\n1,"fine, and\nkind",0,0.0\n'
                       '2,"stupid",1,1\n3,"who knows",0.5,0\n', encoding="utf-8")

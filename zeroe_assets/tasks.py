@@ -49,8 +49,9 @@ class Task:
     def __repr__(self) -> str:
         return f"<task {self.name}>"
 
-    def format_for(self, path: Path, fields: Sequence[str] | None = None) -> Format:
+    def format_for(self, path: str | Path, fields: Sequence[str] | None = None) -> Format:
         """The reader/writer for ``path`` with the given attacked fields or the task's own."""
+        path = Path(path)
         fmt = "dataset" if is_dataset(path) else SUFFIXES.get(path.suffix.lower())
         if fmt not in ("tsv", "csv", "jsonl", "dataset"):
             raise ValueError(f"{path}: task {self.name} reads .tsv, .csv or .jsonl files or "
