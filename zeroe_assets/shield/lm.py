@@ -199,10 +199,11 @@ def vocabulary(root: Path | str | None = None, name: str = COMPONENT) -> list[st
     n-grams: what the reviews model's export keeps (`train.shield.lm`), whatever the reviews
     model already there is."""
     where = Path(root) if root else None
-    if not component_available(name, where):
-        return None
-    text = load_component(name, where).file("words.txt").read_text(encoding="utf-8")
-    return text.split("\n")[:-1]
+    return _words(load_component(name, where)) if component_available(name, where) else None
+
+
+def _words(component) -> list[str]:
+    return component.file("words.txt").read_text(encoding="utf-8").split("\n")[:-1]
 
 
 def _builder(name: str):
@@ -212,7 +213,7 @@ def _builder(name: str):
         if body.get("layout") != LAYOUT or body.get("order") != 3:
             raise ArtifactError(f"{component.file('model.json')}: not a trigram model in "
                                 f"the {LAYOUT} layout; {rebuild_hint(name)}")
-        words = vocabulary(root, name)
+        words = _words(component)  # the component checked once, above
         arrays = {part: component.load_npy(f"{part}.npy") for part in body["arrays"]}
         return ContextModel(words, arrays, float(body["gamma"]), load_lexicon())
     return build
