@@ -24,6 +24,7 @@ import json
 import random
 import statistics
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -275,7 +276,7 @@ def markdown(table: dict) -> str:
             lines.append(f"| {model} | {label} | {cell('clean_accuracy')} | "
                          f"{cell('accuracy_under_attack')} | {cell('success_rate')} | "
                          f"{cell('queries')} | {cell('perturbed_words')} |")
-        lines += ["Measured: " + "; ".join(measured(rows)) + ".", ""]
+        lines += textwrap.wrap("Measured: " + "; ".join(measured(rows)) + ".", 100) + [""]
         details = [(k, r) for k, r in rows.items() if " " in k]
         if details:
             lines += ["<details><summary>every adversarially trained victim</summary>", "",

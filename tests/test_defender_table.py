@@ -37,5 +37,9 @@ def test_markdown_prints_it_under_each_task(defender):
     table = {"recipe": "textfooler-zeroe", "tasks": {"tc": {
         "test": "t.tsv", "train": "tr.tsv", "attacked_examples": 2, "minilm_examples": None,
         "rows": ROWS}}}
-    doc = defender.markdown(table)
-    assert "Measured: 2026-12-07 at `0123456` (tfidf, tfidf 1-1 ×2); an unrecorded" in doc
+    lines = defender.markdown(table).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Measured: "))
+    paragraph = lines[start:lines.index("", start)]
+    assert max(map(len, paragraph)) <= 100  # docs keep to 100 characters a line
+    assert " ".join(paragraph).startswith(
+        "Measured: 2026-12-07 at `0123456` (tfidf, tfidf 1-1 ×2); an unrecorded date")
