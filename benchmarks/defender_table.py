@@ -9,8 +9,9 @@ when their ``hf:`` directories are given; with ``--shield``, the rows it names a
 shield (``zeroe search --shield``: an adaptive attacker, whose every query goes through the
 shield). Clean% is on the whole test set, the attack metrics on a seeded sample of it, as the
 defender benchmark does. Runs resume (``zeroe search``'s run folders), and rows of the results
-file that a run does not compute again (same recipe, seed, test set and sample) are kept;
-prints JSON, writes ``benchmarks/results/defender_table.json`` and ``docs/defender.md``.
+file that a run does not compute again (same recipe, seed, test set and sample) are kept; each
+row records the date and commit it was measured on, so a table of kept and rerun rows says which
+is which; prints JSON, writes ``benchmarks/results/defender_table.json`` and ``docs/defender.md``.
 
     python benchmarks/defender_table.py [--examples 500] [--adv 1-1,loo]
         [--minilm tc=runs/victim/minilm-olid/hf --minilm nli=runs/victim/minilm-snli/hf]
@@ -23,11 +24,13 @@ import json
 import random
 import statistics
 import sys
+import textwrap
 import time
 from pathlib import Path
 
 from paper_grid import LEVELS, olid_test_with_labels, train
 from perturb_throughput import DATA, DATA_HELP, recorded
+from shield_accuracy import commit
 from zeroe_assets.assets import atomic_write
 from zeroe_assets.bench import generate as gen
 from zeroe_assets.search.run import RunSettings, run
@@ -100,7 +103,8 @@ def attack(task, name, spec, path, test, attacked, work, args, shielded=False) -
             "edit_distance", "examples", "counts")
     return {"victim": name, "clean_accuracy": round(clean, 2),
             "attacked_clean_accuracy": summary["clean_accuracy"],
-            **{k: summary[k] for k in keep}, "seconds": summary["timing"]}
+            **{k: summary[k] for k in keep}, "seconds": summary["timing"],
+            "measured": args.measured}
 
 
 def adversarial(task, train_path, mode, work, args) -> dict[str, Path]:
@@ -142,6 +146,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-j", "--processes", type=int, default=1)
     args = parser.parse_args()
+    # read once, before the run writes its results into the tree
+    args.measured = {"date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": commit()}
     data, work = args.data / "bench", args.work
     if not data.exists():
         sys.exit(f"benchmark data not found at {data} (pass --data DIR or set ZEROE_DATA)")
@@ -209,6 +215,24 @@ def _f(value, digits=1) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def measured(rows: dict[str, dict]) -> list[str]:
+    """Which rows were measured when, on which code (rows kept from older runs are not what a
+    rerun of today's code gives): one phrase per date and commit, its rows as the table groups
+    them."""
+    runs: dict[str, dict[str, int]] = {}
+    for key, row in rows.items():
+        when = row.get("measured")
+        code = when and (when["commit"][:7] + (" + uncommitted changes"
+                                               if "uncommitted" in when["commit"] else ""))
+        run_ = f"{when['date']} at `{code}`" if when else "an unrecorded date and commit"
+        model, _, rest = key.partition(" ")
+        group = " ".join(filter(None, [model, rest.split(" ")[0]]))
+        counts = runs.setdefault(run_, {})
+        counts[group] = counts.get(group, 0) + 1
+    return [f"{run_} ({', '.join(g + (f' ×{n}' if n > 1 else '') for g, n in counts.items())})"
+            for run_, counts in runs.items()]
+
+
 def markdown(table: dict) -> str:
     """docs/defender.md: the defender benchmark's four metrics per victim, 1-1 and LOO as the
     mean (and range) over the held-in/held-out attacker, every row in the details."""
@@ -252,7 +276,7 @@ def markdown(table: dict) -> str:
             lines.append(f"| {model} | {label} | {cell('clean_accuracy')} | "
                          f"{cell('accuracy_under_attack')} | {cell('success_rate')} | "
                          f"{cell('queries')} | {cell('perturbed_words')} |")
-        lines.append("")
+        lines += textwrap.wrap("Measured: " + "; ".join(measured(rows)) + ".", 100) + [""]
         details = [(k, r) for k, r in rows.items() if " " in k]
         if details:
             lines += ["<details><summary>every adversarially trained victim</summary>", "",
