@@ -233,6 +233,13 @@ def test_the_noisy_channel_overrules_the_ranker_on_a_short_non_word(shield):
     assert shield("a doD abrks loud") == "a dog barks loud"
 
 
+def test_the_noisy_channel_overrules_the_ranker_with_a_rare_word(shield):
+    # the ranker's settled (two edits) against stilted (log10 -6.7, one edit, far ahead in its
+    # window): the token changes either way, so a rare word may overrule
+    assert shield("the dialogue is stilhed and the acting is wooden .") == \
+        "the dialogue is stilted and the acting is wooden ."
+
+
 @pytest.mark.parametrize("attacked,clean", [
     ("Sex Toys, Anyone?  URL RUL", "Sex Toys, Anyone?  URL URL"),
     ("@jSER She can't reach.", "@USER She can't reach."),

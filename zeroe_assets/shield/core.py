@@ -47,7 +47,6 @@ SHORT = (2, 3)  # shorter non-words change on the noisy channel only (`Shield._s
 CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the next
 CHANNEL_OVER = 2.0  # log10: … ahead of every other reading, to overrule the ranker
 CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel to pick alone
-CHANNEL_OVER_FREQ = -6.0  # … and to overrule the ranker's reading of a word that changes anyway
 CHANNEL_UNSEEN = -6.0  # … and for it to pick for a non-word no text or list has used (cronsiders)
 UNSEEN_MARGIN = 1.0  # log10: … with the reading this far ahead of the next
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
@@ -119,7 +118,6 @@ class Shield:
     # … and in place of the ranker's reading of a non-word when the channel is this far ahead
     # (`_overrule`; None: the ranker's reading stands)
     channel_over: float | None = CHANNEL_OVER
-    channel_over_freq: float = CHANNEL_OVER_FREQ
     # a capitalised non-word inside the line changes only on the noisy channel, to a word this
     # common (log10; None: never)
     channel_names: float | None = CHANNEL_NAMES
@@ -414,12 +412,15 @@ class Shield:
         shuffle *odd*; ``xall`` human is *tall*, not *call*. None: the pick stands, and always
         when it is several words (a segmentation the channel does not judge). A short non-word
         too (``Hv`` is reading: *He*, not *Have*): the token changes either way, so the length
-        that keeps short non-words of real writing (`_nonword`) has nothing to keep here."""
+        that keeps short non-words of real writing (`_nonword`) has nothing to keep here; for
+        the same reason the channel's reading may be any lexicon word, however rare (``stagy
+        and stilhed``: *stilted*, log10 −6.7, not *settled*), where alone it needs a common one
+        (``channel_freq``)."""
         if self.channel_over is None or " " in pick \
                 or not self._nonword(unit, k, names=True, least=MIN_LENGTH):
             return None
         found = self._channel_best(unit, readings, window, margin=self.channel_over,
-                                   floor=self.channel_over_freq)
+                                   floor=-np.inf)
         return found if found != pick else None
 
     def _short(self, unit: Unit, k: int) -> bool:
