@@ -13,6 +13,7 @@ from zeroe_assets.shield.accents import is_accented_word
 from zeroe_assets.shield.channel import edits, load_channel
 from zeroe_assets.shield.context import RealWords
 from zeroe_assets.shield.core import Shield, split
+from zeroe_assets.shield.placeholders import placeholder
 from zeroe_assets.shield.visual import invisible, name_letter, unicode_letters
 
 
@@ -223,6 +224,41 @@ def test_the_noisy_channel_overrules_a_reading_taken_below_the_threshold(shield)
     off = Shield()
     off.channel_over = None
     assert off("A man is phooting a gun at a target") == "A man is promoting a gun at a target"
+
+
+def test_the_noisy_channel_overrules_the_ranker_on_a_short_non_word(shield):
+    # the ranker reads Have (two letters added) and the shuffle odd; the token changes either
+    # way, so the channel's one-edit word may take its place as in a longer non-word
+    assert shield("Hv is reading the newspaper .") == "He is reading the newspaper ."
+    assert shield("a doD abrks loud") == "a dog barks loud"
+
+
+def test_the_noisy_channel_overrules_the_ranker_with_a_rare_word(shield):
+    # the ranker's settled (two edits) against stilted (log10 -6.7, one edit, far ahead in its
+    # window): the token changes either way, so a rare word may overrule
+    assert shield("the dialogue is stilhed and the acting is wooden .") == \
+        "the dialogue is stilted and the acting is wooden ."
+
+
+@pytest.mark.parametrize("attacked,clean", [
+    ("Sex Toys, Anyone?  URL RUL", "Sex Toys, Anyone?  URL URL"),
+    ("@jSER She can't reach.", "@USER She can't reach."),
+    ("Attack on @UNSER Pushes for it @gUSER UQRL", "Attack on @USER Pushes for it @USER URL")])
+def test_a_token_one_edit_from_a_placeholder_reads_as_it(shield, attacked, clean):
+    assert shield(attacked) == clean
+    off = Shield()
+    off.placeholders = False
+    assert off(attacked) == attacked
+
+
+def test_what_only_looks_like_a_placeholder_stays(shield):
+    # words (UR, URLs, Uber), a hashtag, a name in lower case, a link's word after @
+    kept = "UR so mad @UBER sent URLs #URI to Uri and @URL @USERS"
+    assert shield(kept) == kept
+    known = shield.context.known
+    assert placeholder("RUL", " ", known) == "URL" and placeholder("RUL", "#", known) is None
+    assert placeholder("USDR", "@", known) == "USER" and placeholder("USDR", " ", known) is None
+    assert placeholder("jSER", "@", known) == "USER" and placeholder("jSeR", "@", known) is None
 
 
 @pytest.mark.parametrize("text", [

@@ -41,9 +41,9 @@ import numpy as np
 from zeroe_assets import tokenize
 from zeroe_assets.shield.lexicon import load_lexicon
 from zeroe_assets.shield.lm import END, REVIEWS, START, encode, vocabulary, write_context_model
+from zeroe_assets.shield.placeholders import PLACEHOLDERS
 
 from .data import read_sentences
-from .tweets import PLACEHOLDERS
 
 SOURCES = {"olid": ("bench/olid/olid-training-v1.0.tsv", ["tweet"]),
            "snli": ("bench/snli/snli_dev.tsv", ["sentence1", "sentence2"]),

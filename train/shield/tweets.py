@@ -17,9 +17,9 @@ from pathlib import Path
 
 from zeroe_assets import tokenize
 from zeroe_assets.data import data_path
+from zeroe_assets.shield.placeholders import PLACEHOLDERS  # OLID's for mentions and links
 
 MIN_COUNT = 5
-PLACEHOLDERS = frozenset({"user", "url"})  # OLID's stand-ins for mentions and links
 SOURCE = "bench/olid/olid-training-v1.0.tsv"
 
 

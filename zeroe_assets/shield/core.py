@@ -26,6 +26,7 @@ from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
 from .marked import marked_readings, unmarked
+from .placeholders import placeholders
 from .ranker import Ranker, hand_set_ranker, load_ranker
 from .spelling import spelled_right
 from .visual import name_letter
@@ -46,7 +47,6 @@ SHORT = (2, 3)  # shorter non-words change on the noisy channel only (`Shield._s
 CHANNEL_MARGIN = 0.5  # log10: the noisy channel's best reading ahead of the next
 CHANNEL_OVER = 2.0  # log10: … ahead of every other reading, to overrule the ranker
 CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel to pick alone
-CHANNEL_OVER_FREQ = -6.0  # … and to overrule the ranker's reading of a word that changes anyway
 CHANNEL_UNSEEN = -6.0  # … and for it to pick for a non-word no text or list has used (cronsiders)
 UNSEEN_MARGIN = 1.0  # log10: … with the reading this far ahead of the next
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
@@ -118,7 +118,6 @@ class Shield:
     # … and in place of the ranker's reading of a non-word when the channel is this far ahead
     # (`_overrule`; None: the ranker's reading stands)
     channel_over: float | None = CHANNEL_OVER
-    channel_over_freq: float = CHANNEL_OVER_FREQ
     # a capitalised non-word inside the line changes only on the noisy channel, to a word this
     # common (log10; None: never)
     channel_names: float | None = CHANNEL_NAMES
@@ -127,6 +126,8 @@ class Shield:
     # a dictionary word reads as an anchor's word one edit away when its window gains this
     # (log10; None: anchors only keep their own words and read non-words, `_anchored`)
     anchor_gain: float | None = ANCHOR_GAIN
+    # a token one edit from a data set's placeholder reads as it (`placeholders`; False: off)
+    placeholders: bool = True
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -409,11 +410,17 @@ class Shield:
         the channel's is one edit from the token and ahead of every other reading, the pick
         included, by ``channel_over`` (`_channel_best`): ``doD`` barks is *dog*, not the
         shuffle *odd*; ``xall`` human is *tall*, not *call*. None: the pick stands, and always
-        when it is several words (a segmentation the channel does not judge)."""
-        if self.channel_over is None or " " in pick or not self._nonword(unit, k, names=True):
+        when it is several words (a segmentation the channel does not judge). A short non-word
+        too (``Hv`` is reading: *He*, not *Have*): the token changes either way, so the length
+        that keeps short non-words of real writing (`_nonword`) has nothing to keep here; for
+        the same reason the channel's reading may be any lexicon word, however rare (``stagy
+        and stilhed``: *stilted*, log10 −6.7, not *settled*), where alone it needs a common one
+        (``channel_freq``)."""
+        if self.channel_over is None or " " in pick \
+                or not self._nonword(unit, k, names=True, least=MIN_LENGTH):
             return None
         found = self._channel_best(unit, readings, window, margin=self.channel_over,
-                                   floor=self.channel_over_freq)
+                                   floor=-np.inf)
         return found if found != pick else None
 
     def _short(self, unit: Unit, k: int) -> bool:
@@ -425,17 +432,18 @@ class Shield:
             and bool(unit.candidates) and unit.low not in self.lexicon \
             and not self.context.known(unit.low) and self.context.model is not None
 
-    def _nonword(self, unit: Unit, k: int, names: bool = False) -> bool:
+    def _nonword(self, unit: Unit, k: int, names: bool = False, least: int = NONWORD_MIN
+                 ) -> bool:
         """Whether the unit is a non-word that may change below the ranker's threshold (on
         ``nonword_keep`` or the noisy channel): no lexicon word as typed or as read,
-        ``NONWORD_MIN`` letters or more (oh, mr, lol: short non-words are often words the
-        lexicon lacks), and not a capitalised name inside a sentence (Gare, Noida; a capital
+        ``least`` letters or more (by default ``NONWORD_MIN``: oh, mr, lol, short non-words, are
+        often words the lexicon lacks), and not a capitalised name inside a sentence (Gare, Noida; a capital
         that starts one, ``won't! Idoits!``, says nothing of a name: `_opens`). Several
         readings close to the threshold (``Firts``: first .45, keep .27) mean the token was
         changed, not that it is a word, yet the threshold alone leaves it."""
         return unit.low not in self.lexicon \
             and unit.template.lower() not in self.lexicon and len(unit.candidates) > 0 \
-            and len(unit.stem) >= NONWORD_MIN \
+            and len(unit.stem) >= least \
             and (names or not (not unit.opens and unit.stem[:1].isupper()
                                and unit.stem[1:].islower()))
 
@@ -513,6 +521,8 @@ class Shield:
         words, gaps = self._apostrophes(text, *split(text))
         if not words:
             return text
+        if self.placeholders:
+            words = placeholders(words, gaps, self.context.known)
         units = self.units(words, gaps)
         protected = _protected(words, gaps)
         if not _english(units, self.lexicon, protected):
