@@ -59,7 +59,15 @@ def test_round_trip_through_the_store(tmp_path):
     loaded = VectorIndex.from_component(comp, "index")
     assert loaded.keys.dtype == np.uint16 and 120 in loaded and 99 not in loaded
     np.testing.assert_allclose(loaded.vector(120), vectors[20], atol=1e-6)
-    assert NeighbourTable.from_component(comp, "table").k == 3
+    loaded_table = NeighbourTable.from_component(comp, "table")
+    assert loaded_table.k == 3 and loaded_table.reads is None  # a table never re-ranked
+    reads = np.ones((50, 3), np.float16)
+    reads[0, 1] = 0.5
+    write_component("space", {**index.files("index"),
+                              **NeighbourTable(keys, table.neighbours, table.scores, reads
+                                               ).files("table")}, {"dims": 8}, root=tmp_path)
+    again = NeighbourTable.from_component(load_component("space", tmp_path), "table")
+    assert np.array_equal(again.reads, reads)
 
 
 def test_mismatched_files_are_reported(tmp_path):
@@ -74,6 +82,8 @@ def test_mismatched_files_are_reported(tmp_path):
         VectorIndex.from_component(load_component("space", tmp_path), "index")
     with pytest.raises(ValueError, match="table shapes"):
         NeighbourTable(np.arange(3), np.zeros((2, 2)), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"reads \(3, 1\)"):
+        NeighbourTable(np.arange(3), np.zeros((3, 2)), np.zeros((3, 2)), np.zeros((3, 1)))
 
 
 def test_exact_neighbours_leave_each_row_out():

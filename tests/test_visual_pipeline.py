@@ -23,17 +23,22 @@ from .visual_fixtures import (CONF, SHAPES, build_font, compose_vaegan, smoke_ru
 LETTERS = "abcdefgh"
 
 
-@pytest.fixture
-def space(tmp_path):
-    """A hand-made visual component: each letter's neighbours are the next letters, cyclically."""
+def write_space(root, reads=None):
+    """A hand-made visual component in ``root``: each letter's neighbours are the next letters,
+    cyclically, with similarities .9, .5, .1 (and ``reads``, the readers' shares, if given)."""
     keys = np.array([ord(c) for c in LETTERS], np.uint16)
     nb = np.stack([np.roll(keys, -j)[:len(keys)] for j in range(1, 4)], 1)
     scores = np.tile(np.array([0.9, 0.5, 0.1], np.float16), (len(keys), 1))
     vectors = normalise(np.random.default_rng(0).normal(size=(len(keys), 4)))
     files = {**VectorIndex.build(vectors, keys).files("index"),
-             **NeighbourTable(keys, nb, scores).files("table")}
-    write_component("visual", files, {"dims": 4}, root=tmp_path)
-    return tmp_path
+             **NeighbourTable(keys, nb, scores, reads).files("table")}
+    write_component("visual", files, {"dims": 4}, root=root)
+    return root
+
+
+@pytest.fixture
+def space(tmp_path):
+    return write_space(tmp_path)
 
 
 def test_smoke_run_trains_draws_and_exports(smoke_run):
@@ -96,6 +101,31 @@ def test_perturber_samples_in_proportion_to_similarity(space):
         counts[p.perturb_word("a", 1.0, rng)] += 1
     assert counts["b"] > counts["c"] > counts["d"] > 0
     assert abs(counts["b"] / 3000 - 0.9 / 1.5) < 0.05
+
+
+def test_perturber_draws_among_the_most_read_neighbours(space, tmp_path):
+    """Where the table says how often readers read each neighbour (the export's re-ranking), a
+    letter's draws come from its most read ones only, in proportion to similarity; a row where
+    none is read fully draws among its best; each draw takes one random number as before, so
+    the words after it draw the same."""
+    reads = np.ones((len(LETTERS), 3), np.float16)
+    reads[0] = [0.6, 1.0, 1.0]  # a: its nearest (b) is misread, c and d are read
+    reads[1] = [0.2, 0.8, 0.8]  # b: none read fully: c and d, its best
+    p = VisualPerturber(top_n=3, root=write_space(tmp_path / "read", reads))
+    rng = random.Random(2)
+    counts = {c: 0 for c in "bcd"}
+    for _ in range(3000):
+        counts[p.perturb_word("a", 1.0, rng)] += 1
+    assert counts["b"] == 0 and counts["c"] > counts["d"] > 0
+    assert abs(counts["c"] / 3000 - 0.5 / 0.6) < 0.05
+    assert {p.perturb_word("b", 1.0, rng) for _ in range(200)} == {"d", "e"}
+    assert {p.perturb_word("c", 1.0, rng) for _ in range(200)} == {"d", "e", "f"}  # all read
+    only_b = VisualPerturber(top_n=1, root=tmp_path / "read")
+    assert only_b.perturb_word("a", 1.0, rng) == "b"  # the top 1 is all there is
+    same = [random.Random(9), random.Random(9)]
+    p.perturb_word("aaa", 1.0, same[0])
+    VisualPerturber(top_n=3, root=space).perturb_word("aaa", 1.0, same[1])
+    assert same[0].random() == same[1].random()
 
 
 def test_perturber_is_deterministic_and_validates_top_n(space):

@@ -95,6 +95,11 @@ def test_rerank_ranks_by_what_the_reader_reads_and_keeps_the_format():
     assert np.array_equal(new.neighbours[1:], table.neighbours[1:])  # other rows as they were
     assert table_figures(new)["same_letter_precision"] > table_figures(table)[
         "same_letter_precision"]
+    # each entry's share read back is kept beside it (what the attack draws among), 1 in the rows
+    # not re-ranked
+    assert table.reads is None and new.reads.shape == new.neighbours.shape
+    assert new.reads[0, 0] == 1.0 and np.all(new.reads[1:] == 1.0)
+    assert new.reads[0, 1] == read_back_rates("a", [a[1]], ["water", "cat"], renderer)[0]
 
 
 def test_a_blurred_word_keeps_its_ink_and_spreads_it():
@@ -190,6 +195,7 @@ def test_rerank_exported_rewrites_the_table_and_keeps_the_index(tmp_path):
     meta = rerank_exported(cfg, Destination(tmp_path, tmp_path, tmp_path / "run", replace=True,
                                             force=False))
     after = load_component("visual", tmp_path)  # verifies every checksum
+    assert "table.reads.npy" in after.files
     row = NeighbourTable.from_component(after, "table").neighbours[0].tolist()
     assert chr(row[0]) == "\u0430" and 0x2202 not in row  # ∂ would cut the word
     assert after.file("index.faiss").read_bytes() == index_bytes

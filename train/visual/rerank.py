@@ -19,7 +19,8 @@ for c, the digit ໐ for o, the Lisu ꓮ for A, a letter without case). A reader
 shape; a program also sees the class (shape and casing features, isalpha and isupper), so
 among glyphs read alike the attack prefers those (only glyphs that decompose to one letter: ⅷ
 decomposes to viii). The table keeps its format: the top k by that
-rank, each with its learned cosine (what the attack samples by and thresholds compare).
+rank, each with its learned cosine (what the attack samples by and thresholds compare) and its
+share read back (``reads``: the attack draws among a row's most readable entries).
 """
 from __future__ import annotations
 
@@ -199,6 +200,7 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
     renderer = renderer or WordRenderer(settings.px)
     rows = {chr(k): i for i, k in enumerate(table.keys.tolist())}
     neighbours, scores = table.neighbours.copy(), table.scores.copy()
+    reads = np.ones(table.neighbours.shape, np.float16)
     report = {}
     for letter in settings.letters:
         if letter not in rows or ord(letter) not in index:
@@ -216,7 +218,8 @@ def rerank(table: NeighbourTable, index: VectorIndex, words: list[str],
                           "after": "".join(chars[j] for j in top)}
         neighbours[i] = [ord(chars[j]) for j in top]
         scores[i] = cosines[top].astype(scores.dtype)
-    return NeighbourTable(table.keys, neighbours, scores), report
+        reads[i] = rates[top]
+    return NeighbourTable(table.keys, neighbours, scores, reads), report
 
 
 __all__ = ["Rerank", "carrier_words", "char_class", "keeps_word", "letter_case", "one_letter",

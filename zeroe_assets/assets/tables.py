@@ -20,32 +20,43 @@ SOURCES = {"p2g": 1, "index": 2, "slang": 4, "homophone": 8}  # bit flags: a res
 
 @dataclass(frozen=True)
 class NeighbourTable:
-    """Precomputed top-k neighbours: ``neighbours[i, j]`` is the j-th nearest key of ``keys[i]``."""
+    """Precomputed top-k neighbours: ``neighbours[i, j]`` is the j-th nearest key of ``keys[i]``
+    and ``scores[i, j]`` its similarity. ``reads[i, j]``, where a table has it (the visual
+    export's re-ranking), is the share of the tuning words every reader read back with that
+    neighbour in place (1 in the rows it did not re-rank); None: never measured."""
 
     keys: np.ndarray
     neighbours: np.ndarray
     scores: np.ndarray
+    reads: np.ndarray | None = None
 
     def __post_init__(self):
         n = len(self.keys)
-        if self.neighbours.shape[0] != n or self.scores.shape != self.neighbours.shape:
+        if (self.neighbours.shape[0] != n or self.scores.shape != self.neighbours.shape
+                or (self.reads is not None and self.reads.shape != self.neighbours.shape)):
             raise ValueError(f"table shapes disagree: keys {self.keys.shape}, neighbours "
-                             f"{self.neighbours.shape}, scores {self.scores.shape}")
+                             f"{self.neighbours.shape}, scores {self.scores.shape}"
+                             + ("" if self.reads is None else f", reads {self.reads.shape}"))
 
     @property
     def k(self) -> int:
         return int(self.neighbours.shape[1])
 
     def files(self, prefix: str = "table") -> dict[str, bytes]:
-        return {f"{prefix}.keys.npy": npy_bytes(self.keys),
-                f"{prefix}.neighbours.npy": npy_bytes(self.neighbours),
-                f"{prefix}.scores.npy": npy_bytes(self.scores)}
+        found = {f"{prefix}.keys.npy": npy_bytes(self.keys),
+                 f"{prefix}.neighbours.npy": npy_bytes(self.neighbours),
+                 f"{prefix}.scores.npy": npy_bytes(self.scores)}
+        if self.reads is not None:
+            found[f"{prefix}.reads.npy"] = npy_bytes(self.reads)
+        return found
 
     @classmethod
     def from_component(cls, component: Component, prefix: str = "table") -> "NeighbourTable":
+        parts = ["keys", "neighbours", "scores"]
+        if f"{prefix}.reads.npy" in component.files:
+            parts.append("reads")
         try:
-            return cls(*(component.load_npy(f"{prefix}.{part}.npy")
-                         for part in ("keys", "neighbours", "scores")))
+            return cls(*(component.load_npy(f"{prefix}.{part}.npy") for part in parts))
         except ValueError as e:
             raise ArtifactError(f"{component.path}: {e}; the files of {component.name!r} do not "
                                 f"match, {rebuild_hint(component.name)}") from e

@@ -1,6 +1,10 @@
 """Visual attack (paper §3.2 "Visual", §3.3): each character of an attacked word is replaced,
 i.i.d. with probability φ, by one of its top-n visual nearest neighbours in the VAE-GAN space,
-sampled in proportion to similarity. The look-alikes come from ``zeroe_assets.visual``.
+sampled in proportion to similarity. The look-alikes come from ``zeroe_assets.visual``. Where
+the table says how often readers read each neighbour (``reads``: the export's re-ranking of the
+letters), only a row's most readable neighbours are drawn: the attack is an adversarial example
+only while people still read the word, and a glyph some reader misreads is not drawn at all
+while one that every reader read is there (docs/visual.md).
 Apostrophes and clitics are characters of the word like the others (``whole_words``): the
 paper and the original code replaced every character, and a substitution moves no letter.
 """
@@ -30,13 +34,21 @@ class VisualPerturber(Perturber):
         self._options: dict[str, tuple[list[str], list[float], float] | None] = {}
 
     def _choices(self, ch: str) -> tuple[list[str], list[float], float] | None:
-        """Candidates and cumulative weights (∝ similarity) for ``ch``, built on first use."""
+        """Candidates and cumulative weights (∝ similarity) for ``ch``, built on first use: of
+        its top n, those read back most often where the table measured it (``reads``)."""
         i = self.space.rows.get(ch)
         if i is None:
             found = None
         else:
-            cands = [chr(c) for c in self.space.table.neighbours[i, :self.top_n].tolist()]
-            weights = [max(s, 1e-6) for s in self.space.table.scores[i, :self.top_n].tolist()]
+            table, n = self.space.table, self.top_n
+            pairs = zip(table.neighbours[i, :n].tolist(), table.scores[i, :n].tolist())
+            if table.reads is not None:
+                reads = table.reads[i, :n]
+                pairs = [pair for pair, best in zip(pairs, reads == reads.max()) if best]
+            cands, weights = [], []
+            for c, s in pairs:
+                cands.append(chr(c))
+                weights.append(max(s, 1e-6))
             cum, total = [], 0.0
             for w in weights:
                 total += w
