@@ -186,6 +186,12 @@ def test_cli_neighbours(space, monkeypatch, capsys):
     assert main(["neighbours", "a", "--space", "phonetic"]) == 1  # no phonetic assets here
     assert "phonetic" in capsys.readouterr().err
     assert main(["neighbours"]) == 2
+    reads = np.ones((len(LETTERS), 3), np.float16)
+    reads[0, 1] = 0.6
+    monkeypatch.setenv("ZEROE_ARTIFACTS", str(write_space(space / "read", reads)))
+    assert main(["neighbours", "a", "-k", "2"]) == 0  # the share read back, where measured
+    assert capsys.readouterr().out.splitlines() == ["1\tb\tU+0062\t0.8999\t1.00",
+                                                    "2\tc\tU+0063\t0.5000\t0.60"]
 
 
 def test_missing_and_corrupt_assets_say_how_to_rebuild(space, tmp_path_factory):

@@ -14,7 +14,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "neighbours", help="nearest look-alikes of a character (the visual attack's candidates)",
         description="Print the k nearest neighbours of CHAR in the visual space with their cosine "
-                    "similarity, or with --all the whole table: one line per character, the "
+                    "similarity (and, where the table measured it, the share of words readers "
+                    "read back with each: the attack draws among the most read), or with --all "
+                    "the whole table: one line per character, the "
                     "character then its k neighbours, tab-separated and unquoted (\" is a "
                     "character like any other: read it with csv's QUOTE_NONE, pandas' "
                     "quoting=3). Assets: artifacts/visual ($ZEROE_ARTIFACTS overrides).")
@@ -47,8 +49,12 @@ def run(args: argparse.Namespace) -> int:
             ch + "\t" + "\t".join(n for n, _ in space.neighbours(ch, args.k)) + "\n"
             for ch in space.chars)
     else:
+        reads = space.table.reads  # the export's measure of each neighbour: the attack draws
+        row = space.row(args.char)  # among the most read (docs/visual.md)
         for rank, (ch, score) in enumerate(space.neighbours(args.char, args.k), 1):
-            print(f"{rank}\t{ch}\tU+{ord(ch):04X}\t{score:.4f}")
+            read = f"\t{float(reads[row, rank - 1]):.2f}" if reads is not None and rank <= space.k \
+                else ""
+            print(f"{rank}\t{ch}\tU+{ord(ch):04X}\t{score:.4f}{read}")
     return 0
 
 
