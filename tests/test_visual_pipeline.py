@@ -117,6 +117,8 @@ def test_perturber_draws_among_the_most_read_neighbours(space, tmp_path):
     for _ in range(3000):
         counts[p.perturb_word("a", 1.0, rng)] += 1
     assert counts["b"] == 0 and counts["c"] > counts["d"] > 0
+    assert p.look_alikes("a") == ("b", "c", "d")  # what defenses read: every one of the row
+    assert p.look_alikes("z") == ()
     assert abs(counts["c"] / 3000 - 0.5 / 0.6) < 0.05
     assert {p.perturb_word("b", 1.0, rng) for _ in range(200)} == {"d", "e"}
     assert {p.perturb_word("c", 1.0, rng) for _ in range(200)} == {"d", "e", "f"}  # all read

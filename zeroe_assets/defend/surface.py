@@ -72,9 +72,7 @@ class Surface:
                 for i, c in enumerate(w) for n in table.get(c.lower(), ())}
 
     def _look_alikes(self, c: str) -> Sequence[str]:
-        visual = self._perturber("visual")
-        found = visual._options[c] if c in visual._options else visual._choices(c)
-        return found[0] if found is not None else ()
+        return self._perturber("visual").look_alikes(c)
 
     def _visual(self, w):
         return {w[:i] + n + w[i + 1:] for i, c in enumerate(w) for n in self._look_alikes(c)}

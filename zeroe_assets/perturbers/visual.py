@@ -32,6 +32,18 @@ class VisualPerturber(Perturber):
         self.top_n = check_int("top_n (at most the table's k)",
                                self.space.default_n if top_n is None else top_n, 1, self.space.k)
         self._options: dict[str, tuple[list[str], list[float], float] | None] = {}
+        self._rows: dict[str, tuple[str, ...]] = {}
+
+    def look_alikes(self, ch: str) -> tuple[str, ...]:
+        """Every one of ``ch``'s top n look-alikes, nearest first, whether the attack draws it or
+        not: what a defense must read and a certificate cover (the draws are among them)."""
+        found = self._rows.get(ch)
+        if found is None:
+            i = self.space.rows.get(ch)
+            found = () if i is None else tuple(
+                chr(c) for c in self.space.table.neighbours[i, :self.top_n].tolist())
+            self._rows[ch] = found
+        return found
 
     def _choices(self, ch: str) -> tuple[list[str], list[float], float] | None:
         """Candidates and cumulative weights (∝ similarity) for ``ch``, built on first use: of
