@@ -437,10 +437,10 @@ class Shield:
         """Whether the unit is a non-word that may change below the ranker's threshold (on
         ``nonword_keep`` or the noisy channel): no lexicon word as typed or as read,
         ``least`` letters or more (by default ``NONWORD_MIN``: oh, mr, lol, short non-words, are
-        often words the lexicon lacks), and not a capitalised name inside a sentence (Gare, Noida; a capital
-        that starts one, ``won't! Idoits!``, says nothing of a name: `_opens`). Several
-        readings close to the threshold (``Firts``: first .45, keep .27) mean the token was
-        changed, not that it is a word, yet the threshold alone leaves it."""
+        often words the lexicon lacks), and not a capitalised name inside a sentence (Gare,
+        Noida; a capital that starts one, ``won't! Idoits!``, says nothing of a name:
+        `_opens`). Several readings close to the threshold (``Firts``: first .45, keep .27) mean
+        the token was changed, not that it is a word, yet the threshold alone leaves it."""
         return unit.low not in self.lexicon \
             and unit.template.lower() not in self.lexicon and len(unit.candidates) > 0 \
             and len(unit.stem) >= least \
