@@ -14,6 +14,9 @@ from rapidfuzz.distance import DamerauLevenshtein
 # leaves the same words out of what it counts
 PLACEHOLDERS = {"user": "@", "url": ""}
 MARKS = "@#"  # a mention's and a hashtag's mark: a link's placeholder stands after neither
+# the lengths a word one edit from a placeholder can have: every word of every line comes here,
+# and those of other lengths are let go before any other test
+LENGTHS = range(min(map(len, PLACEHOLDERS)) - 1, max(map(len, PLACEHOLDERS)) + 2)
 
 
 def placeholder(word: str, before: str, known: Callable[[str], bool]) -> str | None:
@@ -22,6 +25,8 @@ def placeholder(word: str, before: str, known: Callable[[str], bool]) -> str | N
     swapped) from it, in capitals but for at most one letter (DeepWordBug draws its letters in
     either case: ``jSER``), where the placeholder stands (``@`` right before a mention's, no
     ``@`` or ``#`` before a link's), and no word ``known`` knows (``UR``, ``URLs``, ``USA``)."""
+    if len(word) not in LENGTHS:
+        return None
     low = word.lower()
     if not word.isascii() or not word.isalpha() or low in PLACEHOLDERS \
             or sum(c.islower() for c in word) > 1 or known(low):
