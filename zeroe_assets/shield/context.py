@@ -74,6 +74,11 @@ class Context:
         uses (a tweet's *maga*, *metoo*, *ukip*; the lexicon has Google's books' words)."""
         return word in self.lexicon or self.model is not None and word in self.model.ids
 
+    def pair(self, first: str, second: str) -> bool:
+        """Whether the context model's text has ``second`` right after ``first`` (False
+        without a model)."""
+        return self.model is not None and self.model.pair(first, second)
+
     def score(self, word: str, window: Window) -> float:
         left, right = window
         if self.model is not None:

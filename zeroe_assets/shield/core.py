@@ -128,6 +128,8 @@ class Shield:
     anchor_gain: float | None = ANCHOR_GAIN
     # a token one edit from a data set's placeholder reads as it (`placeholders`; False: off)
     placeholders: bool = True
+    overrule_margin: float | None = None  # SCRATCH
+    paired: bool = True  # SCRATCH
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -190,6 +192,7 @@ class Shield:
         spans += [(w, w, None, "") for w in range(k, len(words))]
         protected = _protected(words, gaps)
         tags = _tags(words, gaps)
+        paired = _paired(words, gaps, self.context) if self.paired else set()
         capitals = [w.isupper() and len(w) > 1 for w in words]
         shouting = sum(capitals) > len(words) / 2  # a line in capitals has no acronyms to keep
         units = []
@@ -219,7 +222,7 @@ class Shield:
             acronym = not shouting and stem.isupper() and stem.isalpha() and len(stem) <= 4
             tag_word = i in tags and (self.context.known(stem.lower()) or len(stem) < NONWORD_MIN)
             if not propose or not MIN_LENGTH <= tokenize.length(stem) <= MAX_LENGTH \
-                    or i in protected and i not in tags or tag_word or acronym \
+                    or i in protected and i not in tags or tag_word or acronym or i in paired \
                     or self._spelled(stem) or self.context.usual(stem.lower()):
                 units.append(Unit(i, i, head, stem, tail, seen, {}))
                 continue
@@ -375,7 +378,7 @@ class Shield:
 
     def _channel_best(self, unit: Unit, readings: list[str], window: Window,
                       ends: bool = False, margin: float | None = None,
-                      floor: float | None = None) -> str | None:
+                      floor: float | None = None, beat: str | None = None) -> str | None:
         """The noisy channel's reading of a non-word the ranker leaves: among the single-word
         readings (with the token's first and last letters if ``ends``), the best by how it
         reads in its window (`Context.score`) + log10 P(token | word) (`channel`, letter
@@ -402,6 +405,9 @@ class Shield:
                 or lexicon.logfreq(best) < (self.channel_freq if floor is None else floor) \
                 or len(scored) > 1 and score - scored[1][0] < margin:
             return None
+        if beat is not None and any(r == beat and score - s < self.channel_over
+                                    for s, r in scored[1:]):
+            return None
         return best
 
     def _overrule(self, unit: Unit, k: int, readings: list[str], pick: str,
@@ -419,8 +425,12 @@ class Shield:
         if self.channel_over is None or " " in pick \
                 or not self._nonword(unit, k, names=True, least=MIN_LENGTH):
             return None
-        found = self._channel_best(unit, readings, window, margin=self.channel_over,
-                                   floor=-np.inf)
+        if self.overrule_margin is not None:
+            found = self._channel_best(unit, readings, window, margin=self.overrule_margin,
+                                       floor=-np.inf, beat=pick)
+        else:
+            found = self._channel_best(unit, readings, window, margin=self.channel_over,
+                                       floor=-np.inf)
         return found if found != pick else None
 
     def _short(self, unit: Unit, k: int) -> bool:
@@ -678,6 +688,19 @@ def _compound(unit: Unit, gaps: list[str]) -> bool:
     """Whether a hyphen joins the unit to the word before or after it."""
     return gaps[unit.start].endswith("-") \
         or unit.end + 1 < len(gaps) and gaps[unit.end + 1].startswith("-")
+
+
+def _paired(words: list[str], gaps: list[str], context: Context) -> set[int]:
+    """The pieces of a hyphenated compound the context model's text has used as it stands
+    (``sci-fi``, ``self-aware``: the two pieces a stored bigram): a compound written as
+    people write it, not an attacked word, though a piece alone (``fi``) reads as a typo."""
+    found = set()
+    for i in range(len(words) - 1):
+        first, second = words[i].lower(), words[i + 1].lower()
+        if gaps[i + 1] == "-" and first.isalpha() and second.isalpha() \
+                and context.pair(first, second):
+            found |= {i, i + 1}
+    return found
 
 
 def _cuts(units: list[Unit], gaps: list[str]) -> list[bool]:

@@ -101,6 +101,12 @@ class ContextModel:
         k = -1 if i is None else self._child(self.bi_start, self.bi_word, v, i)
         return float(self.bi[k]) if k >= 0 else float(self.uni_bow[v]) + self._unigram(word, i)
 
+    def pair(self, first: str, second: str) -> bool:
+        """Whether the model's text has ``second`` right after ``first`` (a stored bigram)."""
+        v, w = self.ids.get(first), self.ids.get(second)
+        return v is not None and w is not None \
+            and self._child(self.bi_start, self.bi_word, v, w) >= 0
+
     def logprob(self, word: str, history: tuple[str | None, ...] = ()) -> float:
         """log10 P(word | history), history the (up to two) words before it, nearest last; a
         word the model never saw, or None (a word not read), cuts the history there."""
@@ -172,6 +178,10 @@ class Mixture:
             history = (history[1], word)
         self._line.weight = 1.0 / (1.0 + 10.0 ** max(min(other - general - PRIOR, 30.0),
                                                       -30.0))
+
+    def pair(self, first: str, second: str) -> bool:
+        """Whether either model's text has ``second`` right after ``first``."""
+        return self.general.pair(first, second) or self.other.pair(first, second)
 
     def logprob(self, word: str, history: tuple[str | None, ...] = ()) -> float:
         a, b = self.general.logprob(word, history), self.other.logprob(word, history)

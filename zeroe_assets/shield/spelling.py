@@ -7,7 +7,9 @@ list: a shield that reads them as attacks breaks clean text (movie reviews: `mar
   *-er* for *-re* (lackluster, theater), *-ize* for *-ise*.
 - A word derived from a lexicon word by a productive suffix (impetuousness, lethargically,
   preposterousness), the stem long enough that a typo is unlikely to make one (`earl` + `ly` is a
-  slip for *early*).
+  slip for *early*), its final *y* written *i* as English spells it (hammy: hammily,
+  hamminess). Not *-y* after a stem (stagey, stagy from *stage*): one edit of too many words
+  lands on such a form (`culmsy` for *clumsy*, `merley` for *merely*, `Threy` for *They*).
 - A negated auxiliary written without its apostrophe (isnt, didnt, havent, aint): how people
   type *isn't*, which the restorers would read as *inst*, *did*, *have*, *anti*.
 """
@@ -45,9 +47,18 @@ def british(word: str) -> list[str]:
 
 def derived(word: str, lexicon: Lexicon) -> bool:
     """Whether ``word`` (lower case) is a lexicon word of `MIN_STEM` letters or more plus one of
-    `SUFFIXES`."""
+    `SUFFIXES`, the stem spelled as the suffix asks (`stems`)."""
     return any(word.endswith(s) and len(word) - len(s) >= MIN_STEM
-               and word[:-len(s)] in lexicon for s in SUFFIXES)
+               and any(stem in lexicon for stem in stems(word[:-len(s)], s))
+               for s in SUFFIXES)
+
+
+def stems(base: str, suffix: str) -> tuple[str, ...]:
+    """How the stem before ``suffix`` may be spelled in the lexicon: as written, and with its
+    final *i* a *y* before a suffix that starts with a consonant (hammi-ly: hammy)."""
+    if base.endswith("i") and suffix[0] not in "aeiou":
+        return base, base[:-1] + "y"
+    return (base,)
 
 
 def spelled_right(word: str, lexicon: Lexicon) -> bool:
