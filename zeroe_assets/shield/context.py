@@ -119,6 +119,14 @@ class Context:
         return out
 
 
+def neighbours(lexicon: Lexicon, low: str) -> list[str]:
+    """The lexicon words one Damerau–Levenshtein edit from ``low``."""
+    from symspellpy import Verbosity
+
+    found = _symspell(lexicon, 2).lookup(low, Verbosity.ALL, 1, transfer_casing=False)
+    return [s.term for s in found if s.distance == 1 and s.term in lexicon]
+
+
 class RealWords:
     """Decide, in context, whether a dictionary word was typed for another one edit away."""
 
@@ -131,11 +139,7 @@ class RealWords:
         self.reading, self.ratio, self.ends = reading, ratio, ends
 
     def neighbours(self, low: str) -> list[str]:
-        """The lexicon words one Damerau–Levenshtein edit from ``low``."""
-        from symspellpy import Verbosity
-
-        found = _symspell(self.lexicon, 2).lookup(low, Verbosity.ALL, 1, transfer_casing=False)
-        return [s.term for s in found if s.distance == 1 and s.term in self.lexicon]
+        return neighbours(self.lexicon, low)
 
     def correct(self, low: str, window: Window) -> str | None:
         """The word ``low`` was meant as, or None to keep it. ``window``: the words before and

@@ -19,7 +19,7 @@ from .. import tokenize
 from ..tokenize import match_case
 from .accents import is_accented_word, plain
 from .channel import load_channel
-from .context import Context, RealWords, Window
+from .context import Context, RealWords, Window, neighbours
 from .features import MECHANISMS, line_evidence, token_features
 from .intrude import bracketed
 from .language import english_odds, known, other_language
@@ -28,7 +28,7 @@ from .lm import load_context_model
 from .marked import marked_readings, unmarked
 from .placeholders import placeholders
 from .ranker import Ranker, hand_set_ranker, load_ranker
-from .spelling import spelled_right
+from .spelling import SUFFIXES, MIN_STEM, spelled_right
 from .visual import name_letter
 
 # a Hawaiian word: ASCII letters, each ʻokina (U+02BB) before a vowel (`Shield._spelled`)
@@ -78,6 +78,7 @@ class Unit:
     candidates: dict[str, dict[str, float]]
     opens: bool = False  # it starts a sentence (`_opens`): a capital there says nothing of a name
     compound: bool = False  # a hyphen joins it to a neighbour (`_compound`: ham-fisted)
+    asked: bool = False  # the restorers were asked for its readings (none may have come)
 
     @property
     def low(self) -> str:
@@ -130,6 +131,7 @@ class Shield:
     placeholders: bool = True
     overrule_margin: float | None = None  # SCRATCH
     paired: bool = True  # SCRATCH
+    derived: bool = True  # SCRATCH
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -236,7 +238,7 @@ class Shield:
             found.pop(stem.lower(), None)
             if i in tags:  # a hashtag stays one word: #mentalillness is not split
                 found = {r: by for r, by in found.items() if " " not in r}
-            units.append(Unit(i, i, head, stem, tail, seen, found))
+            units.append(Unit(i, i, head, stem, tail, seen, found, asked=True))
         for unit in units:
             unit.opens = _opens(unit, gaps)
             unit.compound = _compound(unit, gaps)
@@ -301,7 +303,8 @@ class Shield:
         chosen: list[str | None] = []
         for k, unit in enumerate(units):
             if not unit.candidates or unit.low in anchors:
-                chosen.append(None)
+                chosen.append(self._derived(unit) if unit.asked and not unit.candidates
+                              and self.derived else None)
                 continue
             if anchors and unit.low not in self.lexicon \
                     and unit.template.lower() not in self.lexicon \
@@ -346,7 +349,32 @@ class Shield:
             return self._overrule(unit, k, readings, pick, window) or pick
         if self.channel_margin is not None:
             return self._channel_best(unit, readings, window) \
-                or self._unseen(unit, readings, window)
+                or self._unseen(unit, readings, window) \
+                or (self._derived(unit) if self.derived else None)
+        return None
+
+    def _derived(self, unit: Unit) -> str | None:
+        """A derived word whose stem was mistyped, read as its stem's word with the suffix
+        (`spelling.SUFFIXES`): ``tresomely`` is *tiresome* + *ly*. The restorers propose
+        lexicon words, and the lexicon lacks most derived words (tiresomely), so none proposes
+        it. In lower case, a non-word no text or list has used (`_unseen`'s test), its stem of
+        ``MIN_STEM`` letters or more one edit from a lexicon word (its first and last letters
+        kept) that the noisy channel, weighed with the word's frequency, puts
+        ``UNSEEN_MARGIN`` ahead of every other."""
+        seen = unit.template.lower()
+        if not unit.stem.islower() or unit.compound or not seen.isascii() \
+                or not seen.isalpha() or self.context.known(seen) or known(seen):
+            return None
+        channel = load_channel()
+        for suffix in SUFFIXES:
+            base = seen[:-len(suffix)]
+            if not seen.endswith(suffix) or len(base) < MIN_STEM or base in self.lexicon:
+                continue
+            scored = sorted(((channel.score(base, w) + self.lexicon.logfreq(w), w)
+                             for w in neighbours(self.lexicon, base)
+                             if w[0] == base[0] and w[-1] == base[-1]), reverse=True)
+            if scored and (len(scored) == 1 or scored[0][0] - scored[1][0] >= UNSEEN_MARGIN):
+                return scored[0][1] + suffix
         return None
 
     def _unseen(self, unit: Unit, readings: list[str], window: Window,
