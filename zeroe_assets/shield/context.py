@@ -40,6 +40,7 @@ RATIO = 1.5  # log10: how much more frequent than the token the reading must be
 ENDS = True  # the edit keeps the token's first and last letters
 SURE = 5.0  # log10: a window this much likelier with the reading changes it without the bounds
 SURE_CHANNEL = 0.2  # … counting the typo channel at this weight
+INFLECTIONS = True  # SCRATCH
 USUAL = -4.0  # log10 unigram of a word the context model's text uses as often as a common word
 
 Window = tuple[tuple[str | None, ...], tuple[str | None, ...]]  # up to two words each side
@@ -119,6 +120,21 @@ class Context:
         return out
 
 
+def inflected(token: str, word: str) -> bool:
+    """Whether ``token`` and ``word`` are two inflections of one word, one edit apart: one is
+    the other with *s* after it (ramp, ramps; manage, manages) or *d* after its *e* (manage,
+    managed), or they differ in a last *s* and *d* after the same stem (manages, managed;
+    finishes, finished). An attack that puts one for the other changes little that a reader's
+    grammar would not accept: a hypothesis says in the plural what its premise says in the
+    singular, and a writer may mean either, so the context cannot tell the attack's from the
+    writer's."""
+    for a, b in ((token, word), (word, token)):
+        if b == a + "s" or a.endswith("e") and b == a + "d":
+            return True
+    return len(token) == len(word) > 2 and token[:-1] == word[:-1] and token[-2] == "e" \
+        and {token[-1], word[-1]} == {"s", "d"}
+
+
 def neighbours(lexicon: Lexicon, low: str) -> list[str]:
     """The lexicon words one Damerau–Levenshtein edit from ``low``."""
     from symspellpy import Verbosity
@@ -155,6 +171,8 @@ class RealWords:
         best, best_score = None, keep + self.margin
         sure, sure_gain = None, self.sure
         for word in self.neighbours(low):
+            if INFLECTIONS and inflected(low, word):
+                continue
             mine = self.context.score(word, window)
             typo = channel.score(low, word)
             lift = mine - keep + SURE_CHANNEL * typo

@@ -19,13 +19,13 @@ from .. import tokenize
 from ..tokenize import match_case
 from .accents import is_accented_word, plain
 from .channel import load_channel
-from .context import Context, RealWords, Window, neighbours
+from .context import Context, RealWords, Window, inflected, neighbours
 from .features import MECHANISMS, line_evidence, token_features
 from .intrude import bracketed
 from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
 from .lm import load_context_model
-from .marked import marked_readings, unmarked
+from .marked import marked, marked_readings, unmarked
 from .placeholders import placeholders
 from .ranker import Ranker, hand_set_ranker, load_ranker
 from .spelling import SUFFIXES, MIN_STEM, spelled_right
@@ -132,6 +132,7 @@ class Shield:
     overrule_margin: float | None = None  # SCRATCH
     paired: bool = True  # SCRATCH
     derived: bool = True  # SCRATCH
+    inflections: bool = True  # SCRATCH
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -236,6 +237,9 @@ class Shield:
                     mine = found.setdefault(reading, {})
                     mine.update(by, visual=max(mine.get("visual", 0.0), 0.5))
             found.pop(stem.lower(), None)
+            if self.inflections and stem.lower() in self.lexicon and marked(stem) is None:
+                # not managed for manages (`inflected`); a marked letter is read as marked
+                found = {r: by for r, by in found.items() if not inflected(stem.lower(), r)}
             if i in tags:  # a hashtag stays one word: #mentalillness is not split
                 found = {r: by for r, by in found.items() if " " not in r}
             units.append(Unit(i, i, head, stem, tail, seen, found, asked=True))
@@ -497,7 +501,7 @@ class Shield:
             return None
         near = [w for w in anchors if abs(len(w) - len(seen)) <= 1 and w not in ENGLISH
                 and DamerauLevenshtein.distance(seen, w) == 1
-                and not _inflected(seen, w) and not _undoubled(w, seen)]
+                and not inflected(seen, w) and not _undoubled(w, seen)]
         return max(near, key=lambda w: (self.context.score(w, window), w)) if near else None
 
     def _context(self, units: list[Unit], gaps: list[str], anchors: frozenset[str] = frozenset()
@@ -696,12 +700,6 @@ def _opens(unit: Unit, gaps: list[str]) -> bool:
     """Whether the unit starts a sentence: the line's first word, or one after a full stop,
     an exclamation or a question mark (``won't! Idoits!``)."""
     return unit.start == 0 or bool(_SENTENCE_END.search(gaps[unit.start] + unit.head))
-
-
-def _inflected(token: str, word: str) -> bool:
-    """Whether one of ``token`` and ``word`` is the other with an *s* after it (ramps, ramp;
-    steer, steers): a hypothesis says in the plural what its premise says in the singular."""
-    return token == word + "s" or word == token + "s"
 
 
 def _undoubled(token: str, word: str) -> bool:
