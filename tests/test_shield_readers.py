@@ -379,3 +379,48 @@ def test_a_film_review_is_read_with_the_reviews_context_model(shield):
         assert clean in shield.restore(attacked)
     # a tweet is still read with the tweets' model: its slang stays
     assert shield.restore("@USER thats ok lol") == "@USER thats ok lol"
+
+
+def test_a_derived_word_with_its_y_written_i_is_spelled_right(shield):
+    from zeroe_assets.shield.spelling import spelled_right, stems
+
+    assert stems("hammi", "ly") == ("hammi", "hammy") and stems("hammi", "ish") == ("hammi",)
+    for word in ["hammily", "hamminess"]:
+        assert word not in shield.lexicon and spelled_right(word, shield.lexicon)
+    # not -y after a stem: one edit of clumsy, merely, They lands on such a form
+    assert not any(spelled_right(w, shield.lexicon) for w in ["culmsy", "merley", "threy"])
+    text = "tiresomely derivative and hammily acted ."  # hammily was read as family
+    assert shield(text) == text
+
+
+def test_a_hyphenated_compound_the_context_model_has_used_stays(shield):
+    assert shield.context.pair("sci", "fi") and not shield.context.pair("sci", "fu")
+    text = "illiterate , often inert sci-fi action thriller ."  # fi was read as if
+    assert shield(text) == text
+    assert shield("a self-awrae film") == "a self-aware film"  # an attacked piece: read
+
+
+def test_a_derived_word_with_a_mistyped_stem_reads_as_its_stem_s_word(shield):
+    # the lexicon lacks tiresomely, so no restorer proposes it; its stem is one edit away
+    for typo in ["tresomely", "tiersomely"]:
+        assert shield(f"{typo} derivative and hammily acted .") == \
+            "tiresomely derivative and hammily acted ."
+    assert shield("an utterly pointlss film") == "an utterly pointless film"
+    for kept in ["the herrmannly", "Tresomely derivative"]:  # no stem one edit away; a name
+        assert shield(kept) == kept
+
+
+def test_a_dictionary_word_is_not_read_as_another_inflection_of_itself(shield):
+    from zeroe_assets.shield.context import inflected
+
+    for pair in [("manages", "managed"), ("ramp", "ramps"), ("use", "used"),
+                 ("finishes", "finished")]:
+        assert inflected(*pair) and inflected(*reversed(pair))
+    assert not any(inflected(*p) for p in [("foo", "food"), ("bus", "bud"), ("sit", "shit")])
+    assert shield(". . . somehow manages to escape the shackles of its own clichés to be the "
+                  "bext espionage picture .") == (". . . somehow manages to escape the shackles"
+                                                  " of its own clichés to be the best espionage "
+                                                  "picture .")
+    assert shield.real_words.correct("finishes", (("<s>", "allen"), ("her", "exam"))) is None
+    # a reading that only adds letters stays one: the truncate attack's things for thing
+    assert not shield._inflection(shield.units(["thing"], ["", ""])[0], "things")

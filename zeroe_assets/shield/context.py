@@ -40,7 +40,6 @@ RATIO = 1.5  # log10: how much more frequent than the token the reading must be
 ENDS = True  # the edit keeps the token's first and last letters
 SURE = 5.0  # log10: a window this much likelier with the reading changes it without the bounds
 SURE_CHANNEL = 0.2  # … counting the typo channel at this weight
-INFLECTIONS = True  # SCRATCH
 USUAL = -4.0  # log10 unigram of a word the context model's text uses as often as a common word
 
 Window = tuple[tuple[str | None, ...], tuple[str | None, ...]]  # up to two words each side
@@ -171,7 +170,7 @@ class RealWords:
         best, best_score = None, keep + self.margin
         sure, sure_gain = None, self.sure
         for word in self.neighbours(low):
-            if INFLECTIONS and inflected(low, word):
+            if inflected(low, word):  # the writer's as likely as an attack's (finishes)
                 continue
             mine = self.context.score(word, window)
             typo = channel.score(low, word)

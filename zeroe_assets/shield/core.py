@@ -28,7 +28,7 @@ from .lm import load_context_model
 from .marked import marked, marked_readings, unmarked
 from .placeholders import placeholders
 from .ranker import Ranker, hand_set_ranker, load_ranker
-from .spelling import SUFFIXES, MIN_STEM, spelled_right
+from .spelling import MIN_STEM, SUFFIXES, spelled_right
 from .visual import name_letter
 
 # a Hawaiian word: ASCII letters, each ʻokina (U+02BB) before a vowel (`Shield._spelled`)
@@ -129,10 +129,6 @@ class Shield:
     anchor_gain: float | None = ANCHOR_GAIN
     # a token one edit from a data set's placeholder reads as it (`placeholders`; False: off)
     placeholders: bool = True
-    overrule_margin: float | None = None  # SCRATCH
-    paired: bool = True  # SCRATCH
-    derived: bool = True  # SCRATCH
-    inflections: bool = True  # SCRATCH
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -195,7 +191,7 @@ class Shield:
         spans += [(w, w, None, "") for w in range(k, len(words))]
         protected = _protected(words, gaps)
         tags = _tags(words, gaps)
-        paired = _paired(words, gaps, self.context) if self.paired else set()
+        paired = _paired(words, gaps, self.context)
         capitals = [w.isupper() and len(w) > 1 for w in words]
         shouting = sum(capitals) > len(words) / 2  # a line in capitals has no acronyms to keep
         units = []
@@ -237,9 +233,6 @@ class Shield:
                     mine = found.setdefault(reading, {})
                     mine.update(by, visual=max(mine.get("visual", 0.0), 0.5))
             found.pop(stem.lower(), None)
-            if self.inflections and stem.lower() in self.lexicon and marked(stem) is None:
-                # not managed for manages (`inflected`); a marked letter is read as marked
-                found = {r: by for r, by in found.items() if not inflected(stem.lower(), r)}
             if i in tags:  # a hashtag stays one word: #mentalillness is not split
                 found = {r: by for r, by in found.items() if " " not in r}
             units.append(Unit(i, i, head, stem, tail, seen, found, asked=True))
@@ -308,7 +301,7 @@ class Shield:
         for k, unit in enumerate(units):
             if not unit.candidates or unit.low in anchors:
                 chosen.append(self._derived(unit) if unit.asked and not unit.candidates
-                              and self.derived else None)
+                              else None)
                 continue
             if anchors and unit.low not in self.lexicon \
                     and unit.template.lower() not in self.lexicon \
@@ -327,7 +320,17 @@ class Shield:
                 chosen.append(over or readings[best])
             else:
                 chosen.append(self._unsure(unit, k, readings, probs, windows[k]))
-        return chosen
+        return [None if reading and self._inflection(unit, reading) else reading
+                for unit, reading in zip(units, chosen)]
+
+    def _inflection(self, unit: Unit, reading: str) -> bool:
+        """Whether ``reading`` is another inflection of the unit's dictionary word
+        (`context.inflected`): ``manages`` stays, not *managed*. An attack that puts one for
+        the other changes little that a reader's grammar would not accept, and the context
+        cannot tell the attack's from the writer's. A marked letter (`marked`) is read as
+        marked, and a reading that only adds letters stays one (the truncate attack's)."""
+        return unit.low in self.lexicon and marked(unit.stem) is None \
+            and inflected(unit.low, reading) and not reading.startswith(unit.low)
 
     def _unsure(self, unit: Unit, k: int, readings: list[str], probs: np.ndarray,
                 window: Window) -> str | None:
@@ -354,7 +357,7 @@ class Shield:
         if self.channel_margin is not None:
             return self._channel_best(unit, readings, window) \
                 or self._unseen(unit, readings, window) \
-                or (self._derived(unit) if self.derived else None)
+                or self._derived(unit)
         return None
 
     def _derived(self, unit: Unit) -> str | None:
@@ -363,8 +366,8 @@ class Shield:
         lexicon words, and the lexicon lacks most derived words (tiresomely), so none proposes
         it. In lower case, a non-word no text or list has used (`_unseen`'s test), its stem of
         ``MIN_STEM`` letters or more one edit from a lexicon word (its first and last letters
-        kept) that the noisy channel, weighed with the word's frequency, puts
-        ``UNSEEN_MARGIN`` ahead of every other."""
+        kept, not a doubled letter dropped: `_unseen`) that the noisy channel, weighed with
+        the word's frequency, puts ``UNSEEN_MARGIN`` ahead of every other."""
         seen = unit.template.lower()
         if not unit.stem.islower() or unit.compound or not seen.isascii() \
                 or not seen.isalpha() or self.context.known(seen) or known(seen):
@@ -376,7 +379,8 @@ class Shield:
                 continue
             scored = sorted(((channel.score(base, w) + self.lexicon.logfreq(w), w)
                              for w in neighbours(self.lexicon, base)
-                             if w[0] == base[0] and w[-1] == base[-1]), reverse=True)
+                             if w[0] == base[0] and w[-1] == base[-1]
+                             and not _undoubled(base, w)), reverse=True)
             if scored and (len(scored) == 1 or scored[0][0] - scored[1][0] >= UNSEEN_MARGIN):
                 return scored[0][1] + suffix
         return None
@@ -410,7 +414,7 @@ class Shield:
 
     def _channel_best(self, unit: Unit, readings: list[str], window: Window,
                       ends: bool = False, margin: float | None = None,
-                      floor: float | None = None, beat: str | None = None) -> str | None:
+                      floor: float | None = None) -> str | None:
         """The noisy channel's reading of a non-word the ranker leaves: among the single-word
         readings (with the token's first and last letters if ``ends``), the best by how it
         reads in its window (`Context.score`) + log10 P(token | word) (`channel`, letter
@@ -437,9 +441,6 @@ class Shield:
                 or lexicon.logfreq(best) < (self.channel_freq if floor is None else floor) \
                 or len(scored) > 1 and score - scored[1][0] < margin:
             return None
-        if beat is not None and any(r == beat and score - s < self.channel_over
-                                    for s, r in scored[1:]):
-            return None
         return best
 
     def _overrule(self, unit: Unit, k: int, readings: list[str], pick: str,
@@ -457,12 +458,8 @@ class Shield:
         if self.channel_over is None or " " in pick \
                 or not self._nonword(unit, k, names=True, least=MIN_LENGTH):
             return None
-        if self.overrule_margin is not None:
-            found = self._channel_best(unit, readings, window, margin=self.overrule_margin,
-                                       floor=-np.inf, beat=pick)
-        else:
-            found = self._channel_best(unit, readings, window, margin=self.channel_over,
-                                       floor=-np.inf)
+        found = self._channel_best(unit, readings, window, margin=self.channel_over,
+                                   floor=-np.inf)
         return found if found != pick else None
 
     def _short(self, unit: Unit, k: int) -> bool:
