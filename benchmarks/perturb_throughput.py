@@ -7,8 +7,8 @@ CLI: ``zeroe perturb -p NAME -l 0.5 --seed 0 FILE > /dev/null`` end to end (star
 on ``--cli-tokens`` tokens of real English (`mixed_corpus`), with ``-j 1`` and ``-j PROCESSES``;
 their outputs must be byte-identical. nlpaug: its augmenters on the first ``--nlpaug-lines``
 lines of the library corpus, with one thread and with ``num_thread=PROCESSES`` (its own way to
-use more cores), so that each tool's best on the machine is compared too. Tokens are whitespace-separated tokens, the same count for every
-tool. The machine may be shared: every timing is repeated ``--repeat`` times in rounds (each
+use more cores), so that each tool's best on the machine is compared too. Tokens are
+whitespace-separated tokens, the same count for every tool. The machine may be shared: every timing is repeated ``--repeat`` times in rounds (each
 round times everything once, so the load is alike for all), the median is reported, and the
 ratio to nlpaug is taken between medians of the same run; the load average is recorded. Each
 figure is given in wall time and in CPU time (``cpu_*``: the process's, or the command's and
