@@ -1,18 +1,18 @@
 """Throughput of the perturbers next to nlpaug's comparable augmenters, in one run (JSON on
 stdout and in ``--out``).
 
-Library: each perturber at p = 0.5 on the sentences of UD English-EWT train (real web English,
-177k whitespace tokens; ``--corpus`` for another file), one process, and over ``--processes``.
-CLI: ``zeroe perturb -p NAME -l 0.5 --seed 0 FILE > /dev/null`` end to end (start-up included)
-on ``--cli-tokens`` tokens of real English (`mixed_corpus`), with ``-j 1`` and ``-j PROCESSES``;
-their outputs must be byte-identical. nlpaug: its augmenters on the first ``--nlpaug-lines``
-lines of the library corpus, with one thread and with ``num_thread=PROCESSES`` (its own way to
-use more cores), so that each tool's best on the machine is compared too. Tokens are
-whitespace-separated tokens, the same count for every tool. The machine may be shared: every timing is repeated ``--repeat`` times in rounds (each
-round times everything once, so the load is alike for all), the median is reported, and the
-ratio to nlpaug is taken between medians of the same run; the load average is recorded. Each
-figure is given in wall time and in CPU time (``cpu_*``: the process's, or the command's and
-its workers'), the steadier of the two on a loaded machine.
+Library: each perturber at p = 0.5 on the sentences of UD English-EWT train (real web English, 177k
+whitespace tokens; ``--corpus`` for another file), one process, and over ``--processes``. CLI:
+``zeroe perturb -p NAME -l 0.5 --seed 0 FILE > /dev/null`` end to end (start-up included) on
+``--cli-tokens`` tokens of real English (`mixed_corpus`), with ``-j 1`` and ``-j PROCESSES``; their
+outputs must be byte-identical. nlpaug: its augmenters on the first ``--nlpaug-lines`` lines of the
+library corpus, with one thread and with ``num_thread=PROCESSES`` (its own way to use more cores),
+so that each tool's best on the machine is compared too. Tokens are whitespace-separated tokens, the
+same count for every tool. The machine may be shared: every timing is repeated ``--repeat`` times in
+rounds (each round times everything once, so the load is alike for all), the median is reported, and
+the ratio to nlpaug is taken between medians of the same run; the load average is recorded. Each
+figure is given in wall time and in CPU time (``cpu_*``: the process's, or the command's and its
+workers'), the steadier of the two on a loaded machine.
 
     python benchmarks/perturb_throughput.py [--data DIR | --corpus PATH] [--repeat 3]
 """
