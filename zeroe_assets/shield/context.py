@@ -153,9 +153,6 @@ class RealWords:
         self.margin, self.gain = margin, gain
         self.reading, self.ratio, self.ends = reading, ratio, ends
 
-    def neighbours(self, low: str) -> list[str]:
-        return neighbours(self.lexicon, low)
-
     def correct(self, low: str, window: Window) -> str | None:
         """The word ``low`` was meant as, or None to keep it. ``window``: the words before and
         after it as read (`Context.windows`)."""
@@ -169,7 +166,7 @@ class RealWords:
         floor = max(self.reading, lexicon.logfreq(low) + self.ratio)
         best, best_score = None, keep + self.margin
         sure, sure_gain = None, self.sure
-        for word in self.neighbours(low):
+        for word in neighbours(lexicon, low):
             if inflected(low, word):  # the writer's as likely as an attack's (finishes)
                 continue
             mine = self.context.score(word, window)

@@ -364,13 +364,13 @@ class Shield:
         """A derived word whose stem was mistyped, read as its stem's word with the suffix
         (`spelling.SUFFIXES`): ``tresomely`` is *tiresome* + *ly*. The restorers propose
         lexicon words, and the lexicon lacks most derived words (tiresomely), so none proposes
-        it. In lower case, a non-word no text or list has used (`_unseen`'s test), its stem of
-        ``MIN_STEM`` letters or more one edit from a lexicon word (its first and last letters
-        kept, not a doubled letter dropped: `_unseen`) that the noisy channel, weighed with
-        the word's frequency, puts ``UNSEEN_MARGIN`` ahead of every other."""
+        it. In lower case, a non-word no text or list has used (`_never_used`), its stem of
+        ``MIN_STEM`` letters or more one edit from a lexicon word it may be a slip in
+        (`_slip_of`) that the noisy channel, weighed with the word's frequency, puts
+        ``UNSEEN_MARGIN`` ahead of every other."""
         seen = unit.template.lower()
         if not unit.stem.islower() or unit.compound or not seen.isascii() \
-                or not seen.isalpha() or self.context.known(seen) or known(seen):
+                or not self._never_used(seen):
             return None
         channel = load_channel()
         for suffix in SUFFIXES:
@@ -378,9 +378,8 @@ class Shield:
             if not seen.endswith(suffix) or len(base) < MIN_STEM or base in self.lexicon:
                 continue
             scored = sorted(((channel.score(base, w) + self.lexicon.logfreq(w), w)
-                             for w in neighbours(self.lexicon, base)
-                             if w[0] == base[0] and w[-1] == base[-1]
-                             and not _undoubled(base, w)), reverse=True)
+                             for w in neighbours(self.lexicon, base) if _slip_of(base, w)),
+                            reverse=True)
             if scored and (len(scored) == 1 or scored[0][0] - scored[1][0] >= UNSEEN_MARGIN):
                 return scored[0][1] + suffix
         return None
@@ -398,7 +397,7 @@ class Shield:
         ``Ucreaming`` is *Screaming*, ``Cideo`` *Video* (DeepWordBug's capitals)."""
         seen = unit.template.lower()
         if self.channel_unseen is None or self.channel_margin is None or unit.compound \
-                or not seen.isalpha() or self.context.known(seen) or known(seen):
+                or not self._never_used(seen):
             return None
         if capital:
             if self.channel_over is None:
@@ -408,9 +407,14 @@ class Shield:
         else:
             found = self._channel_best(unit, readings, window, margin=UNSEEN_MARGIN,
                                        floor=self.channel_unseen)
-            fits = unit.stem.islower() and found and found[0] == seen[0] \
-                and found[-1] == seen[-1] and not _undoubled(seen, found)
+            fits = unit.stem.islower() and found and _slip_of(seen, found)
         return found if fits else None
+
+    def _never_used(self, seen: str) -> bool:
+        """Whether ``seen`` (lower case) is letters that no text the context model read and no
+        language's list (`language.known`) has used: not slang or a name, so an attack's or a
+        typo's."""
+        return seen.isalpha() and not self.context.known(seen) and not known(seen)
 
     def _channel_best(self, unit: Unit, readings: list[str], window: Window,
                       ends: bool = False, margin: float | None = None,
@@ -697,6 +701,12 @@ def _opens(unit: Unit, gaps: list[str]) -> bool:
     """Whether the unit starts a sentence: the line's first word, or one after a full stop,
     an exclamation or a question mark (``won't! Idoits!``)."""
     return unit.start == 0 or bool(_SENTENCE_END.search(gaps[unit.start] + unit.head))
+
+
+def _slip_of(token: str, word: str) -> bool:
+    """Whether ``token`` may be a slip in ``word`` (one edit apart): their first and last letters
+    the same, and not ``word`` with one of two doubled letters dropped (`_undoubled`)."""
+    return token[0] == word[0] and token[-1] == word[-1] and not _undoubled(token, word)
 
 
 def _undoubled(token: str, word: str) -> bool:
