@@ -290,12 +290,13 @@ def test_attack_a_shielded_victim_and_refuse_to_resume_with_another_shield(olid,
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert run["settings"]["shield"] == list(MECHANISMS)
     assert run["fingerprint"]["shield"]["mechanisms"] == list(MECHANISMS)
+    assert "guess" not in run["fingerprint"]["shield"]  # runs from before --shield-guess resume
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(results) == 3 and all(r["queries"] >= 1 for r in results)
     report = (out / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Search attack: textfooler-zeroe on tc-tfidf behind the shield")
     assert attack("--shield")[0] == 0  # the same settings: it resumes (nothing left to do)
-    for other in ([], ["--shield-perturbers", "visual,intrude"]):
+    for other in ([], ["--shield-perturbers", "visual,intrude"], ["--shield-guess"]):
         code, _, err = attack(*other)
         assert code == 2 and "other settings" in err and "shield" in err
 

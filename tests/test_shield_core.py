@@ -176,6 +176,30 @@ def test_a_dictionary_word_its_neighbours_rule_out_is_read_in_context():
         assert shield.restore(text) == text
 
 
+# DeepWordBug's edits the shield leaves, read by `guess` (movie reviews' dev attacks, 2026-12-07)
+GUESSED = {"Some stunning visuals and some staggeringly bdring cinema .":  # not bring
+           "Some stunning visuals and some staggeringly boring cinema .",
+           "I'm afraid you won't gew through this film .":  # get: not the likelier typo few
+           "I'm afraid you won't get through this film .",
+           "A fascinating but flawed loo at the near future .":  # a rare word, its last letter
+           "A fascinating but flawed look at the near future .",
+           "It somehow manages to scape the shackles of its own clichés .":  # … its first
+           "It somehow manages to escape the shackles of its own clichés ."}
+
+
+@pytest.mark.parametrize("attacked", sorted(GUESSED))
+def test_guess_reads_what_the_shield_would_leave_for_an_encoding(attacked):
+    assert get_shield(guess=True).restore(attacked) == GUESSED[attacked]
+    assert get_shield().restore(attacked) != GUESSED[attacked]  # off by default
+
+
+def test_guess_keeps_clean_text_names_and_words_of_real_writing():
+    shield = get_shield(guess=True)
+    assert shield.guess and "guessing" in shield.describe()
+    for text in CLEAN + ["Shadyac directs a film .", "lol that was a film"]:
+        assert shield.restore(text) == text
+
+
 def test_the_noisy_channel_picks_a_common_word_one_edit_away_the_ranker_left():
     attacked = "#McCab casght destroying evidence before leavnig the BI!! #DrainTheSwamp"
     shield = Shield()

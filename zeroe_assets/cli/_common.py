@@ -135,13 +135,17 @@ def add_shield_options(parser: argparse.ArgumentParser) -> None:
                              "visual,intrude (implies --shield; default: all)")
     add_renamed(parser, ["--shield-mechanisms"], "--shield-perturbers", "shield_perturbers",
                 type=names)
+    parser.add_argument("--shield-guess", action="store_true",
+                        help="the shield reads for a robust encoding behind it (a defended:DIR "
+                             "victim): non-words it would leave go to their likeliest word, rare "
+                             "words to a neighbour their context calls for (implies --shield)")
 
 
 def shield_of(args: argparse.Namespace) -> list[str] | None:
     """The restorers of the shield `add_shield_options` asks for, None for no shield."""
     if args.shield_perturbers is not None:
         return args.shield_perturbers
-    if args.shield:
+    if args.shield or args.shield_guess:
         from ..shield import MECHANISMS
 
         return list(MECHANISMS)

@@ -176,7 +176,8 @@ def run_evaluate(args) -> int:
     if mechanisms is not None:
         from ..shield import ShieldedVictim, get_shield
 
-        victim = ShieldedVictim(victim, args.task, get_shield(mechanisms), name)
+        victim = ShieldedVictim(victim, args.task,
+                                get_shield(mechanisms, guess=args.shield_guess), name)
         name = victim.name
     results = evaluate(args.task, victim, args.sets, args.split, args.clean, args.batch_size,
                        name, baseline)

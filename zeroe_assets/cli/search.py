@@ -96,7 +96,8 @@ def run_search(args) -> int:
     settings = RunSettings(
         task=args.task, victim=args.victim, data=str(args.input), recipe=args.recipe,
         victim_path=args.victim_path, fields=args.fields,
-        options=recipe_options(args), seed=args.seed, limit=args.limit, shield=shield_of(args))
+        options=recipe_options(args), seed=args.seed, limit=args.limit, shield=shield_of(args),
+        shield_guess=args.shield_guess)
     if args.engine == "ray":
         from ..integrations.ray_search import RayEngine
 

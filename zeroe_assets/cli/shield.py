@@ -21,6 +21,10 @@ def register(sub) -> None:
                    help="the ranker probability in [0, 1] a change needs (default: the ranker's)")
     p.add_argument("--no-learned", dest="learned", action="store_false",
                    help="the hand-set ranker even where a learned one is exported")
+    p.add_argument("--guess", action="store_true",
+                   help="read for a robust encoding behind the shield: non-words it would leave "
+                        "go to their likeliest word, rare words to a neighbour their context "
+                        "calls for (docs/shield.md)")
     add_line_options(p, "restore")
     p.add_argument("--anchor", default=None, metavar="FIELD",
                    help="with --jsonl: read each --fields value against this field of its line "
@@ -88,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if args.anchor is not None and not args.jsonl:
         raise ValueError("--anchor needs --jsonl")
     shield = get_shield(args.perturbers, threshold_of(args.threshold),
-                        args.learned)
+                        args.learned, guess=args.guess)
     if not shield.learned:
         print(f"zeroe shield: note: {shield.describe()}", file=sys.stderr)
     if args.anchor is None:

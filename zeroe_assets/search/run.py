@@ -42,7 +42,7 @@ class RunSettings(Record):
     ``options`` go to the recipe (``transformations``, ``max_queries``, ``max_perturbed``,
     ``target``...); ``limit`` attacks the first examples only; ``shield``: the mechanisms of the
     shield in front of the victim (`ShieldedVictim`: the attacker knows it is there), None for
-    none."""
+    none; ``shield_guess``: that shield reads for an encoding behind it (`Shield`'s ``guess``)."""
 
     task: str
     victim: str
@@ -54,6 +54,7 @@ class RunSettings(Record):
     seed: int = 0
     limit: int | None = None
     shield: list[str] | None = None
+    shield_guess: bool = False
 
     def fingerprint(self) -> dict:
         """What must match for a rerun to resume: the settings but the paths (a moved file
@@ -66,7 +67,7 @@ class RunSettings(Record):
                  "recipe": self.recipe, "options": self.options, "fields": self.fields,
                  "seed": self.seed, "data_sha256": sha256_path(Path(self.data)),
                  "victim_sha256": sha256_path(Path(self.victim_path)) if self.victim_path
-                 else None, "shield": _shield_fingerprint(self.shield)}
+                 else None, "shield": _shield_fingerprint(self.shield, self.shield_guess)}
         if self.options.get("surrogate"):  # zeroe-fast's own model decides its results too
             found["surrogate_sha256"] = sha256_path(Path(self.options["surrogate"]))
         if self.recipe.strip().lower() == "zeroe-fast":  # a run before 2026-12-06 drew each
@@ -74,17 +75,19 @@ class RunSettings(Record):
         return found
 
 
-def _shield_fingerprint(mechanisms: list[str] | None) -> dict | None:
+def _shield_fingerprint(mechanisms: list[str] | None, guess: bool = False) -> dict | None:
     """The shield as far as it decides results: its mechanisms and its ranker (the weights of
-    the exported or the hand-set one, and the threshold)."""
+    the exported or the hand-set one, and the threshold), and ``guess`` when on (runs from
+    before it existed still resume)."""
     if mechanisms is None:
         return None
     from ..shield import get_shield
 
-    shield = get_shield(mechanisms)
+    shield = get_shield(mechanisms, guess=guess)
     weights = hashlib.sha256(shield.ranker.weights.astype("<f4").tobytes()).hexdigest()
-    return {"mechanisms": list(shield.mechanisms), "learned": shield.learned,
-            "threshold": shield.ranker.threshold, "weights_sha256": weights}
+    found = {"mechanisms": list(shield.mechanisms), "learned": shield.learned,
+             "threshold": shield.ranker.threshold, "weights_sha256": weights}
+    return {**found, "guess": True} if guess else found
 
 
 def read_examples(settings: RunSettings) -> Examples:
@@ -119,7 +122,9 @@ def build(settings: RunSettings):
     if settings.shield is not None:
         from ..shield import ShieldedVictim, get_shield
 
-        victim = ShieldedVictim(victim, task, get_shield(settings.shield), settings.victim)
+        victim = ShieldedVictim(victim, task,
+                                get_shield(settings.shield, guess=settings.shield_guess),
+                                settings.victim)
     return recipe(settings), victim
 
 
@@ -273,20 +278,21 @@ def _cell(value, digits: int = 1, suffix: str = "") -> str:
     return "—" if value is None else f"{value:.{digits}f}{suffix}"
 
 
-def _shielded(mechanisms: list[str] | None) -> str:
+def _shielded(mechanisms: list[str] | None, guess: bool = False) -> str:
     """How the report's title says the victim was shielded ("" when it was not)."""
     if mechanisms is None:
         return ""
     from ..shield import MECHANISMS
 
     return " behind the shield" + ("" if tuple(mechanisms) == MECHANISMS
-                                   else f" ({', '.join(mechanisms)})")
+                                   else f" ({', '.join(mechanisms)})") \
+        + (", guessing" if guess else "")
 
 
 def _title(summary: dict) -> str:
     s = summary["settings"]
-    return (f"Search attack: {s['recipe']} on {s['victim']}{_shielded(s.get('shield'))} "
-            f"({s['task']})")
+    shielded = _shielded(s.get("shield"), s.get("shield_guess", False))
+    return f"Search attack: {s['recipe']} on {s['victim']}{shielded} ({s['task']})"
 
 
 def _setup(summary: dict) -> str:

@@ -19,7 +19,7 @@ from .. import tokenize
 from ..tokenize import match_case
 from .accents import is_accented_word, plain
 from .channel import load_channel
-from .context import Context, RealWords, Window, inflected, neighbours
+from .context import SURE, Context, RealWords, Window, inflected, neighbours
 from .features import MECHANISMS, line_evidence, token_features
 from .intrude import bracketed
 from .language import english_odds, known, other_language
@@ -51,6 +51,7 @@ CHANNEL_UNSEEN = -6.0  # … and for it to pick for a non-word no text or list h
 UNSEEN_MARGIN = 1.0  # log10: … with the reading this far ahead of the next
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
 ANCHOR_GAIN = 2.0  # log10: a window gain that makes a dictionary word its anchor's word
+GUESS_SURE = 3.0  # log10: with ``guess``, the window gain that reads a rare word as another
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -105,7 +106,16 @@ class Shield:
     `lm`); on by default since its bounds (a much commoner reading, first and last letters
     kept) changed 8 of 52,814 clean dev tokens (docs/shield.md). A non-word of four letters or
     more whose best reading falls short of the threshold still changes when keeping it is
-    unlikely (``nonword_keep``)."""
+    unlikely (``nonword_keep``).
+
+    ``guess`` (off by default): read for a robust encoding behind the shield, where a token
+    left as typed is `unkword` or the encoding's own one-edit lookup (``bdring`` → *bring*),
+    never the word it was. A lower-case non-word no text has used that the rules leave goes to
+    its best reading in context (`_guess`), and a rare dictionary word to a neighbour its
+    window reads ``GUESS_SURE`` likelier, first and last letters included (`context.RealWords`'
+    ``sure``: ``flawed loo at`` is *look*, ``manages to scape`` *escape*): DeepWordBug edits
+    any letter and leaves real words. Measured behind the MiniLM on movie reviews
+    (docs/defend.md)."""
 
     # a non-word the ranker is unsure of still changes to its best reading when keeping it is
     # this unlikely (None: only the ranker's threshold decides); see `_decide`
@@ -132,7 +142,7 @@ class Shield:
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
-                 ranker: Ranker | None = None, real_words: bool = True):
+                 ranker: Ranker | None = None, real_words: bool = True, guess: bool = False):
         if isinstance(mechanisms, str):
             mechanisms = [m.strip() for m in mechanisms.split(",") if m.strip()]
         chosen = tuple(MECHANISMS if mechanisms is None else mechanisms)
@@ -156,7 +166,9 @@ class Shield:
         self.ranker = ranker
         self.restorers = _restorers(self.mechanisms, self.lexicon, self.root)
         self.context = Context(self.lexicon, load_context_model(self.root))
-        self.real_words = RealWords(self.context) if real_words else None
+        self.guess = bool(guess)
+        self.real_words = RealWords(self.context, sure=GUESS_SURE if guess else SURE) \
+            if real_words else None
         self.mechanisms = tuple(self.restorers)  # without any that could not load
 
     @property
@@ -167,7 +179,9 @@ class Shield:
         how = "learned ranker" if self.learned else "hand-set ranker"
         if self._none_exported:
             how += " (no learned one exported: run `python -m train.shield`)"
-        return f"shield [{', '.join(self.mechanisms)}], {how}, threshold {self.ranker.threshold}"
+        guessing = ", guessing" if self.guess else ""
+        return (f"shield [{', '.join(self.mechanisms)}], {how}, threshold "
+                f"{self.ranker.threshold}{guessing}")
 
     # -- the pipeline ------------------------------------------------------------------------
     def units(self, words: list[str], gaps: list[str], propose: bool = True,
@@ -300,8 +314,8 @@ class Shield:
         chosen: list[str | None] = []
         for k, unit in enumerate(units):
             if not unit.candidates or unit.low in anchors:
-                chosen.append(self._derived(unit) if unit.asked and not unit.candidates
-                              else None)
+                chosen.append((self._derived(unit) or self._guess(unit, windows[k]))
+                              if unit.asked and not unit.candidates else None)
                 continue
             if anchors and unit.low not in self.lexicon \
                     and unit.template.lower() not in self.lexicon \
@@ -337,9 +351,10 @@ class Shield:
         """What a unit the ranker is unsure of changes to: nothing unless it is a non-word
         (`_nonword`); then its best reading when keeping it is unlikely (``nonword_keep``),
         else the noisy channel's (`_channel_best`)."""
-        if self._short(unit, k):
-            return self._channel_best(unit, readings, window) \
-                if self.channel_margin is not None else None
+        if self._short(unit, k):  # with ``guess``, among every word one edit away first
+            return self._guess(unit, window, readings, probs) \
+                or (self._channel_best(unit, readings, window)
+                    if self.channel_margin is not None else None)
         if not self._nonword(unit, k, names=True):
             return None
         if not self._nonword(unit, k):  # a capitalised non-word inside the line: a name …
@@ -354,11 +369,34 @@ class Shield:
         if self.nonword_keep is not None and probs[0] <= self.nonword_keep:
             pick = readings[1 + int(probs[1:].argmax())]
             return self._overrule(unit, k, readings, pick, window) or pick
+        found = None
         if self.channel_margin is not None:
-            return self._channel_best(unit, readings, window) \
+            found = self._channel_best(unit, readings, window) \
                 or self._unseen(unit, readings, window) \
                 or self._derived(unit)
-        return None
+        return found or self._guess(unit, window, readings, probs)
+
+    def _guess(self, unit: Unit, window: Window, readings: Sequence[str] = (),
+               probs: np.ndarray | None = None) -> str | None:
+        """With ``guess``, the reading of a lower-case non-word no text has used
+        (`_never_used`) that the other rules leave: among the restorers' ``readings`` and every
+        lexicon word one edit away, the one that reads best in its window (`Context.score`),
+        however close the next (``bdring`` in *staggeringly bdring cinema*: *boring*, not
+        *bring*), else the ranker's best reading (``probs``). Every edit counts alike, not as
+        the noisy channel weighs people's typos: an attack edits any letter (``ilm`` in
+        *strongest ilm since* is *film*, not the likelier typo *ilk*). Kept as typed, such a
+        token tells a robust encoding nothing it can read; read, it is the likeliest word.
+        None: off, or a token of real writing (slang, a name, a capital)."""
+        seen = unit.template.lower()
+        if not self.guess or not unit.stem.islower() or unit.compound \
+                or unit.start != unit.end or not (seen.isascii() and self._never_used(seen)):
+            return None
+        near = {r for r in [*readings[1:], *neighbours(self.lexicon, seen)]
+                if " " not in r and r in self.lexicon and DamerauLevenshtein.distance(seen, r) == 1}
+        if near:
+            return max(near, key=lambda r: (self.context.score(r, window), r))
+        return readings[1 + int(probs[1:].argmax())] if probs is not None and len(probs) > 1 \
+            else None
 
     def _derived(self, unit: Unit) -> str | None:
         """A derived word whose stem was mistyped, read as its stem's word with the suffix

@@ -77,7 +77,7 @@ class ShieldedVictim(WrappedVictim):
             if not kept:
                 raise ValueError(f"a shield of {', '.join(TOKEN_UNSAFE)} alone cannot restore "
                                  "token-aligned input: choose other mechanisms")
-            shield = Shield(kept, root=shield.root, ranker=shield.ranker)
+            shield = Shield(kept, root=shield.root, ranker=shield.ranker, guess=shield.guess)
         self.shield, self.inputs = shield, task.inputs
         self.task = task.name
         self.restorations = Restorations(shield)
