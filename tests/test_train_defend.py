@@ -111,6 +111,35 @@ def test_an_interrupted_run_resumes_without_attacking_again(straight, files, tmp
     assert again["test"] == metrics["test"]
 
 
+def test_the_shield_part_of_the_neural_job_records_its_guess_mode(files, tmp_path):
+    from zeroe_assets.shield import get_shield
+
+    out = tmp_path / "run"
+    run(files, out, "defense.parts=[shield,encode]", "defense.shield_guess=true")
+    meta = json.loads((out / "defended" / "defense.json").read_text())
+    assert meta["parts"] == ["encode", "shield"] and meta["shield_guess"] is True
+    assert meta["shield_trained"] is True
+    assert load_defended(out / "defended").shield is get_shield(meta["shield"], guess=True)
+
+
+def test_the_shield_added_to_a_neural_defense_queries_as_the_shield_in_front(straight,
+                                                                            tmp_path):
+    from zeroe_assets.defend import add_shield
+    from zeroe_assets.shield import ShieldedVictim, get_shield
+
+    trained = straight[0] / "defended"
+    added = add_shield(trained, tmp_path / "added", guess=True, task="tc")
+    meta = json.loads((tmp_path / "added" / "defense.json").read_text())
+    assert meta["parts"] == ["encode", "shield", "adversarial"] and meta["model"] == "hf"
+    assert meta["shield_trained"] is False and meta["shield_guess"] is True
+    assert added.name == "defended[encode+shield+adv] hf"
+    for weights in (trained / "hf").iterdir():  # linked: no second copy of the model
+        assert os.path.samefile(weights, tmp_path / "added" / "hf" / weights.name)
+    front = ShieldedVictim(load_defended(trained), "tc", get_shield(guess=True))
+    probe = PROBE + ["You are a pathteic moorn", "thnaks everyone for a graet weekend"]
+    assert added.predict(probe) == front.predict(probe)
+
+
 def test_a_neural_defense_fails_like_every_victim(straight, tmp_path):
     out, _ = straight
     with pytest.raises(ValueError, match="a defense for tc, not nli"):
@@ -180,6 +209,7 @@ def test_a_bad_value_or_a_missing_file_is_one_line(files, tmp_path):
     from train import CONF
 
     for override, said in (("defense.rounds=-1", "defense.rounds must be >= 0"),
+                           ("defense.shield_guess=true", "is a mode of the shield: add shield"),
                            (f"data.train_path={tmp_path / 'nope.tsv'}", "does not exist")):
         run = subprocess.run([sys.executable, "-m", "train.defend", "experiment=defend_smoke",
                               f"model.encoder={files['bert']}", override,

@@ -36,8 +36,10 @@ from train import CONF, one_line_errors
 from train.distributed import fit_trainer
 from train.victim.texts import TextsDataModule
 from zeroe_assets.assets.store import atomic_write, library_versions, sha256_file
-from zeroe_assets.defend.build import RECIPE, attacked, parse_parts, pipeline
-from zeroe_assets.defend.victim import HF, DefendedVictim, load_defended, save_defense
+from zeroe_assets.defend.build import (RECIPE, attacked, check_shield_guess, parse_parts,
+                                       pipeline)
+from zeroe_assets.defend.victim import (HF, DefendedVictim, load_defended, save_defense,
+                                        shield_fields)
 from zeroe_assets.tasks import Examples
 
 ROUNDS = "adversarial"  # RUN/adversarial/roundK.jsonl: what round K's attack found
@@ -75,6 +77,7 @@ class DefendDataModule(TextsDataModule):
                              "defense.epochs_per_round >= 1")
         self.options = {k: d[k] for k in ("min_count", "anagrams", "sources", "merge_below",
                                           "restore") if k in d}
+        self.options["shield_guess"] = check_shield_guess(self.parts, d.get("shield_guess", False))
         self.anchors = bool(d.get("anchors", True))  # a pair's hypothesis read against its premise
         self.rounds_dir, self.progress = Path(run_dir) / ROUNDS, progress
         self.found: dict[int, list] = {}  # round → [(input, gold)], read or attacked
@@ -221,7 +224,7 @@ def train(cfg: DictConfig) -> dict:
             "merge_below": data.options.get("merge_below", 0), "rounds": len(rounds),
             "planned_rounds": data.rounds, "per_round": data.per_round, "recipe": data.recipe,
             "adversarial_found": sum(r["found"] for r in rounds),
-            "shield": list(data.defense.shield.mechanisms) if data.defense.shield else None,
+            **shield_fields(data.defense.shield, trained=True),
             "encoder": module.encoder,
             "trained_on": {"file": train_path.name, "sha256": sha256_file(train_path),
                            "examples": len(data.examples["train"].gold),

@@ -16,19 +16,33 @@ def register(sub) -> None:
     p = sub.add_parser("defend", help="train a victim that holds against attacks",
                        description="Train a built-in victim on TRAIN behind a robust encoding, "
                                    "the shield and/or adversarial training, and save it as one "
-                                   "folder that every command loads with --victim defended:OUT. "
-                                   "See docs/defend.md.")
-    p.add_argument("--task", required=True, choices=[t for t in TASKS if t != "pos"],
-                   help="the task to train for")
-    p.add_argument("--victim", required=True,
+                                   "folder that every command loads with --victim defended:OUT; "
+                                   "or (--from DIR --add-shield) put the shield in front of a "
+                                   "defended folder trained without it. See docs/defend.md.")
+    p.add_argument("--task", choices=[t for t in TASKS if t != "pos"],
+                   help="the task to train for (required, but with --from: checked)")
+    p.add_argument("--victim",
                    help="a trainable built-in victim: tc-tfidf, tc-monotone, nli-tfidf, "
-                        "generic-tfidf, tc-/nli-/generic-minilm")
-    p.add_argument("--train", required=True, type=Path, help="the training file")
+                        "generic-tfidf, tc-/nli-/generic-minilm (required, but with --from)")
+    p.add_argument("--train", type=Path,
+                   help="the training file (required, but with --from)")
     add_fields_option(p, "comma-separated text fields the victim reads (default: the task's)")
     p.add_argument("--out", required=True, type=Path, help="the folder to write")
     p.add_argument("--parts", default=DEFAULT_PARTS, metavar="P,P,...",
                    help="encode (robust encoding), shield (restore first), adversarial (train "
                         f"on attacked twins too); default {DEFAULT_PARTS}")
+    p.add_argument("--shield-guess", action="store_true",
+                   help="the shield reads for the robust encoding behind it: non-words it would "
+                        "leave go to their likeliest word, rare words to a neighbour their "
+                        "context calls for (needs the shield: --parts shield,... or "
+                        "--add-shield; docs/shield.md)")
+    p.add_argument("--from", dest="source", type=Path, default=None, metavar="DIR",
+                   help="with --add-shield: the defended folder (trained without the shield) "
+                        "to put the shield in front of, as --out, without training again; its "
+                        "files are hard-linked (copied across file systems)")
+    p.add_argument("--add-shield", action="store_true",
+                   help="with --from DIR: the shield in front of DIR's victim, for its queries "
+                        "only (the victim was trained on text the shield never read)")
     p.add_argument("--copies", type=int, default=1,
                    help="attacked twins per training example for the adversarial part "
                         "(default: 1)")
@@ -75,15 +89,28 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..defend import defend
+    from ..defend import add_shield, defend
 
+    if args.source is not None or args.add_shield:
+        if args.source is None or not args.add_shield:
+            raise ValueError("--from DIR and --add-shield go together: the shield in front of "
+                             "DIR's trained victim is all a folder takes without training again")
+        if args.victim or args.train:
+            raise ValueError("--from reuses DIR's trained victim: leave out --victim and --train")
+        victim = add_shield(args.source, args.out, guess=args.shield_guess, task=args.task)
+        print(f"{victim.name}: the shield in front of {args.source} → {args.out} (use --victim "
+              f"defended:{args.out})", file=sys.stderr)
+        return 0
+    missing = [f"--{k}" for k in ("task", "victim", "train") if getattr(args, k) is None]
+    if missing:
+        raise ValueError(f"zeroe defend needs {', '.join(missing)} (or --from DIR --add-shield)")
     victim = defend(args.task, args.victim, args.train, args.out, args.parts, seed=args.seed,
                     copies=args.copies, fields=args.fields, encoder_model=args.encoder,
                     rounds=args.rounds, per_round=args.per_round, anagrams=args.anagrams,
                     merge_below=args.merge_below, restore=args.restorers,
                     guard=not args.unguarded, anchors=not args.unanchored,
                     unknown_twins=args.unknown_twins, worst_rounds=args.worst_rounds,
-                    progress=not args.quiet)
+                    shield_guess=args.shield_guess, progress=not args.quiet)
     print(f"{victim.name}: trained on {args.train} → {args.out} (use --victim "
           f"defended:{args.out})", file=sys.stderr)
     return 0

@@ -3,13 +3,15 @@
 The parts compose (`victim.PARTS`): ``encode`` trains the victim on robustly encoded text
 (`encoding`), and with it on twins of the examples an attacker of the encoding could make
 (`twins`: one word ``unkword``; each example's worst one-change encodings, in rounds);
-``shield`` restores every text before it is encoded; ``adversarial`` adds, for
+``shield`` restores every text before it is encoded (``shield_guess``: reading for the encoding
+behind it, `Shield`'s ``guess``); ``adversarial`` adds, for
 every training example, ``copies`` perturbed twins (all ten Zéroe attackers mixed, a seeded draw
 per example) passed through the same parts, so the victim learns what attacked text looks like
 after the defense — unknown words included — and then, for ``rounds`` rounds, attacks
 ``per_round`` training examples with a search recipe against the defended victim as it stands
 (the attack in the loop: every query through the whole pipeline) and trains again with the
-adversarial texts it found. The result is one folder (`victim.save_defense`).
+adversarial texts it found. The result is one folder (`victim.save_defense`). `add_shield` puts
+the shield in front of a folder trained without it, as a new folder, without training again.
 """
 from __future__ import annotations
 
@@ -24,7 +26,9 @@ from ..tasks import get_task
 from ..validate import check_int
 from .encoding import RobustEncoder, vocabulary
 from .twins import WorstTwins, with_unknown
-from .victim import PARTS, DefendedVictim, heavier_than_unknown, save_defense
+from .victim import (DEFENSE, HF, MODEL, PARTS, VOCABULARY, DefendedVictim,
+                     heavier_than_unknown, load_defended, read_defense, save_defense,
+                     shield_fields)
 
 ATTACK = "rand"  # the augmentation's attackers: the ten Zéroe perturbers, mixed
 LEVEL = "mid"
@@ -46,6 +50,14 @@ def parse_parts(parts: str | Sequence[str]) -> list[str]:
     return [p for p in PARTS if p in names]
 
 
+def check_shield_guess(parts: Sequence[str], guess: bool) -> bool:
+    """``guess`` (the shield reads for the encoding behind it), refused without the shield."""
+    if guess and "shield" not in parts:
+        raise ValueError("--shield-guess (defense.shield_guess) is a mode of the shield: add "
+                         "shield to the parts")
+    return bool(guess)
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -62,7 +74,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
            sources: bool = True, merge_below: int = MERGE_BELOW, fragments: bool = False,
            restore: bool = False, guard: bool = True, anchors: bool = True,
            unknown_twins: int | None = None, worst_rounds: int | None = None,
-           progress: bool = True) -> DefendedVictim:
+           shield_guess: bool = False, progress: bool = True) -> DefendedVictim:
     """Train ``victim`` (a trainable built-in name) on ``train`` behind ``parts``, save it in
     ``out`` and return it as it loads (``defended:OUT``). ``guard``: once trained, lookups never
     return a word the victim weighs more than ``unkword`` (victims whose score only adds up);
@@ -71,12 +83,14 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     default 2 for pairs, 0 for single texts); ``worst_rounds``: rounds of training again with
     each example's two changed encodings the model scores worst for its gold label, one word
     changed once on the certificates' surface (`twins.WorstTwins`; default 3 for pairs, 0 for
-    single texts)."""
+    single texts); ``shield_guess``: the shield (part ``shield``) reads for the encoding behind
+    it, in training as in every query."""
     from .. import get_perturbation
     from ..victims.sklearn import check_labels, train_victim
 
     spec = get_task(task)
     parts = parse_parts(parts)
+    shield_guess = check_shield_guess(parts, shield_guess)
     copies = check_int("copies", copies, low=0)
     rounds = check_int("rounds", rounds, low=0)
     per_round = check_int("per_round", per_round)
@@ -104,7 +118,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
         counts, clusters, encoder, shield = pipeline(parts, texts, min_count=min_count,
                                                      anagrams=anagrams, sources=sources,
                                                      merge_below=merge_below, fragments=fragments,
-                                                     restore=restore)
+                                                     restore=restore, shield_guess=shield_guess)
         defended = DefendedVictim(None, spec.name, encoder, shield, anchored=anchors)
         inputs, gold = list(examples.inputs), list(examples.gold)
         if "adversarial" in parts and copies:
@@ -155,7 +169,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
                 "unknown_twins": unknown_twins, "worst_rounds": worst_rounds,
                 "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
                 "recipe": recipe, "adversarial_found": found,
-                "shield": list(shield.mechanisms) if shield is not None else None,
+                **shield_fields(shield, trained=True),
                 "trained_on": {"file": train.name, "sha256": _sha256(train),
                                "examples": len(examples.inputs), "rows": len(seen)},
                 "seconds": round(time.perf_counter() - start, 1)}
@@ -163,21 +177,20 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
 
         meta["zeroe_version"] = __version__
         save_defense(Path(out), meta, counts, clusters, model)
-        from .victim import load_defended
-
         return load_defended(out, spec.name)
 
 
 def pipeline(parts: Sequence[str], texts: Sequence[str], *, min_count: int = 2,
              anagrams: bool = False, sources: bool = True, merge_below: int = MERGE_BELOW,
-             fragments: bool = False, restore: bool = False):
+             fragments: bool = False, restore: bool = False, shield_guess: bool = False):
     """What stands before the victim, built from the training ``texts``: ``(counts, clusters,
     encoder, shield)`` — the vocabulary with its counts, its clusters, the `RobustEncoder` (None
-    without ``encode``) and the shield (None without ``shield``). Shared by ``zeroe defend`` and
-    the neural job ``python -m train.defend``, which save the first two (`save_defense`)."""
+    without ``encode``) and the shield (None without ``shield``; ``shield_guess``: in its guess
+    mode). Shared by ``zeroe defend`` and the neural job ``python -m train.defend``, which save
+    the first two (`save_defense`) and the shield's fields (`shield_fields`)."""
     from ..shield import get_shield
 
-    shield = get_shield() if "shield" in parts else None
+    shield = get_shield(guess=shield_guess) if "shield" in parts else None
     counts = (vocabulary(texts, min_count, None if fragments else get_shield().lexicon)
               if "encode" in parts else {})
     clusters = {}
@@ -213,3 +226,68 @@ def attacked(victim, spec, examples, n: int, recipe: str, seed: int, progress: b
                 found.append((result.adversarial, examples.gold[i]))
             bar.update()
     return found
+
+
+def add_shield(source: str | Path, out: str | Path, *, guess: bool = False,
+               task: str | None = None) -> DefendedVictim:
+    """The defended victim of ``source``, trained without the shield, with the shield in front
+    (``guess``: reading for the encoding behind it), saved as the folder ``out`` without training
+    again: the victim and its vocabulary are hard-linked where the file system allows (copied
+    where not; every writer of a defended folder replaces files by rename, so a later build of
+    ``source`` never changes ``out``), and ``defense.json`` is ``source``'s with the shield in
+    its parts, ``shield_trained`` false (the model never saw restored text: the shield reads the
+    queries only) and ``added_to`` naming ``source``. What ``zeroe search --shield`` in front of
+    ``defended:SOURCE`` queries, as one folder. ``task``: refused when ``source`` serves another."""
+    from ..shield import get_shield
+
+    source, out = Path(source), Path(out)
+    meta = read_defense(source)
+    if task is not None and get_task(task).name != meta["task"]:
+        raise ValueError(f"{source} is a defense for {meta['task']}, not {get_task(task).name}")
+    if "shield" in meta["parts"]:
+        raise ValueError(f"{source} has the shield in front already (trained behind it): build "
+                         "a new defense for another shield")
+    if out.resolve() == source.resolve():
+        raise ValueError(f"--out {out} is the folder the shield is added to: choose a new one")
+    # (file in source, file in out): the model (an hf: directory goes to out/hf), the vocabulary
+    files = [(str(meta.get("model") or HF), HF) if meta["victim"] == HF else (MODEL, MODEL)]
+    if "encode" in meta["parts"]:
+        files.append((VOCABULARY, VOCABULARY))
+    for name, _ in files:
+        if not (source / name).exists():
+            raise ValueError(f"corrupt defense {source}: {name} is missing")
+    shield = get_shield(guess=guess)
+    with locked(out, "defend"):
+        (out / DEFENSE).unlink(missing_ok=True)  # no old defense.json over the files linked now
+        for name, new in files:
+            _link_or_copy(source / name, out / new)
+        added = {"folder": str(source.resolve()), "sha256": _sha256(source / DEFENSE)}
+        meta = {k: v for k, v in meta.items() if k != "format"}
+        meta.update(parts=parse_parts([*meta["parts"], "shield"]),
+                    **shield_fields(shield, trained=False), added_to=added)
+        if meta["victim"] == HF:
+            meta["model"] = HF
+        save_defense(out, meta, None, {}, None)
+        return load_defended(out, meta["task"])
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """``source`` (a file or a directory) at ``target``, replacing what is there: hard links,
+    copies where the file system has none (another device)."""
+    import os
+    import shutil
+
+    def link(src, dst):
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    else:
+        target.unlink(missing_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, target, copy_function=link)
+    else:
+        link(source, target)

@@ -66,18 +66,32 @@ class DefendedVictim(WrappedVictim):
         return [self.one(t) for t in batch]
 
 
-def save_defense(out: Path, meta: dict, counts: Mapping[str, int], clusters: Mapping[str, str],
-                 victim) -> None:
+def shield_fields(shield, trained: bool) -> dict:
+    """What ``defense.json`` records of the shield in front (None: no shield): its mechanisms,
+    ``shield_guess`` (it reads for the encoding behind it, `Shield`'s ``guess``) and
+    ``shield_trained`` (the training texts were restored by it too; false for a shield put in
+    front of a victim trained without it, `build.add_shield`, which reads the queries only).
+    A folder from before the last two loads as it was built: guess off, trained behind it."""
+    if shield is None:
+        return {"shield": None}
+    return {"shield": list(shield.mechanisms), "shield_guess": bool(shield.guess),
+            "shield_trained": bool(trained)}
+
+
+def save_defense(out: Path, meta: dict, counts: Mapping[str, int] | None,
+                 clusters: Mapping[str, str], victim) -> None:
     """Write a defended victim's folder (each file atomically; defense.json removed first and
     written last, so a folder without it is an interrupted build, a first one or one that
     replaced another, and loads as none: never an old defense.json over new files). ``victim``
-    None: the caller wrote the model itself (an ``hf:`` directory, ``meta["model"]``)."""
+    None: the caller wrote the model itself (an ``hf:`` directory, ``meta["model"]``);
+    ``counts`` None: the caller wrote the vocabulary too (`build.add_shield`)."""
     from ..assets import atomic_write
 
     out.mkdir(parents=True, exist_ok=True)
     (out / DEFENSE).unlink(missing_ok=True)
-    atomic_write(out / VOCABULARY, "".join(f"{w}\t{n}\t{clusters.get(w, w)}\n"
-                                           for w, n in counts.items()).encode())
+    if counts is not None:
+        atomic_write(out / VOCABULARY, "".join(f"{w}\t{n}\t{clusters.get(w, w)}\n"
+                                               for w, n in counts.items()).encode())
     if victim is not None:
         import joblib
 
@@ -129,7 +143,7 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
     if "shield" in meta["parts"]:
         from ..shield import get_shield
 
-        shield = get_shield(meta.get("shield"))
+        shield = get_shield(meta.get("shield"), guess=bool(meta.get("shield_guess", False)))
     if "encode" in meta["parts"]:
         words = folder / VOCABULARY
         if not words.is_file():
