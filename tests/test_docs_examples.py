@@ -128,3 +128,4 @@ def test_defend_md_python_example_runs(tmp_path, monkeypatch):
     done = _run_blocks(DOC.parent / "defend.md")
     assert 0.0 <= done["shown"][0] <= 1.0
     assert done["load_defended"]("defended/olid").predict(["you are an iidot"]) == done["shown"]
+    assert done["victim"].shield.guess  # the shield the page adds to that folder, guessing
