@@ -51,6 +51,8 @@ def test_the_shield_part_records_its_guess_mode_and_loads_with_it(files, tmp_pat
     assert meta["shield_trained"] is True and meta["shield"] == list(get_shield().mechanisms)
     assert victim.shield.guess and load_defended(out).shield is get_shield(meta["shield"],
                                                                            guess=True)
+    with pytest.raises(ValueError, match="in front already: trained behind it"):
+        add_shield(out, tmp_path / "again")  # which shield would the model have seen?
 
 
 def test_a_folder_from_before_the_guess_mode_loads_as_it_was_built(files, tmp_path):
@@ -121,8 +123,8 @@ def test_adding_the_shield_is_refused_where_it_cannot_hold(files, encoded, tmp_p
         "go together ": ["--add-shield", "--out", str(tmp_path / "a")],
         "leave out --victim, --rounds": ["--from", str(encoded), "--add-shield", "--victim",
                                          "tc-tfidf", "--rounds", "2", "--out", str(tmp_path / "a")],
-        "has the shield in front already": ["--from", str(shielded), "--add-shield",
-                                            "--out", str(tmp_path / "a")],
+        f"in front already: add it to {encoded.resolve()} again": [
+            "--from", str(shielded), "--add-shield", "--out", str(tmp_path / "a")],
         "is the folder the shield is added to": ["--from", str(encoded), "--add-shield",
                                                  "--out", str(encoded)],
         "a defense for tc, not nli": ["--from", str(encoded), "--add-shield", "--task", "nli",

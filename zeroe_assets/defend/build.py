@@ -236,8 +236,8 @@ def add_shield(source: str | Path, out: str | Path, *, guess: bool = False,
     where not; every writer of a defended folder replaces files by rename, so a later build of
     ``source`` never changes ``out``), and ``defense.json`` is ``source``'s with the shield in
     its parts, ``shield_trained`` false (the model never saw restored text: the shield reads the
-    queries only) and ``added_to`` naming ``source``. What ``zeroe search --shield`` in front of
-    ``defended:SOURCE`` queries, as one folder. ``task``: refused when ``source`` serves another."""
+    queries only) and ``added_to`` naming ``source``. What ``zeroe search --shield``
+    (``--shield-guess``) in front of ``defended:SOURCE`` queries, as one folder. ``task``: refused when ``source`` serves another."""
     from ..shield import get_shield
 
     source, out = Path(source), Path(out)
@@ -245,8 +245,10 @@ def add_shield(source: str | Path, out: str | Path, *, guess: bool = False,
     if task is not None and get_task(task).name != meta["task"]:
         raise ValueError(f"{source} is a defense for {meta['task']}, not {get_task(task).name}")
     if "shield" in meta["parts"]:
-        raise ValueError(f"{source} has the shield in front already (trained behind it): build "
-                         "a new defense for another shield")
+        added = meta.get("added_to", {}).get("folder")
+        raise ValueError(f"{source} has the shield in front already: " + (
+            f"add it to {added} again for another mode" if added
+            else "trained behind it, build a new defense for another shield"))
     if out.resolve() == source.resolve():
         raise ValueError(f"--out {out} is the folder the shield is added to: choose a new one")
     # (file in source, file in out): the model (an hf: directory goes to out/hf), the vocabulary
