@@ -237,7 +237,8 @@ def add_shield(source: str | Path, out: str | Path, *, guess: bool = False,
     ``source`` never changes ``out``), and ``defense.json`` is ``source``'s with the shield in
     its parts, ``shield_trained`` false (the model never saw restored text: the shield reads the
     queries only) and ``added_to`` naming ``source``. What ``zeroe search --shield``
-    (``--shield-guess``) in front of ``defended:SOURCE`` queries, as one folder. ``task``: refused when ``source`` serves another."""
+    (``--shield-guess``) in front of ``defended:SOURCE`` queries, as one folder. ``task``:
+    refused when ``source`` serves another."""
     from ..shield import get_shield
 
     source, out = Path(source), Path(out)

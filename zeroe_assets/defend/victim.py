@@ -4,8 +4,9 @@
 on), ``DIR/vocabulary.txt`` the words its encoding keeps (with their training counts and
 clusters), and the victim trained on encoded text: ``DIR/victim.joblib`` (a scikit-learn victim
 of ``zeroe defend``) or the ``hf:`` model directory ``DIR/hf`` (a neural victim of ``python -m
-train.defend``; torch and transformers are imported when it loads). Every query goes through the parts in order: the shield restores, the
-encoding encodes, the victim predicts; an attacker who queries it queries the whole pipeline.
+train.defend``; torch and transformers are imported when it loads). Every query goes through
+the parts in order: the shield restores, the encoding encodes, the victim predicts; an attacker
+who queries it queries the whole pipeline.
 """
 from __future__ import annotations
 
