@@ -15,11 +15,11 @@ the shield in front of a folder trained without it, as a new folder, without tra
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..assets import sha256_file
 from ..progress import progress_bar
 from ..runs import locked
 from ..tasks import get_task
@@ -56,14 +56,6 @@ def check_shield_guess(parts: Sequence[str], guess: bool) -> bool:
         raise ValueError("--shield-guess (defense.shield_guess) is a mode of the shield: add "
                          "shield to the parts")
     return bool(guess)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def defend(task: str, victim: str, train: str | Path, out: str | Path,
@@ -170,7 +162,7 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
                 "rounds": rounds if "adversarial" in parts else 0, "per_round": per_round,
                 "recipe": recipe, "adversarial_found": found,
                 **shield_fields(shield, trained=True),
-                "trained_on": {"file": train.name, "sha256": _sha256(train),
+                "trained_on": {"file": train.name, "sha256": sha256_file(train),
                                "examples": len(examples.inputs), "rows": len(seen)},
                 "seconds": round(time.perf_counter() - start, 1)}
         from .. import __version__
@@ -264,7 +256,7 @@ def add_shield(source: str | Path, out: str | Path, *, guess: bool = False,
         (out / DEFENSE).unlink(missing_ok=True)  # no old defense.json over the files linked now
         for name, new in files:
             _link_or_copy(source / name, out / new)
-        added = {"folder": str(source.resolve()), "sha256": _sha256(source / DEFENSE)}
+        added = {"folder": str(source.resolve()), "sha256": sha256_file(source / DEFENSE)}
         meta = {k: v for k, v in meta.items() if k != "format"}
         meta.update(parts=parse_parts([*meta["parts"], "shield"]),
                     **shield_fields(shield, trained=False), added_to=added)

@@ -367,7 +367,7 @@ class Shield:
                 return found
             return self._unseen(unit, readings, window, capital=True)
         if self.nonword_keep is not None and probs[0] <= self.nonword_keep:
-            pick = readings[1 + int(probs[1:].argmax())]
+            pick = _ranker_best(readings, probs)
             return self._overrule(unit, k, readings, pick, window) or pick
         found = None
         if self.channel_margin is not None:
@@ -395,8 +395,7 @@ class Shield:
                 if " " not in r and r in self.lexicon and DamerauLevenshtein.distance(seen, r) == 1}
         if near:
             return max(near, key=lambda r: (self.context.score(r, window), r))
-        return readings[1 + int(probs[1:].argmax())] if probs is not None and len(probs) > 1 \
-            else None
+        return _ranker_best(readings, probs) if probs is not None and len(probs) > 1 else None
 
     def _derived(self, unit: Unit) -> str | None:
         """A derived word whose stem was mistyped, read as its stem's word with the suffix
@@ -739,6 +738,12 @@ def _opens(unit: Unit, gaps: list[str]) -> bool:
     """Whether the unit starts a sentence: the line's first word, or one after a full stop,
     an exclamation or a question mark (``won't! Idoits!``)."""
     return unit.start == 0 or bool(_SENTENCE_END.search(gaps[unit.start] + unit.head))
+
+
+def _ranker_best(readings: Sequence[str], probs: np.ndarray) -> str:
+    """The restorers' reading (``readings[1:]``; ``readings[0]`` is the token kept) the ranker
+    scores highest."""
+    return readings[1 + int(probs[1:].argmax())]
 
 
 def _slip_of(token: str, word: str) -> bool:
