@@ -83,3 +83,16 @@ def pytest_terminal_summary(terminalreporter):
                if isinstance(r.longrepr, tuple) and NO_DATA in str(r.longrepr[2])]
     terminalreporter.write_line(f"{len(skipped)} skipped for missing datasets (data folder: "
                                 f"{DATA}; set ZEROE_DATA, docs/data.md)")
+
+
+@pytest.fixture
+def terminated(monkeypatch):
+    """The multiprocessing pools terminated in this process (the real terminate still runs):
+    `parallel.worker_pool` ends without it but on Ctrl-C."""
+    import multiprocessing.pool
+
+    calls = []
+    real = multiprocessing.pool.Pool.terminate
+    monkeypatch.setattr(multiprocessing.pool.Pool, "terminate",
+                        lambda self: calls.append(self) or real(self))
+    return calls

@@ -6,6 +6,7 @@ same lines with any number of processes.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -70,9 +71,62 @@ def pool_context():
     return mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
 
 
-def _init(attack, processes: int) -> None:
-    global _worker_attack
+_stop = None  # the worker's copy of its pool's stop event (`worker_pool`)
+
+
+def _start(stop, processes: int, initializer, initargs: tuple) -> None:
+    global _stop
+    _stop = stop
     start_worker(processes)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _unless_stopped(job: tuple):
+    function, argument = job
+    return None if _stop.is_set() else function(argument)
+
+
+class WorkerPool:
+    """The ``imap`` and ``imap_unordered`` of a `worker_pool`, whose jobs not yet started when
+    it ends are skipped."""
+
+    def __init__(self, pool):
+        self._pool = pool
+
+    def imap(self, function, jobs: Iterable) -> Iterator:
+        return self._pool.imap(_unless_stopped, zip(itertools.repeat(function), jobs))
+
+    def imap_unordered(self, function, jobs: Iterable) -> Iterator:
+        return self._pool.imap_unordered(_unless_stopped, zip(itertools.repeat(function), jobs))
+
+
+@contextlib.contextmanager
+def worker_pool(processes: int, initializer=None, initargs: tuple = ()) -> Iterator[WorkerPool]:
+    """The one pool of the toolkit (`perturb -j`, `bench generate -j`, `search -j`): each worker
+    runs `start_worker`, then ``initializer(*initargs)``. It ends without killing a worker: the
+    jobs not yet started are skipped and the workers exit on their own, so an error or early end
+    waits only for the jobs in progress. ``Pool.terminate`` can hang for good: a worker it kills
+    while sending a result keeps the result queue's lock (seen one run in a few hundred of
+    ``zeroe search -j 2`` with a victim that raises). Ctrl-C still terminates: it should not
+    wait."""
+    ctx = pool_context()
+    stop = ctx.Event()
+    pool = ctx.Pool(processes, initializer=_start, initargs=(stop, processes, initializer,
+                                                             initargs))
+    try:
+        yield WorkerPool(pool)
+    except KeyboardInterrupt:
+        pool.terminate()
+        raise
+    finally:
+        stop.set()
+        pool.close()
+        pool.join()
+
+
+def _init(attack) -> None:
+    global _worker_attack
     _worker_attack = attack
 
 
@@ -144,7 +198,7 @@ def stream(attack, texts: Iterable[str], base: int, processes: int,
 def _pooled(attack, texts: Iterable[str], base: int, processes: int,
             chunksize: int) -> Iterator[str]:
     chunksize = -(-chunksize // BLOCK) * BLOCK  # whole blocks, so workers see the same streams
-    with pool_context().Pool(processes, initializer=_init, initargs=(attack, processes)) as pool:
+    with worker_pool(processes, _init, (attack,)) as pool:
         # imap is lazy on results but eager on input; bound memory by feeding it in windows
         jobs = _chunks(texts, base, chunksize)
         while window := list(itertools.islice(jobs, processes * 4)):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..assets import (ArtifactError, atomic_write, read_manifest, remove_stale_temporaries,
                       sha256_path)
-from ..parallel import pool_context, start_worker
+from ..parallel import worker_pool
 from ..perturbers.phonetic import oov_available
 from ..phonetic.names import SEQ2SEQ
 from ..progress import progress_bar, stream
@@ -333,8 +333,7 @@ def run(jobs: Sequence[Job], processes: int = 1, progress=True) -> list[Outcome]
         if processes == 1 or len(jobs) <= 1:
             results = map(run_job, jobs)
         else:
-            pool = stack.enter_context(pool_context().Pool(processes, initializer=start_worker,
-                                                           initargs=(processes,)))
+            pool = stack.enter_context(worker_pool(processes))
             results = pool.imap_unordered(run_job, jobs)
         bar = stack.enter_context(progress_bar(len(jobs), "generate", " sets",
                                                enabled=progress is not None))

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..assets import atomic_write, sha256_path
-from ..parallel import pool_context, start_worker
+from ..parallel import worker_pool
 from ..progress import progress_bar
 from ..report import html as H
 from ..report.example import Example
@@ -163,9 +163,8 @@ def attack_one(attack, victim: TimedVictim, index: int, example) -> tuple[str, f
 _worker = None  # the pool worker's (attack, timed victim), built once by _init
 
 
-def _init(settings: RunSettings, processes: int) -> None:
+def _init(settings: RunSettings) -> None:
     global _worker
-    start_worker(processes)
     attack, victim = build(settings)
     _worker = attack, TimedVictim(victim, settings.victim)
 
@@ -182,7 +181,7 @@ def _attacked(settings, attack, victim, jobs: list, processes: int):
             yield attack_one(attack, timed, index, example)
         return
     processes = min(processes, len(jobs))
-    with pool_context().Pool(processes, initializer=_init, initargs=(settings, processes)) as pool:
+    with worker_pool(processes, _init, (settings,)) as pool:
         yield from pool.imap(_attack_in_worker, jobs)
 
 
