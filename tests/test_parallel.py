@@ -26,8 +26,7 @@ def test_an_error_ends_the_pool_without_killing_a_worker(tmp_path, terminated):
         with worker_pool(2) as pool:
             list(pool.imap(_job, [(tmp_path, i) for i in range(JOBS)]))
     assert terminated == []
-    done = sorted(int(p.name) for p in tmp_path.iterdir())
-    assert 0 < len(done) < JOBS - 1  # the jobs in progress finished, the others were skipped
+    assert len(list(tmp_path.iterdir())) < JOBS - 1  # the jobs not yet started were skipped
 
 
 def test_a_finished_pool_gives_every_result_in_order(tmp_path, terminated):
