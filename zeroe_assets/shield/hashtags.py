@@ -17,7 +17,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 MIN_TAG = 6  # shorter tags (#MAGA, #nws) are acronyms or one word
 MAX_PIECE = 20  # the longest word a run-on tag is cut into
 EDITED = 4  # the shortest word of a tag that may be mistyped (shorter: too many words one edit away)
-MARGIN = 2.0  # log10: a cut with one word mistyped must be this much likelier than any without
+MARGIN = 0.5  # log10: a cut with one word mistyped must be this much likelier than any without
 UNKNOWN = -10.0  # log10 cost of a piece no text has used (a name: soetoro), less a letter each
 CUTS = 3  # the cuts with one word mistyped that the shield reads, the likeliest first
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
