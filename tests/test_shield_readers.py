@@ -296,9 +296,12 @@ def test_a_run_on_tag_is_cut_with_one_word_mistyped():
     fluency = {"dumber than dog shit": -9.0, "dumber than dogs it": -12.0}
     assert read_tag("dumberthandoghsit", score, edited, lambda t: fixed.get(t, t),
                     lambda ws: fluency[" ".join(ws)]) == "dumberthandogshit"
-    # a tag in one word, or whose reading changes another word or two edits, stays
+    # a tag whose reading changes another word stays; so does one word, mistyped (#paenting)
+    # or marked by a capital inside (#feminiGm): the shield reads those as one word
     assert read_tag("dumberthandoghsit", score, edited, lambda t: t.replace("dumber", "dimmer"),
                     lambda ws: 0.0) is None
+    for tag in ("paenting", "feminiGm"):
+        assert read_tag(tag, score, {"paenting": -5.0}.get, lambda t: 1 / 0, len) is None
 
 
 @pytest.mark.parametrize("text", [

@@ -16,7 +16,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 MIN_TAG = 6  # shorter tags (#MAGA, #nws) are acronyms or one word
 MAX_PIECE = 20  # the longest word a run-on tag is cut into
-EDITED = 4  # the shortest word of a tag that may be mistyped (shorter: too many words one edit away)
+EDITED = 4  # the shortest word of a tag that may be mistyped (shorter: too many words an edit away)
 MARGIN = 0.5  # log10: a cut with one word mistyped must be this much likelier than any without
 UNKNOWN = -10.0  # log10 cost of a piece no text has used (a name: soetoro), less a letter each
 CUTS = 3  # the cuts with one word mistyped that the shield reads, the likeliest first
@@ -78,9 +78,11 @@ def read_tag(tag: str, score: Score, edited: Score, restore: Callable[[str], str
     know; of several cuts so read, the one whose words ``fluency`` (log10) rates highest wins
     (``dumber than dog shit``, not ``dumber than dogs it``)."""
     low = tag.lower()
-    if len(tag) < MIN_TAG or score(low) is not None:
-        return None
+    if len(tag) < MIN_TAG or score(low) is not None or edited(low) is not None:
+        return None  # one word, or one word mistyped (#paenting): read as one (`core._tags`)
     if tag not in (low, tag.upper()):
+        if tag[0].islower():  # feminiGm: a word with a capital inside, read as one (`marked`)
+            return None
         pieces = _CAMEL.findall(tag)
         if "".join(pieces) != tag or any(len(p) == 1 and p.isupper() for p in pieces):
             return None  # TOcouncil: TO council or T Ocouncil?
