@@ -5,7 +5,9 @@ words it is written as, at its capitals (``Gerat Awakening``) or, in one case, w
 likeliest words allow one of them to be mistyped (`split`: ``dumber than dog hsit``), and the
 shield reads those words as a line; the tag changes when the shield changes exactly the one
 word that no text has used (``Gerat`` → *Great*). So a word of a tag is read as surely as the
-same word in a sentence, and a tag of words the shield keeps stays as written.
+same word in a sentence, and a tag of words the shield keeps stays as written. A tag that is
+one word mistyped (``#paenting``) or marked by a capital inside (``#feminiGm``) is left to the
+one-word reading.
 """
 from __future__ import annotations
 
