@@ -13,6 +13,8 @@ from zeroe_assets.shield.accents import is_accented_word
 from zeroe_assets.shield.channel import edits, load_channel
 from zeroe_assets.shield.context import RealWords
 from zeroe_assets.shield.core import Shield, split
+from zeroe_assets.shield.hashtags import read_tag
+from zeroe_assets.shield.hashtags import split as split_tag
 from zeroe_assets.shield.placeholders import placeholder
 from zeroe_assets.shield.visual import invisible, name_letter, unicode_letters
 
@@ -259,6 +261,47 @@ def test_what_only_looks_like_a_placeholder_stays(shield):
     assert placeholder("RUL", " ", known) == "URL" and placeholder("RUL", "#", known) is None
     assert placeholder("USDR", "@", known) == "USER" and placeholder("USDR", " ", known) is None
     assert placeholder("jSER", "@", known) == "USER" and placeholder("jSeR", "@", known) is None
+
+
+@pytest.mark.parametrize("attacked,clean", [
+    ("#GeratAwakening is here", "#GreatAwakening is here"),
+    ("#Conservatives are #dumberthandogshti", "#Conservatives are #dumberthandogshit"),
+    ("#LOVEMYPRESDIENT #MAGA", "#LOVEMYPRESIDENT #MAGA")])
+def test_a_mistyped_word_inside_a_hashtag_of_several_words_is_read(shield, attacked, clean):
+    assert shield(attacked) == clean
+    off = Shield()
+    off.hashtags = False
+    assert off(attacked) == attacked
+
+
+@pytest.mark.parametrize("text", [
+    "#WalkAway #QAnon #MAGA #KavanaughHearings #SundayFunday",  # words, or used in the tweets
+    "#FLOTUSrocks tonight",  # a name in capitals
+    "#BrettKavanHaugh said it"])  # two pieces no text has used: no one word to read
+def test_a_hashtag_of_words_the_shield_keeps_stays(shield, text):
+    assert shield(text) == text
+
+
+def test_a_run_on_tag_is_cut_with_one_word_mistyped():
+    words = {"dumber": -4.6, "than": -3.0, "dog": -3.8, "dogs": -4.2, "it": -2.0, "shit": -2.9}
+    score = words.get
+    edited = {"hsit": -5.2, "doghs": -6.0}.get  # typos of shit and dogs
+    cuts = split_tag("dumberthandoghsit", score, edited)  # by the words' frequencies alone,
+    assert [["dumberthandoghsit"[a:b] for a, b in spans][k] for spans, k in cuts] \
+        == ["doghs", "hsit"]  # dogs it is likelier than dog shit
+    assert split_tag("dumberthandog", score, edited) == []  # no word mistyped: nothing to do
+    # so the shield reads each cut, and the one whose words read best together wins
+    fixed = {"dumber than dog hsit": "dumber than dog shit",
+             "dumber than doghs it": "dumber than dogs it"}
+    fluency = {"dumber than dog shit": -9.0, "dumber than dogs it": -12.0}
+    assert read_tag("dumberthandoghsit", score, edited, lambda t: fixed.get(t, t),
+                    lambda ws: fluency[" ".join(ws)]) == "dumberthandogshit"
+    # a tag whose reading changes another word stays; so does one word, mistyped (#paenting)
+    # or marked by a capital inside (#feminiGm): the shield reads those as one word
+    assert read_tag("dumberthandoghsit", score, edited, lambda t: t.replace("dumber", "dimmer"),
+                    lambda ws: 0.0) is None
+    for tag in ("paenting", "feminiGm"):
+        assert read_tag(tag, score, {"paenting": -5.0}.get, lambda t: 1 / 0, len) is None
 
 
 @pytest.mark.parametrize("text", [

@@ -74,6 +74,26 @@ class Context:
         uses (a tweet's *maga*, *metoo*, *ukip*; the lexicon has Google's books' words)."""
         return word in self.lexicon or self.model is not None and word in self.model.ids
 
+    def logfreq(self, word: str) -> float | None:
+        """log10 frequency of ``word`` as a word: the lexicon's, else the context model's
+        unigram for a word of its text (a tweet's *antifa*, *maga*), else None."""
+        if word in self.lexicon:
+            return self.lexicon.logfreq(word)
+        if self.model is not None and word in self.model.general.ids:
+            return self.model.general.logprob(word)
+        return None
+
+    def fluency(self, words: Sequence[str]) -> float:
+        """log10 of how ``words`` read as a clause: the tweets' context model's probability
+        (the general one alone, so no line read before changes it), or the lexicon's
+        frequencies and bigram associations without a model."""
+        if not words:
+            return 0.0
+        window = ((START, START), (*words[1:], END))
+        if self.model is None:
+            return self.score(words[0], window) + sum(map(self.lexicon.logfreq, words[1:]))
+        return self.model.general.window(*window[:1], words[0], window[1])
+
     def pair(self, first: str, second: str) -> bool:
         """Whether the context model's text has ``second`` right after ``first`` (False
         without a model)."""

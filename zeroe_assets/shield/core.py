@@ -21,6 +21,7 @@ from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import SURE, Context, RealWords, Window, inflected, neighbours
 from .features import MECHANISMS, line_evidence, token_features
+from .hashtags import EDITED, read_tag
 from .intrude import bracketed
 from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
@@ -28,6 +29,7 @@ from .lm import load_context_model
 from .marked import marked, marked_readings, unmarked
 from .placeholders import placeholders
 from .ranker import Ranker, hand_set_ranker, load_ranker
+from .segment import SHORT_PARTS
 from .spelling import MIN_STEM, SUFFIXES, spelled_right
 from .visual import name_letter
 
@@ -139,6 +141,8 @@ class Shield:
     anchor_gain: float | None = ANCHOR_GAIN
     # a token one edit from a data set's placeholder reads as it (`placeholders`; False: off)
     placeholders: bool = True
+    # a hashtag of several words has its one mistyped word read (`hashtags`; False: off)
+    hashtags: bool = True
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -603,6 +607,8 @@ class Shield:
             return text
         if self.placeholders:
             words = placeholders(words, gaps, self.context.known)
+        if self.hashtags:
+            words = self._hashtags(words, gaps)
         units = self.units(words, gaps)
         protected = _protected(words, gaps)
         if not _english(units, self.lexicon, protected):
@@ -622,6 +628,36 @@ class Shield:
             for w in range(unit.start + 1, unit.end + 1):  # the pieces of an intruded word
                 out_words[w], out_gaps[w] = "", ""
         return tokenize.join(out_words, out_gaps)
+
+    def _hashtags(self, words: list[str], gaps: list[str]) -> list[str]:
+        """``words`` with each whole hashtag of several words read word by word
+        (`hashtags.read_tag`): ``#GeratAwakening`` is *#GreatAwakening*."""
+        out = list(words)
+        for i in _tags(words, gaps):
+            if words[i].isascii():
+                out[i] = read_tag(words[i], self._tag_word, self._tag_typo, self.restore,
+                                  self.context.fluency) or words[i]
+        return out
+
+    def _tag_word(self, piece: str) -> float | None:
+        """log10 frequency of ``piece`` as a word of a hashtag (`Context.logfreq`), None for
+        no word or a short one too rare to cut a tag at (`segment.SHORT_PARTS`)."""
+        freq = self.context.logfreq(piece)
+        if freq is None or freq < SHORT_PARTS.get(len(piece), freq):
+            return None
+        return freq
+
+    def _tag_typo(self, piece: str) -> float | None:
+        """How likely the non-word ``piece`` of a hashtag is a typo of a common word
+        (``channel_freq``) one edit away: the best reading's log10 frequency plus the typo
+        channel; None when no text uses it and no such word is near."""
+        if self.context.known(piece):
+            return None
+        channel = load_channel()
+        return max((self.lexicon.logfreq(w) + channel.score(piece, w)
+                    for w in neighbours(self.lexicon, piece)
+                    if len(w) >= EDITED and self.lexicon.logfreq(w) >= self.channel_freq),
+                   default=None)
 
     def restore_many(self, texts: Iterable[str]) -> Iterator[str]:
         """Restore lines one by one (streaming)."""
