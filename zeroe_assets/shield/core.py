@@ -411,10 +411,10 @@ class Shield:
         (`_attack_odds`): ``The bird is flying over the treens`` is *trees*, not the ranker's
         *greens*; ``Thery are peeps`` *They*, not *Theory*. A hypothesis is short and plain,
         so a confident ranker's reading of a one-edit token is what an adaptive attack steers
-        (*valking* → *walking* for *talking*, *mln* → *man* for *men*: 12 of the 17 pairs that
-        got through on an SNLI dev slice); the window and the edits weigh every one-edit
-        word alike. Lower case, or capitalised at a sentence's start; a non-word no text has
-        used (`_never_used`); None: off, or no such word."""
+        (12 of the 17 pairs that got through on an SNLI dev slice: the lab note of 2026-12-07,
+        defend-snli-pair-guess); the window and the edits weigh every one-edit word alike.
+        Lower case, or capitalised at a sentence's start; a non-word no text has used
+        (`_never_used`); None: off, or no such word."""
         seen = unit.template.lower()
         if not self.guess or unit.compound or unit.start != unit.end \
                 or unit.low in self.lexicon or seen in self.lexicon \
