@@ -193,6 +193,33 @@ def test_guess_reads_what_the_shield_would_leave_for_an_encoding(attacked):
     assert get_shield().restore(attacked) != GUESSED[attacked]  # off by default
 
 
+# DeepWordBug's edits of SNLI hypotheses (dev pairs 101–200, 2026-12-07), read against the premise
+PAIRED = {("A bird is flapping its wings on the water .", "The bird is flying over the treens ."):
+          "The bird is flying over the trees .",  # the window, not the ranker's greens
+          ("Three girls blow out the candles of a cake made of Peeps .",
+           "Thery are peeps in the garden ."): "They are peeps in the garden .",  # not Theory
+          ("a boy holding onto the wall of an old brick house .",
+           "a boy is against the all of a raised foundation"):  # the premise's word, gain 1.8
+          "a boy is against the wall of a raised foundation"}
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRED))
+def test_guess_reads_a_hypothesis_against_its_premise(pair):
+    premise, attacked = pair
+    assert get_shield(guess=True).restore(attacked, premise) == PAIRED[pair]
+    assert get_shield().restore(attacked, premise) != PAIRED[pair]  # off by default
+    assert get_shield(guess=True).restore(attacked) != PAIRED[pair]  # and without a premise
+
+
+def test_the_attack_odds_weigh_deepwordbugs_four_edits():
+    from zeroe_assets.shield.core import _attack_odds
+    # moneky: a swap in monkey (1 place of 5) beats a letter added to money (1 of 6 x 26)
+    assert _attack_odds("moneky", "monkey") - _attack_odds("moneky", "money") \
+        == pytest.approx(np.log10(6 * 26 / 5))
+    assert _attack_odds("tead", "head") == _attack_odds("tead", "read") == -np.log10(100)
+    assert _attack_odds("ead", "head") == -np.log10(4)
+
+
 def test_guess_keeps_clean_text_names_and_words_of_real_writing():
     shield = get_shield(guess=True)
     assert shield.guess and "guessing" in shield.describe()

@@ -5,6 +5,7 @@ changes only when the ranker is sure; gaps, case and clitics stay as they were.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import unicodedata
 import warnings
@@ -54,6 +55,7 @@ UNSEEN_MARGIN = 1.0  # log10: … with the reading this far ahead of the next
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
 ANCHOR_GAIN = 2.0  # log10: a window gain that makes a dictionary word its anchor's word
 GUESS_SURE = 3.0  # log10: with ``guess``, the window gain that reads a rare word as another
+GUESS_ANCHOR_GAIN = 1.5  # log10: … and a hypothesis word as its premise's word (`_real_words`)
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -117,7 +119,9 @@ class Shield:
     window reads ``GUESS_SURE`` likelier, first and last letters included (`context.RealWords`'
     ``sure``: ``flawed loo at`` is *look*, ``manages to scape`` *escape*): DeepWordBug edits
     any letter and leaves real words. Measured behind the MiniLM on movie reviews
-    (docs/defend.md)."""
+    (docs/defend.md). Reading a pair's hypothesis against its premise, ``guess`` also reads a
+    hypothesis non-word by its window and the attack's edits (`_pair_guess`) and a dictionary
+    word as a premise word one edit away at ``GUESS_ANCHOR_GAIN``."""
 
     # a non-word the ranker is unsure of still changes to its best reading when keeping it is
     # this unlikely (None: only the ranker's threshold decides); see `_decide`
@@ -326,6 +330,9 @@ class Shield:
                     and (found := self._anchored(unit, anchors, windows[k])):
                 chosen.append(found)
                 continue
+            if anchors and (found := self._pair_guess(unit, windows[k])):
+                chosen.append(found)
+                continue
             if self.marked and unit.start == unit.end \
                     and (found := marked_readings(unit.stem, self.lexicon)):
                 chosen.append(max(found, key=lambda r: (self.context.score(r, windows[k]), r)))
@@ -395,11 +402,39 @@ class Shield:
         if not self.guess or not unit.stem.islower() or unit.compound \
                 or unit.start != unit.end or not (seen.isascii() and self._never_used(seen)):
             return None
-        near = {r for r in [*readings[1:], *neighbours(self.lexicon, seen)]
-                if " " not in r and r in self.lexicon and DamerauLevenshtein.distance(seen, r) == 1}
+        near = self._one_edit(seen, readings[1:])
         if near:
             return max(near, key=lambda r: (self.context.score(r, window), r))
         return _ranker_best(readings, probs) if probs is not None and len(probs) > 1 else None
+
+    def _pair_guess(self, unit: Unit, window: Window) -> str | None:
+        """With ``guess``, a hypothesis non-word (the text has an anchor: a pair's premise) that
+        no anchor word explains (`_anchored`), read before the ranker as the lexicon word one
+        edit away (or the restorers' reading one edit away) likeliest by its window
+        (`Context.score`) and by how DeepWordBug's edits make the token from it
+        (`_attack_odds`): ``The bird is flying over the treens`` is *trees*, not the ranker's
+        *greens*; ``Thery are peeps`` *They*, not *Theory*. A hypothesis is short and plain,
+        so a confident ranker's reading of a one-edit token is what an adaptive attack steers
+        (12 of the 17 pairs that got through on an SNLI dev slice: the lab note of 2026-12-07,
+        defend-snli-pair-guess); the window and the edits weigh every one-edit word alike.
+        Lower case, or capitalised at a sentence's start; a non-word no text has used
+        (`_never_used`); None: off, or no such word."""
+        seen = unit.template.lower()
+        if not self.guess or unit.compound or unit.start != unit.end \
+                or unit.low in self.lexicon or seen in self.lexicon \
+                or not (unit.stem.islower() or unit.opens and unit.stem[1:].islower()) \
+                or not (seen.isascii() and self._never_used(seen)):
+            return None
+        near = self._one_edit(seen, unit.candidates)
+        if not near:
+            return None
+        return max(near, key=lambda r: (self.context.score(r, window) + _attack_odds(seen, r), r))
+
+    def _one_edit(self, seen: str, readings: Iterable[str]) -> set[str]:
+        """The lexicon words one edit from ``seen``: its neighbours and those of ``readings``
+        (the restorers') that are single lexicon words one edit away."""
+        return {r for r in [*readings, *neighbours(self.lexicon, seen)]
+                if " " not in r and r in self.lexicon and DamerauLevenshtein.distance(seen, r) == 1}
 
     def _derived(self, unit: Unit) -> str | None:
         """A derived word whose stem was mistyped, read as its stem's word with the suffix
@@ -571,11 +606,13 @@ class Shield:
         (`context.RealWords`): a word whose neighbours, as restored, call for another word
         one edit away changes to it. Neighbours across punctuation do not count. An anchor's
         word one edit away (`_anchored`) needs only ``anchor_gain``: ``act`` in *A act nurses
-        puppies* under a premise with *cat* is *cat*."""
+        puppies* under a premise with *cat* is *cat*; with ``guess``, ``GUESS_ANCHOR_GAIN``
+        (*the all of a raised foundation* under *the wall of …* is *wall*)."""
         read = [c or (u.low if u.low in self.lexicon else None) for u, c in zip(units, chosen)]
         windows = self._windows(units, read, cuts)
         shouting = sum(u.stem.isupper() and len(u.stem) > 1 for u in units) > len(units) / 2
         out = list(chosen)
+        gain = GUESS_ANCHOR_GAIN if self.guess else self.anchor_gain
         for k, unit in enumerate(units):
             if chosen[k] is not None or unit.start != unit.end or unit.start in protected \
                     or not (unit.stem.isascii() and unit.stem.isalpha()) \
@@ -585,7 +622,7 @@ class Shield:
             if anchors and self.anchor_gain is not None \
                     and (found := self._anchored(unit, anchors, windows[k])) \
                     and self.context.score(found, windows[k]) \
-                    - self.context.score(unit.low, windows[k]) >= self.anchor_gain:
+                    - self.context.score(unit.low, windows[k]) >= gain:
                 out[k] = found
                 continue
             found = self.real_words.correct(unit.low, windows[k])
@@ -780,6 +817,22 @@ def _ranker_best(readings: Sequence[str], probs: np.ndarray) -> str:
     """The restorers' reading (``readings[1:]``; ``readings[0]`` is the token kept) the ranker
     scores highest."""
     return readings[1 + int(probs[1:].argmax())]
+
+
+def _attack_odds(token: str, word: str) -> float:
+    """log10 P(``token`` | ``word``) for a token one edit from the word, up to a constant, as
+    DeepWordBug makes it: one of its four operations at a place drawn uniformly (two adjacent
+    letters swapped, one dropped, one put for another of 25, one of 26 added), so a swap or a
+    drop is some 25 times likelier than a given substitution (``moneky``: *monkey*, not
+    *money*)."""
+    n = len(word)
+    if len(token) == n - 1:
+        return -math.log10(n)
+    if len(token) == n + 1:
+        return -math.log10(26 * (n + 1))
+    if sum(a != b for a, b in zip(token, word)) == 2:  # one edit, two places: a swap
+        return -math.log10(n - 1)
+    return -math.log10(25 * n)
 
 
 def _slip_of(token: str, word: str) -> bool:
