@@ -17,8 +17,9 @@ number of them, NaN, values outside [0, 1], rows not summing to 1 or unknown lab
 """
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..tasks import Task, get_task
@@ -50,6 +51,11 @@ class Goal:
 
     def outcomes(self, victim, batch: list, gold) -> list[Outcome]:
         raise NotImplementedError
+
+    def reader(self, victim) -> Callable[[list, Any], list[Outcome]]:
+        """``outcomes`` of ``victim`` as a function of (batch, gold): a session's, what the goal
+        needs to know of the victim read once."""
+        return functools.partial(self.outcomes, victim)
 
     def session(self, victim, gold, budget: float, aware: bool = False) -> "Session":
         self.bind(victim)
@@ -154,21 +160,37 @@ class Classification(Goal):
 
     def probabilities(self, victim, batch) -> tuple[tuple, list] | None:
         """(labels, checked probability rows) for ``batch``; None for a labels-only victim."""
-        n = len(batch)
+        return self.prober(victim)(batch)
+
+    def prober(self, victim) -> Callable[[list], tuple[tuple, list] | None]:
+        """``probabilities`` of ``victim`` as a function of a batch, whether it is a `Scorer`
+        and its labels read once: the protocol check and a scikit-learn victim's ``labels``
+        (asked through a wrapper's ``__getattr__``) cost several times a call's own checks,
+        asked at every query of a session of a few texts each."""
         if self.binary:
-            out = victim.predict(batch)
-            out = list(out) if out is not None else []
-            if any(isinstance(p, (list, tuple)) for p in out):
-                raise ValueError(f"victim {victim_name(victim)} is multi-label (a list of "
-                                 "scores per text), which search attacks do not take")
-            return (0, 1), _binary_rows(victim, _floats(victim, out), n)
-        if isinstance(victim, Scorer):  # labels_of's answer, without asking isinstance again
-            labels = tuple(self._label(x) for x in victim.labels)
-            return labels, _checked_rows(victim, victim.scores(batch), n, len(labels))
-        return None
+            def binary(batch):
+                out = victim.predict(batch)
+                out = list(out) if out is not None else []
+                if any(isinstance(p, (list, tuple)) for p in out):
+                    raise ValueError(f"victim {victim_name(victim)} is multi-label (a list of "
+                                     "scores per text), which search attacks do not take")
+                return (0, 1), _binary_rows(victim, _floats(victim, out), len(batch))
+            return binary
+        if isinstance(victim, Scorer):  # labels_of's answer
+            labels, scores = tuple(self._label(x) for x in victim.labels), victim.scores
+            return lambda batch: (labels, _checked_rows(victim, scores(batch), len(batch),
+                                                        len(labels)))
+        return lambda batch: None
 
     def outcomes(self, victim, batch, gold):
-        found = self.probabilities(victim, batch)
+        return self.reader(victim)(batch, gold)
+
+    def reader(self, victim):
+        prober = self.prober(victim)
+        return lambda batch, gold: self._outcomes(victim, prober(batch), batch, gold)
+
+    def _outcomes(self, victim, found, batch, gold) -> list[Outcome]:
+        """The outcomes of ``batch`` from ``prober``'s answer ``found`` (None: ask labels)."""
         if found is None:
             return self._from_labels(victim, victim.predict(batch), len(batch), gold)
         labels, rows = found
@@ -279,6 +301,7 @@ class Session:
 
     def __init__(self, goal: Goal, victim, gold, budget: float, aware: bool = False):
         self.goal, self.victim, self.gold, self.budget = goal, victim, gold, budget
+        self.read = goal.reader(victim)  # the goal's outcomes, the victim read once
         self.queries = 0
         self.exhausted = False  # a query was refused because the budget was spent
         self.cache: dict = {}  # text key → outcome
@@ -307,8 +330,7 @@ class Session:
             new = dict(list(new.items())[:max(0, int(self.left))])
         if new:
             todo = list(new.values())
-            outcomes = self.goal.outcomes(self.victim, [t.victim_input() for t in todo],
-                                          self.gold)
+            outcomes = self.read([t.victim_input() for t in todo], self.gold)
             self.queries += len(todo)
             asked.update(zip(new, outcomes))
         cache.update((t.key, asked[k]) for t, k in zip(fresh, keys) if k in asked)
