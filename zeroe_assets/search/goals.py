@@ -46,20 +46,18 @@ class Goal:
         """``gold`` as the goal compares it; a ValueError where the goal cannot use it."""
         return gold
 
-    def bind(self, victim) -> None:
-        """Checks that need the victim (its labels), once per example."""
+    def bind(self, victim) -> Callable[[list, Any], list[Outcome]]:
+        """Checks that need the victim (its labels), once per example; returns ``outcomes`` of
+        ``victim`` as a function of (batch, gold): a session's, what the goal needs to know of
+        the victim read once."""
+        return functools.partial(self.outcomes, victim)
 
     def outcomes(self, victim, batch: list, gold) -> list[Outcome]:
         raise NotImplementedError
 
-    def reader(self, victim) -> Callable[[list, Any], list[Outcome]]:
-        """``outcomes`` of ``victim`` as a function of (batch, gold): a session's, what the goal
-        needs to know of the victim read once."""
-        return functools.partial(self.outcomes, victim)
-
     def session(self, victim, gold, budget: float, aware: bool = False) -> "Session":
-        self.bind(victim)
-        return Session(self, victim, self.check_gold(gold), budget, aware)
+        read = self.bind(victim)
+        return Session(self, victim, self.check_gold(gold), budget, read, aware)
 
 
 def _checked_rows(victim, rows, n: int, width: int | None) -> list[list[float]]:
@@ -147,26 +145,25 @@ class Classification(Goal):
                              "attacked by search: give one 0/1 label per text (e.g. OLID)")
         return self._label(gold)
 
-    def labels_of(self, victim) -> tuple | None:
-        """The victim's label set: ``victim.labels`` where it has scores, else the known set."""
-        if not self.binary and isinstance(victim, Scorer):
-            return tuple(self._label(x) for x in victim.labels)
-        return self.known
-
     def bind(self, victim):
-        labels = self.labels_of(victim)
+        labels, prober = self._prober(victim)
         if self.target is not None and labels is not None and self.target not in labels:
             raise ValueError(self._unknown_target(labels) + f" (victim {victim_name(victim)})")
+        return lambda batch, gold: self._outcomes(victim, prober(batch), batch, gold)
 
     def probabilities(self, victim, batch) -> tuple[tuple, list] | None:
         """(labels, checked probability rows) for ``batch``; None for a labels-only victim."""
-        return self.prober(victim)(batch)
+        return self._prober(victim)[1](batch)
 
-    def prober(self, victim) -> Callable[[list], tuple[tuple, list] | None]:
-        """``probabilities`` of ``victim`` as a function of a batch, whether it is a `Scorer`
-        and its labels read once: the protocol check and a scikit-learn victim's ``labels``
-        (asked through a wrapper's ``__getattr__``) cost several times a call's own checks,
-        asked at every query of a session of a few texts each."""
+    def outcomes(self, victim, batch, gold):
+        return self._outcomes(victim, self.probabilities(victim, batch), batch, gold)
+
+    def _prober(self, victim) -> tuple[tuple | None, Callable[[list], tuple | None]]:
+        """The victim's label set (``victim.labels`` where it has scores, else the known set)
+        and ``probabilities`` of a batch as a function, whether the victim is a `Scorer` and
+        its labels read once: the protocol check and a scikit-learn victim's ``labels``
+        (through a wrapper's ``__getattr__``) cost several times a call's own checks, and a
+        session asks a few texts a query."""
         if self.binary:
             def binary(batch):
                 out = victim.predict(batch)
@@ -175,19 +172,12 @@ class Classification(Goal):
                     raise ValueError(f"victim {victim_name(victim)} is multi-label (a list of "
                                      "scores per text), which search attacks do not take")
                 return (0, 1), _binary_rows(victim, _floats(victim, out), len(batch))
-            return binary
-        if isinstance(victim, Scorer):  # labels_of's answer
+            return self.known, binary
+        if isinstance(victim, Scorer):
             labels, scores = tuple(self._label(x) for x in victim.labels), victim.scores
-            return lambda batch: (labels, _checked_rows(victim, scores(batch), len(batch),
-                                                        len(labels)))
-        return lambda batch: None
-
-    def outcomes(self, victim, batch, gold):
-        return self.reader(victim)(batch, gold)
-
-    def reader(self, victim):
-        prober = self.prober(victim)
-        return lambda batch, gold: self._outcomes(victim, prober(batch), batch, gold)
+            return labels, lambda batch: (labels, _checked_rows(victim, scores(batch),
+                                                                len(batch), len(labels)))
+        return self.known, lambda batch: None
 
     def _outcomes(self, victim, found, batch, gold) -> list[Outcome]:
         """The outcomes of ``batch`` from ``prober``'s answer ``found`` (None: ask labels)."""
@@ -299,9 +289,10 @@ class Session:
     wrapper's ``seen``) freely, so a text the victim would see as one already asked costs no
     query: white-box on the defense, black-box on the model."""
 
-    def __init__(self, goal: Goal, victim, gold, budget: float, aware: bool = False):
+    def __init__(self, goal: Goal, victim, gold, budget: float,
+                 read: Callable[[list, Any], list[Outcome]], aware: bool = False):
         self.goal, self.victim, self.gold, self.budget = goal, victim, gold, budget
-        self.read = goal.reader(victim)  # the goal's outcomes, the victim read once
+        self.read = read  # the goal's outcomes of the victim (`Goal.bind`)
         self.queries = 0
         self.exhausted = False  # a query was refused because the budget was spent
         self.cache: dict = {}  # text key → outcome
