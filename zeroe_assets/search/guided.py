@@ -158,14 +158,9 @@ class NgramSurrogate:
         return c / norms[0] + w / norms[1]
 
     def scores(self, spans: list[str], norms: tuple[float, float]) -> list[float]:
-        """``score`` of each span (a word's candidates at once): the remembered sums looked up
-        in C, ``sums`` called only for the spans not remembered (a word seen in an earlier
-        sentence has them all)."""
+        """``score`` of each span (a word's candidates at once: no call per span)."""
         n0, n1 = norms
-        found = list(map(self._sums.get, spans))
-        if None in found:
-            found = [f if f is not None else self.sums(s) for f, s in zip(found, spans)]
-        return [c / n0 + w / n1 for c, w in found]
+        return [c / n0 + w / n1 for c, w in map(self.sums, spans)]
 
     def sums(self, span: str) -> tuple[float, float]:
         """The weights of ``span``'s character n-grams and of its words, each summed in order
