@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from zeroe_assets.search import get_recipe
+from zeroe_assets.victims import Scorer
+from zeroe_assets.victims.wrapper import TimedVictim
 
 from .conftest import load_benchmark
 
@@ -97,6 +99,11 @@ def test_a_label_victim_s_probabilities_are_replayed_too(own_time):
     real = run()
     assert any(r["status"] == "successful" for r in real)
     recorded.replay = True
+    assert run() == real
+    # --timed: the replay behind the benchmark's TimedVictim is still a victim with scores
+    # (the wrapper answers `scores` only for a Scorer) and gives the same records
+    recorded = TimedVictim(recorded)
+    assert isinstance(recorded, Scorer)
     assert run() == real
 
 

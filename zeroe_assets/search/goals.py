@@ -17,8 +17,9 @@ number of them, NaN, values outside [0, 1], rows not summing to 1 or unknown lab
 """
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..tasks import Task, get_task
@@ -45,15 +46,18 @@ class Goal:
         """``gold`` as the goal compares it; a ValueError where the goal cannot use it."""
         return gold
 
-    def bind(self, victim) -> None:
-        """Checks that need the victim (its labels), once per example."""
+    def bind(self, victim) -> Callable[[list, Any], list[Outcome]]:
+        """Checks that need the victim (its labels), once per example; returns ``outcomes`` of
+        ``victim`` as a function of (batch, gold): a session's, what the goal needs to know of
+        the victim read once."""
+        return functools.partial(self.outcomes, victim)
 
     def outcomes(self, victim, batch: list, gold) -> list[Outcome]:
         raise NotImplementedError
 
     def session(self, victim, gold, budget: float, aware: bool = False) -> "Session":
-        self.bind(victim)
-        return Session(self, victim, self.check_gold(gold), budget, aware)
+        read = self.bind(victim)
+        return Session(self, victim, self.check_gold(gold), budget, read, aware)
 
 
 def _checked_rows(victim, rows, n: int, width: int | None) -> list[list[float]]:
@@ -141,34 +145,42 @@ class Classification(Goal):
                              "attacked by search: give one 0/1 label per text (e.g. OLID)")
         return self._label(gold)
 
-    def labels_of(self, victim) -> tuple | None:
-        """The victim's label set: ``victim.labels`` where it has scores, else the known set."""
-        if not self.binary and isinstance(victim, Scorer):
-            return tuple(self._label(x) for x in victim.labels)
-        return self.known
-
     def bind(self, victim):
-        labels = self.labels_of(victim)
+        labels, prober = self._prober(victim)
         if self.target is not None and labels is not None and self.target not in labels:
             raise ValueError(self._unknown_target(labels) + f" (victim {victim_name(victim)})")
+        return lambda batch, gold: self._outcomes(victim, prober(batch), batch, gold)
 
     def probabilities(self, victim, batch) -> tuple[tuple, list] | None:
         """(labels, checked probability rows) for ``batch``; None for a labels-only victim."""
-        n = len(batch)
-        if self.binary:
-            out = victim.predict(batch)
-            out = list(out) if out is not None else []
-            if any(isinstance(p, (list, tuple)) for p in out):
-                raise ValueError(f"victim {victim_name(victim)} is multi-label (a list of "
-                                 "scores per text), which search attacks do not take")
-            return (0, 1), _binary_rows(victim, _floats(victim, out), n)
-        if isinstance(victim, Scorer):  # labels_of's answer, without asking isinstance again
-            labels = tuple(self._label(x) for x in victim.labels)
-            return labels, _checked_rows(victim, victim.scores(batch), n, len(labels))
-        return None
+        return self._prober(victim)[1](batch)
 
     def outcomes(self, victim, batch, gold):
-        found = self.probabilities(victim, batch)
+        return self._outcomes(victim, self.probabilities(victim, batch), batch, gold)
+
+    def _prober(self, victim) -> tuple[tuple | None, Callable[[list], tuple | None]]:
+        """The victim's label set (``victim.labels`` where it has scores, else the known set)
+        and ``probabilities`` of a batch as a function, whether the victim is a `Scorer` and
+        its labels read once: the protocol check and a scikit-learn victim's ``labels``
+        (through a wrapper's ``__getattr__``) cost several times a call's own checks, and a
+        session asks a few texts a query."""
+        if self.binary:
+            def binary(batch):
+                out = victim.predict(batch)
+                out = list(out) if out is not None else []
+                if any(isinstance(p, (list, tuple)) for p in out):
+                    raise ValueError(f"victim {victim_name(victim)} is multi-label (a list of "
+                                     "scores per text), which search attacks do not take")
+                return (0, 1), _binary_rows(victim, _floats(victim, out), len(batch))
+            return self.known, binary
+        if isinstance(victim, Scorer):
+            labels, scores = tuple(self._label(x) for x in victim.labels), victim.scores
+            return labels, lambda batch: (labels, _checked_rows(victim, scores(batch),
+                                                                len(batch), len(labels)))
+        return self.known, lambda batch: None
+
+    def _outcomes(self, victim, found, batch, gold) -> list[Outcome]:
+        """The outcomes of ``batch`` from ``prober``'s answer ``found`` (None: ask labels)."""
         if found is None:
             return self._from_labels(victim, victim.predict(batch), len(batch), gold)
         labels, rows = found
@@ -277,8 +289,10 @@ class Session:
     wrapper's ``seen``) freely, so a text the victim would see as one already asked costs no
     query: white-box on the defense, black-box on the model."""
 
-    def __init__(self, goal: Goal, victim, gold, budget: float, aware: bool = False):
+    def __init__(self, goal: Goal, victim, gold, budget: float,
+                 read: Callable[[list, Any], list[Outcome]], aware: bool = False):
         self.goal, self.victim, self.gold, self.budget = goal, victim, gold, budget
+        self.read = read  # the goal's outcomes of the victim (`Goal.bind`)
         self.queries = 0
         self.exhausted = False  # a query was refused because the budget was spent
         self.cache: dict = {}  # text key → outcome
@@ -307,8 +321,7 @@ class Session:
             new = dict(list(new.items())[:max(0, int(self.left))])
         if new:
             todo = list(new.values())
-            outcomes = self.goal.outcomes(self.victim, [t.victim_input() for t in todo],
-                                          self.gold)
+            outcomes = self.read([t.victim_input() for t in todo], self.gold)
             self.queries += len(todo)
             asked.update(zip(new, outcomes))
         cache.update((t.key, asked[k]) for t, k in zip(fresh, keys) if k in asked)

@@ -25,7 +25,7 @@ from itertools import chain
 
 from ..constraints import check_all
 from .methods import Greedy, Problem, Scored, SearchMethod
-from .text import AttackedText, Edit
+from .text import AttackedText, Edit, respellings
 
 WORD = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 
@@ -265,20 +265,34 @@ class Guided(SearchMethod):
             return sign * (score(new) - score(old))
 
         # each word's candidates drawn once a run by a word-local transformation: every edit
-        # respells its word alone (`WordDraws.edits`)
+        # respells its word alone (`WordDraws`), so its new spellings are what is scored
         respelt = problem.draws is not None and problem.draws.transformation.word_local
 
-        def gains_of(position: int, edits: list[Edit]) -> list[float]:
-            """``gain`` of each edit of the word at ``position``: its respellings (the usual
-            case) scored at once and against one look-up of the word's own score, else each
-            through ``gain``."""
+        def ranked(position: int) -> list[tuple[float, Edit]]:
+            """(gain, edit) of each edit of the word at ``position`` with a positive gain, best
+            first, ties in the drawn order. Respellings (the usual case) are scored at once,
+            against one look-up of the word's own score, else each through ``gain``; with word
+            draws only the edits kept are made (a greedy search later makes them all:
+            `Problem.edits`)."""
             s, i = original.locate(position)
-            if not respelt and not all(len(e.words) == 1 and not e.gaps and e.words[0][0] == i
-                                       and e.segment == s for e in edits):
-                return [gain(e) for e in edits]
-            old = score(original.word(position))
-            return [sign * (new - old)
-                    for new in surrogate.scores([e.words[0][1] for e in edits], norms)]
+            if respelt:
+                drawn = new = problem.spellings(position)
+            else:
+                drawn, new = problem.edits(position), None
+                if all(len(e.words) == 1 and not e.gaps and e.words[0][0] == i and e.segment == s
+                       for e in drawn):
+                    new = [e.words[0][1] for e in drawn]
+            if new is None:
+                gains = [gain(e) for e in drawn]
+            else:
+                old = score(original.word(position))
+                gains = [sign * (x - old) for x in surrogate.scores(new, norms)]
+            # a reversed sort is stable too
+            kept = [j for j in sorted(range(len(gains)), key=gains.__getitem__, reverse=True)
+                    if gains[j] > 0]
+            chosen = [drawn[j] for j in kept]
+            return list(zip([gains[j] for j in kept],
+                            respellings(s, i, position, chosen) if respelt else chosen))
 
         order = sorted(problem.positions, key=lambda p: sign * score(original.word(p)))
         queue = list(order)
@@ -288,11 +302,7 @@ class Guided(SearchMethod):
             have = sum(o[0][0] for o in options.values() if o)
             while queue and have < upto:
                 p = queue.pop(0)
-                edits = problem.edits(p)
-                gains = gains_of(p, edits)
-                # best first, ties in the drawn order (a reversed sort is stable too)
-                options[p] = [(gains[i], edits[i]) for i in sorted(
-                    range(len(edits)), key=gains.__getitem__, reverse=True) if gains[i] > 0]
+                options[p] = ranked(p)
                 have += options[p][0][0] if options[p] else 0.0
 
         best: Scored = (original, problem.start)

@@ -62,15 +62,20 @@ class WordDraws:
         if not transformation.word_local:
             key = f"{position}\0{text.segments!r}"
             return transformation.edits(text, position, k, keyed_rng(self.base, key))
+        s, i = text.locate(position)
+        return respellings(s, i, position, self.spellings(text, position))
+
+    def spellings(self, text: AttackedText, position: int) -> tuple[str, ...]:
+        """The new spellings ``edits`` puts at ``position``, without the edits (a word-local
+        transformation's only): drawn once a run."""
         word = text.word(position)
         forms = self._forms.get(word)
         if forms is None:
             if len(self._forms) >= self.REMEMBERED:
                 self._forms.clear()
-            forms = self._forms[word] = tuple(
-                transformation.spellings(text, position, k, keyed_rng(self.base, word)))
-        s, i = text.locate(position)
-        return respellings(s, i, position, forms)
+            forms = self._forms[word] = tuple(self.transformation.spellings(
+                text, position, self.k, keyed_rng(self.base, word)))
+        return forms
 
     def __getstate__(self):
         return {**self.__dict__, "_forms": {}, "_changes": {}}
@@ -111,6 +116,12 @@ class Problem:
                 have = tuple(sorted(have, key=self._key))
             self._edits[position] = have, complete
         return list(have[:want])
+
+    def spellings(self, position: int) -> tuple[str, ...]:
+        """The new spellings of the word at ``position`` that ``edits`` puts there, for a
+        search that scores them before it needs edits (``draws`` of a word-local
+        transformation only: `WordDraws.spellings`)."""
+        return self.draws.spellings(self.original, position)
 
     def prefer(self, key) -> None:
         """From now on a position's edits come in the order of ``key`` (smallest first,
