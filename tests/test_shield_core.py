@@ -197,18 +197,30 @@ def test_guess_reads_what_the_shield_would_leave_for_an_encoding(attacked):
 PAIRED = {("A bird is flapping its wings on the water .", "The bird is flying over the treens ."):
           "The bird is flying over the trees .",  # the window, not the ranker's greens
           ("Three girls blow out the candles of a cake made of Peeps .",
-           "Thery are peeps in the garden ."): "They are peeps in the garden .",  # not Theory
-          ("a boy holding onto the wall of an old brick house .",
-           "a boy is against the all of a raised foundation"):  # the premise's word, gain 1.8
-          "a boy is against the wall of a raised foundation"}
+           "Thery are peeps in the garden ."): "They are peeps in the garden ."}  # not Theory
+# … and a dictionary word read as the premise's word at the guess's lower gain (1.8 here)
+PAIRED_GUESS = {("a boy holding onto the wall of an old brick house .",
+                 "a boy is against the all of a raised foundation"):
+                "a boy is against the wall of a raised foundation"}
 
 
 @pytest.mark.parametrize("pair", sorted(PAIRED))
-def test_guess_reads_a_hypothesis_against_its_premise(pair):
+def test_a_hypothesis_nonword_is_read_by_its_window_and_the_attacks_edits(pair):
     premise, attacked = pair
+    assert get_shield().restore(attacked, premise) == PAIRED[pair]
     assert get_shield(guess=True).restore(attacked, premise) == PAIRED[pair]
-    assert get_shield().restore(attacked, premise) != PAIRED[pair]  # off by default
-    assert get_shield(guess=True).restore(attacked) != PAIRED[pair]  # and without a premise
+    assert get_shield().restore(attacked) != PAIRED[pair]  # only against a premise
+    shield = Shield()
+    shield.pair_guess = False  # the ranker's reading
+    assert shield.restore(attacked, premise) != PAIRED[pair]
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRED_GUESS))
+def test_guess_reads_a_hypothesis_word_as_its_premises(pair):
+    premise, attacked = pair
+    assert get_shield(guess=True).restore(attacked, premise) == PAIRED_GUESS[pair]
+    assert get_shield().restore(attacked, premise) != PAIRED_GUESS[pair]  # off by default
+    assert get_shield(guess=True).restore(attacked) != PAIRED_GUESS[pair]  # and without one
 
 
 def test_the_attack_odds_weigh_deepwordbugs_four_edits():

@@ -120,8 +120,8 @@ class Shield:
     ``sure``: ``flawed loo at`` is *look*, ``manages to scape`` *escape*): DeepWordBug edits
     any letter and leaves real words. Measured behind the MiniLM on movie reviews
     (docs/defend.md). Reading a pair's hypothesis against its premise, ``guess`` also reads a
-    hypothesis non-word by its window and the attack's edits (`_pair_guess`) and a dictionary
-    word as a premise word one edit away at ``GUESS_ANCHOR_GAIN``."""
+    dictionary word as a premise word one edit away at ``GUESS_ANCHOR_GAIN`` (and a hypothesis
+    non-word by its window and the attack's edits, `_pair_guess`, as the default does)."""
 
     # a non-word the ranker is unsure of still changes to its best reading when keeping it is
     # this unlikely (None: only the ranker's threshold decides); see `_decide`
@@ -147,6 +147,9 @@ class Shield:
     placeholders: bool = True
     # a hashtag of several words has its one mistyped word read (`hashtags`; False: off)
     hashtags: bool = True
+    # a pair's hypothesis non-word no premise word explains reads as its likeliest one-edit
+    # word (`_pair_guess`; False: only with ``guess``)
+    pair_guess: bool = True
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -408,7 +411,8 @@ class Shield:
         return _ranker_best(readings, probs) if probs is not None and len(probs) > 1 else None
 
     def _pair_guess(self, unit: Unit, window: Window) -> str | None:
-        """With ``guess``, a hypothesis non-word (the text has an anchor: a pair's premise) that
+        """With ``pair_guess`` or ``guess``, a hypothesis non-word (the text has an anchor: a
+        pair's premise) that
         no anchor word explains (`_anchored`), read before the ranker as the lexicon word one
         edit away (or the restorers' reading one edit away) likeliest by its window
         (`Context.score`) and by how DeepWordBug's edits make the token from it
@@ -418,9 +422,11 @@ class Shield:
         (12 of the 17 pairs that got through on an SNLI dev slice: the lab note of 2026-12-07,
         defend-snli-pair-guess); the window and the edits weigh every one-edit word alike.
         Lower case, or capitalised at a sentence's start; a non-word no text has used
-        (`_never_used`); None: off, or no such word."""
+        (`_never_used`); None: off, or no such word. On by default since it changed no clean
+        hypothesis word of 2,000 SNLI dev pairs and turned back three more of the dev texts of
+        TextAttack's recipes (the lab note of 2026-12-07, shield-pair-guess-default)."""
         seen = unit.template.lower()
-        if not self.guess or unit.compound or unit.start != unit.end \
+        if not (self.pair_guess or self.guess) or unit.compound or unit.start != unit.end \
                 or unit.low in self.lexicon or seen in self.lexicon \
                 or not (unit.stem.islower() or unit.opens and unit.stem[1:].islower()) \
                 or not (seen.isascii() and self._never_used(seen)):
