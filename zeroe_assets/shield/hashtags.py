@@ -58,9 +58,12 @@ def split(low: str, score: Score, edited: Score) -> list[tuple[list[tuple[int, i
     found.sort(reverse=True)
     if not found or found[0][0] - ahead[n] < MARGIN:
         return []
-    return [(_cut(low[:j], score, cost) + [(j, i)] + [(a + i, b + i) for a, b
-                                                      in _cut(low[i:], score, cost)],
-             len(_cut(low[:j], score, cost))) for _, j, i in found[:CUTS]]
+    cuts = []
+    for _, j, i in found[:CUTS]:
+        before = _cut(low[:j], score, cost)
+        after = [(a + i, b + i) for a, b in _cut(low[i:], score, cost)]
+        cuts.append((before + [(j, i)] + after, len(before)))
+    return cuts
 
 
 def _cut(low: str, score: Score, cost: Callable[[str], float]) -> list[tuple[int, int]]:
