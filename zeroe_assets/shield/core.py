@@ -23,6 +23,7 @@ from .channel import load_channel
 from .context import SURE, Context, RealWords, Window, inflected, neighbours
 from .features import MECHANISMS, line_evidence, token_features
 from .hashtags import EDITED, read_tag
+from .hyphens import hyphens
 from .intrude import bracketed
 from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
@@ -147,6 +148,11 @@ class Shield:
     placeholders: bool = True
     # a hashtag of several words has its one mistyped word read (`hashtags`; False: off)
     hashtags: bool = True
+    # a hyphen an attack swapped with a letter goes back (`hyphens`; False: off)
+    hyphens: bool = True
+    # a non-word that changes anyway reads as the slip (first and last letters kept) the
+    # noisy channel puts this far ahead of every other slip (`_slip`; None: off)
+    slip_margin: float | None = CHANNEL_MARGIN
     # a pair's hypothesis non-word no premise word explains reads as its likeliest one-edit
     # word (`_pair_guess`; False: only with ``guess``)
     pair_guess: bool = True
@@ -344,7 +350,8 @@ class Shield:
             probs = self.ranker.probabilities(rows)
             best = int(probs.argmax())
             if best and probs[best] >= self.ranker.threshold:
-                over = self._overrule(unit, k, readings, readings[best], windows[k])
+                over = self._overrule(unit, k, readings, readings[best], windows[k]) \
+                    or self._slip(unit, k, readings, readings[best], windows[k])
                 chosen.append(over or readings[best])
             else:
                 chosen.append(self._unsure(unit, k, readings, probs, windows[k]))
@@ -382,7 +389,8 @@ class Shield:
             return self._unseen(unit, readings, window, capital=True)
         if self.nonword_keep is not None and probs[0] <= self.nonword_keep:
             pick = _ranker_best(readings, probs)
-            return self._overrule(unit, k, readings, pick, window) or pick
+            return self._overrule(unit, k, readings, pick, window) \
+                or self._slip(unit, k, readings, pick, window) or pick
         found = None
         if self.channel_margin is not None:
             found = self._channel_best(unit, readings, window) \
@@ -548,6 +556,30 @@ class Shield:
                                    floor=-np.inf)
         return found if found != pick else None
 
+    def _slip(self, unit: Unit, k: int, readings: list[str], pick: str, window: Window
+              ) -> str | None:
+        """The slip (`_slip_of`: one edit, the token's first and last letters kept) that a
+        non-word changing anyway to ``pick`` reads as, where ``pick`` is none: the one the
+        window and the noisy channel (`_channel_best`'s score) put ``slip_margin`` ahead of
+        every other slip, and ahead of ``pick``. ``darb`` in *a strangely darb romp* is *drab*,
+        not the ranker's *darby*; ``wors`` *works*, not *work*. People's typos and
+        TextAttack's Pruthi2019 edit a word's inside; the token changes either way, so no
+        clean word changes that did not before. None: off, ``pick`` is a slip or several
+        words, or no slip is so far ahead."""
+        seen = unit.template.lower()
+        if self.slip_margin is None or " " in pick or not (seen.isascii() and seen.isalpha()) \
+                or not self._nonword(unit, k, names=True, least=MIN_LENGTH) \
+                or DamerauLevenshtein.distance(seen, pick) == 1 and _slip_of(seen, pick):
+            return None
+        channel = load_channel()
+        scored = sorted(((self.context.score(w, window) + channel.score(seen, w), w)
+                         for w in self._one_edit(seen, readings[1:]) if _slip_of(seen, w)),
+                        reverse=True)
+        if not scored or len(scored) > 1 and scored[0][0] - scored[1][0] < self.slip_margin \
+                or scored[0][0] <= self.context.score(pick, window) + channel.score(seen, pick):
+            return None
+        return scored[0][1]
+
     def _short(self, unit: Unit, k: int) -> bool:
         """Whether the unit is a non-word of ``SHORT`` letters that the noisy channel alone may
         change (``sht``, ``rch``, ``nw``: a word cut or mistyped): in lower case (not an
@@ -652,6 +684,8 @@ class Shield:
             words = placeholders(words, gaps, self.context.known)
         if self.hashtags:
             words = self._hashtags(words, gaps)
+        if self.hyphens:
+            words = hyphens(words, gaps, self.lexicon, self.context.pair, _protected(words, gaps))
         units = self.units(words, gaps)
         protected = _protected(words, gaps)
         if not _english(units, self.lexicon, protected):
