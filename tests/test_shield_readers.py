@@ -15,6 +15,7 @@ from zeroe_assets.shield.context import RealWords
 from zeroe_assets.shield.core import Shield, split
 from zeroe_assets.shield.hashtags import read_tag
 from zeroe_assets.shield.hashtags import split as split_tag
+from zeroe_assets.shield.hyphens import moved
 from zeroe_assets.shield.placeholders import placeholder
 from zeroe_assets.shield.visual import invisible, name_letter, unicode_letters
 
@@ -467,3 +468,26 @@ def test_a_dictionary_word_is_not_read_as_another_inflection_of_itself(shield):
     assert shield.real_words.correct("finishes", (("<s>", "allen"), ("her", "exam"))) is None
     # a reading that only adds letters stays one: the truncate attack's things for thing
     assert not shield._inflection(shield.units(["thing"], ["", ""])[0], "things")
+
+
+@pytest.mark.parametrize("attacked,clean", [
+    ("a coming-ofa-ge tale .", "a coming-of-age tale ."),  # Pruthi2019: the hyphen swapped
+    ("a coming-o-fage tale .", "a coming-of-age tale ."),  # DeepWordBug's swap
+    ("the best hiph-op film", "the best hip-hop film"),
+])
+def test_a_hyphen_swapped_with_a_letter_goes_back(shield, attacked, clean):
+    assert shield(attacked) == clean
+    off = Shield()
+    off.hyphens = False
+    assert off(attacked) != clean
+
+
+def test_compounds_written_so_keep_their_hyphen(shield):
+    lexicon = {"pre", "pred", "dawn", "awn", "file", "to", "fish", "filet"}
+    pair = lambda a, b: True  # noqa: E731 - every two words written in a row somewhere
+    assert moved(["pre", "dawn"], lexicon, pair) is None  # every piece a word already
+    assert moved(["Filet", "O", "Fish"], lexicon, pair) is None  # File-tO-Fish: no case
+    assert moved(["ex", "pat"], {"exp", "at"}, lambda a, b: False) is None  # never written
+    for text in ("a pre-dawn slot", "an ex-pat", "a u-turn", "sci-fi x-ray e-mail t-shirt",
+                 "Filet-O-Fish", "Medi-care", "Kim Jong-un"):
+        assert shield(text) == text

@@ -57,6 +57,7 @@ CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside
 ANCHOR_GAIN = 2.0  # log10: a window gain that makes a dictionary word its anchor's word
 GUESS_SURE = 3.0  # log10: with ``guess``, the window gain that reads a rare word as another
 GUESS_ANCHOR_GAIN = 1.5  # log10: … and a hypothesis word as its premise's word (`_real_words`)
+SLIP_SWAP = True
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -569,7 +570,8 @@ class Shield:
         seen = unit.template.lower()
         if self.slip_margin is None or " " in pick or not (seen.isascii() and seen.isalpha()) \
                 or not self._nonword(unit, k, names=True, least=MIN_LENGTH) \
-                or DamerauLevenshtein.distance(seen, pick) == 1 and _slip_of(seen, pick):
+                or DamerauLevenshtein.distance(seen, pick) == 1 \
+                and (_slip_of(seen, pick) or SLIP_SWAP and sorted(seen) == sorted(pick)):
             return None
         channel = load_channel()
         scored = sorted(((self.context.score(w, window) + channel.score(seen, w), w)
