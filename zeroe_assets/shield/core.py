@@ -57,7 +57,6 @@ CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside
 ANCHOR_GAIN = 2.0  # log10: a window gain that makes a dictionary word its anchor's word
 GUESS_SURE = 3.0  # log10: with ``guess``, the window gain that reads a rare word as another
 GUESS_ANCHOR_GAIN = 1.5  # log10: … and a hypothesis word as its premise's word (`_real_words`)
-SLIP_SWAP = True
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -151,9 +150,6 @@ class Shield:
     hashtags: bool = True
     # a hyphen an attack swapped with a letter goes back (`hyphens`; False: off)
     hyphens: bool = True
-    # a non-word that changes anyway reads as the slip (first and last letters kept) the
-    # noisy channel puts this far ahead of every other slip (`_slip`; None: off)
-    slip_margin: float | None = CHANNEL_MARGIN
     # a pair's hypothesis non-word no premise word explains reads as its likeliest one-edit
     # word (`_pair_guess`; False: only with ``guess``)
     pair_guess: bool = True
@@ -351,8 +347,7 @@ class Shield:
             probs = self.ranker.probabilities(rows)
             best = int(probs.argmax())
             if best and probs[best] >= self.ranker.threshold:
-                over = self._overrule(unit, k, readings, readings[best], windows[k]) \
-                    or self._slip(unit, k, readings, readings[best], windows[k])
+                over = self._overrule(unit, k, readings, readings[best], windows[k])
                 chosen.append(over or readings[best])
             else:
                 chosen.append(self._unsure(unit, k, readings, probs, windows[k]))
@@ -390,8 +385,7 @@ class Shield:
             return self._unseen(unit, readings, window, capital=True)
         if self.nonword_keep is not None and probs[0] <= self.nonword_keep:
             pick = _ranker_best(readings, probs)
-            return self._overrule(unit, k, readings, pick, window) \
-                or self._slip(unit, k, readings, pick, window) or pick
+            return self._overrule(unit, k, readings, pick, window) or pick
         found = None
         if self.channel_margin is not None:
             found = self._channel_best(unit, readings, window) \
@@ -556,31 +550,6 @@ class Shield:
         found = self._channel_best(unit, readings, window, margin=self.channel_over,
                                    floor=-np.inf)
         return found if found != pick else None
-
-    def _slip(self, unit: Unit, k: int, readings: list[str], pick: str, window: Window
-              ) -> str | None:
-        """The slip (`_slip_of`: one edit, the token's first and last letters kept) that a
-        non-word changing anyway to ``pick`` reads as, where ``pick`` is none: the one the
-        window and the noisy channel (`_channel_best`'s score) put ``slip_margin`` ahead of
-        every other slip, and ahead of ``pick``. ``darb`` in *a strangely darb romp* is *drab*,
-        not the ranker's *darby*; ``wors`` *works*, not *work*. People's typos and
-        TextAttack's Pruthi2019 edit a word's inside; the token changes either way, so no
-        clean word changes that did not before. None: off, ``pick`` is a slip or several
-        words, or no slip is so far ahead."""
-        seen = unit.template.lower()
-        if self.slip_margin is None or " " in pick or not (seen.isascii() and seen.isalpha()) \
-                or not self._nonword(unit, k, names=True, least=MIN_LENGTH) \
-                or DamerauLevenshtein.distance(seen, pick) == 1 \
-                and (_slip_of(seen, pick) or SLIP_SWAP and sorted(seen) == sorted(pick)):
-            return None
-        channel = load_channel()
-        scored = sorted(((self.context.score(w, window) + channel.score(seen, w), w)
-                         for w in self._one_edit(seen, readings[1:]) if _slip_of(seen, w)),
-                        reverse=True)
-        if not scored or len(scored) > 1 and scored[0][0] - scored[1][0] < self.slip_margin \
-                or scored[0][0] <= self.context.score(pick, window) + channel.score(seen, pick):
-            return None
-        return scored[0][1]
 
     def _short(self, unit: Unit, k: int) -> bool:
         """Whether the unit is a non-word of ``SHORT`` letters that the noisy channel alone may
