@@ -655,10 +655,10 @@ class Shield:
             words = placeholders(words, gaps, self.context.known)
         if self.hashtags:
             words = self._hashtags(words, gaps)
+        protected = _protected(words, gaps)  # the hyphen pass moves no mark: the same after
         if self.hyphens:
-            words = hyphens(words, gaps, self.lexicon, self.context.pair, _protected(words, gaps))
+            words = hyphens(words, gaps, self.lexicon, self.context.pair, protected)
         units = self.units(words, gaps)
-        protected = _protected(words, gaps)
         if not _english(units, self.lexicon, protected):
             return text
         out_words, out_gaps = list(words), list(gaps)
