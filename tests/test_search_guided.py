@@ -184,6 +184,18 @@ def test_a_wrong_surrogate_costs_queries_not_success(tc, surrogate, examples):
     assert bad["queries"] > 2 * good["queries"], (good, bad)
 
 
+def test_an_example_already_misclassified_is_skipped_before_its_words_are_checked(
+        tc, surrogate, examples):
+    """The original's query comes first: an example whose goal is already met is skipped
+    without its words prepared or checked."""
+    attack = get_recipe("zeroe-fast", "tc", transformations=SAFE, surrogate=surrogate)
+    checked = []
+    attack.attackable = lambda text: checked.append(text) or [0]
+    text = examples[0][0]
+    r = attack.run((text, 1 - _label(tc, text)), tc, 0)
+    assert (r.status, r.reason, r.queries, checked) == (SKIPPED, "goal already met", 1, [])
+
+
 @pytest.mark.parametrize("budget", [1, 2, 3, 5, 9])
 def test_never_over_budget(tc, surrogate, examples, budget):
     wrong = NgramSurrogate({g: -w for g, w in surrogate.chars.items()}, {}, surrogate.idf)

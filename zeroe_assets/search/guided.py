@@ -143,7 +143,9 @@ class NgramSurrogate:
             if found is None:
                 if len(known) >= self.REMEMBERED:
                     known.clear()
-                found = known[token] = tuple(filter(idf.__contains__, char_ngrams(token)))
+                cut = char_ngrams(token)  # cut once: the token's own sums too (`sums`)
+                self.sums(token, cut)
+                found = known[token] = tuple(filter(idf.__contains__, cut))
             grams.append(found)
         chars = Counter(chain.from_iterable(grams))
         words = Counter(g for g in ("w:" + w for w in WORD.findall(text.lower())) if g in idf)
@@ -162,29 +164,34 @@ class NgramSurrogate:
         n0, n1 = norms
         return [c / n0 + w / n1 for c, w in map(self.sums, spans)]
 
-    def sums(self, span: str) -> tuple[float, float]:
+    def sums(self, span: str, grams: list[str] | None = None) -> tuple[float, float]:
         """The weights of ``span``'s character n-grams and of its words, each summed in order
         (``score`` divides them by a text's norms). A pure function of the span, remembered
         across examples (a candidate spelling recurs, the words of tweets more so): the
-        numbers are those computed afresh, so no example's result depends on another."""
+        numbers are those computed afresh, so no example's result depends on another.
+        ``grams``: a single token's ``char_ngrams``, cut already (`norms`)."""
         memo = self._sums
         found = memo.get(span)
         if found is None:
             if len(memo) >= self.REMEMBERED:
                 memo.clear()
-            found = memo[span] = self._sum(span)
+            found = memo[span] = self._sum(span, grams)
         return found
 
     REMEMBERED = 1 << 18  # spans kept before the memory starts afresh
 
-    def _sum(self, span: str) -> tuple[float, float]:
+    def _sum(self, span: str, grams: list[str] | None = None) -> tuple[float, float]:
         get, c = self.chars.get, 0.0
         low = span.lower()
-        for token in low.split():  # char_ngrams, summed in place: the hot loop
-            padded = f" {token} "
-            cuts = _CUTS.get(len(padded)) or _cuts(len(padded))
-            for cut in cuts:
-                c += get(padded[cut], 0.0)
+        if grams is not None:  # one token's, cut already: the same n-grams in the same order
+            for g in grams:
+                c += get(g, 0.0)
+        else:
+            for token in low.split():  # char_ngrams, summed in place: the hot loop
+                padded = f" {token} "
+                cuts = _CUTS.get(len(padded)) or _cuts(len(padded))
+                for cut in cuts:
+                    c += get(padded[cut], 0.0)
         words, w = self.words.get, 0.0
         if low.isalpha():  # letters only (all \w): the pattern's one match, if two or more
             return c, (w + words(low, 0.0) if len(low) > 1 else w)
@@ -294,7 +301,12 @@ class Guided(SearchMethod):
             return list(zip([gains[j] for j in kept],
                             respellings(s, i, position, chosen) if respelt else chosen))
 
-        order = sorted(problem.positions, key=lambda p: sign * score(original.word(p)))
+        # the words the surrogate most wants gone first, scored at once and remembered for
+        # `ranked` (ties in text order: the positions ascend)
+        words = [original.word(p) for p in problem.positions]
+        own = surrogate.scores(words, norms)
+        cache.update(zip(words, own))
+        order = [p for _, p in sorted(zip([sign * x for x in own], problem.positions))]
         queue = list(order)
         options: dict[int, list[tuple[float, Edit]]] = {}  # position → (gain, edit), best first
 
