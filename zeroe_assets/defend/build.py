@@ -26,7 +26,7 @@ from ..tasks import get_task
 from ..validate import check_int
 from .encoding import RobustEncoder, vocabulary
 from .twins import WorstTwins, with_unknown
-from .victim import (DEFENSE, HF, MODEL, PARTS, VOCABULARY, DefendedVictim,
+from .victim import (DEFENSE, HF, MODEL, PARTS, DefendedVictim, defense_files,
                      heavier_than_unknown, load_defended, read_defense, save_defense,
                      shield_fields)
 
@@ -245,9 +245,8 @@ def add_shield(source: str | Path, out: str | Path, *, guess: bool = False,
     if out.resolve() == source.resolve():
         raise ValueError(f"--out {out} is the folder the shield is added to: choose a new one")
     # (file in source, file in out): the model (an hf: directory goes to out/hf), the vocabulary
-    files = [(str(meta.get("model") or HF), HF) if meta["victim"] == HF else (MODEL, MODEL)]
-    if "encode" in meta["parts"]:
-        files.append((VOCABULARY, VOCABULARY))
+    model, *rest = defense_files(meta)
+    files = [(model, HF if meta["victim"] == HF else MODEL), *((name, name) for name in rest)]
     shield = get_shield(guess=guess)
     with locked(out, "defend"):
         (out / DEFENSE).unlink(missing_ok=True)  # no old defense.json over the files linked now

@@ -99,12 +99,12 @@ def save_defense(out: Path, meta: dict, counts: Mapping[str, int] | None,
         tmp = out / (MODEL + ".tmp")
         joblib.dump(victim, tmp)
         tmp.replace(out / MODEL)
-    files = {name: sha256_path(out / name) for name in _files(meta)}
+    files = {name: sha256_path(out / name) for name in defense_files(meta)}
     atomic_write(out / DEFENSE, (json.dumps({"format": FORMAT, **meta, "files": files}, indent=1,
                                             ensure_ascii=False) + "\n").encode())
 
 
-def _files(meta: Mapping) -> list[str]:
+def defense_files(meta: Mapping) -> list[str]:
     """The files of a defended folder besides ``defense.json``: the model (``victim.joblib``, or
     the ``hf:`` directory of a neural defense) and, with the encoding, its vocabulary."""
     model = str(meta.get("model") or HF) if meta["victim"] == HF else MODEL
@@ -158,14 +158,11 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
     folder = Path(folder)
     if task is not None and get_task(task).name != meta["task"]:
         raise ValueError(f"{folder} is a defense for {meta['task']}, not {get_task(task).name}")
-    if meta["victim"] == HF:  # a neural defense: the hf: model directory inside the folder
-        model = folder / str(meta.get("model") or HF)
-        spec, path = f"hf:{model}", None
-    else:
-        model = folder / MODEL
-        spec, path = meta["victim"], model
+    name = defense_files(meta)[0]  # a neural defense's: its hf: model directory
+    model = folder / name
+    spec, path = (f"hf:{model}", None) if meta["victim"] == HF else (meta["victim"], model)
     try:
-        _check_file(folder, meta, _files(meta)[0])  # before unpickling a file swapped in
+        _check_file(folder, meta, name)  # before unpickling a file swapped in
         victim = load_victim(spec, path, task=meta["task"])
     except (EOFError, KeyError, ValueError, OSError, ImportError, AttributeError,
             RuntimeError) as e:
