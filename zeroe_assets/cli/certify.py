@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from ._common import add_fields_option, names
+from ._common import add_fields_option, check_out_file, names
 
 
 def register(sub) -> None:
@@ -31,7 +31,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..assets import atomic_write, check_writable
+    from ..assets import atomic_write
     from ..defend.certify import SURFACE, Surface, certify
     from ..defend.victim import DefendedVictim
     from ..tasks import get_task
@@ -41,10 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 < args.max_perturbed < 1.0:
         raise ValueError(f"--max-perturbed must be a share in (0, 1), got {args.max_perturbed}")
     check_int("--max-queries", args.max_queries)
-    if args.out is not None:  # refused before the work, not after it
-        if args.out.is_dir():
-            raise ValueError(f"--out {args.out} is a folder: certify writes one JSON file there")
-        check_writable(args.out)
+    if args.out is not None:
+        check_out_file(args.out)
     victim = load_victim(args.victim, task=args.task)
     if not isinstance(victim, DefendedVictim):
         raise ValueError(f"certificates are for defended victims (defended:DIR), not {args.victim}")

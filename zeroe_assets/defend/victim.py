@@ -94,11 +94,9 @@ def save_defense(out: Path, meta: dict, counts: Mapping[str, int] | None,
         atomic_write(out / VOCABULARY, "".join(f"{w}\t{n}\t{clusters.get(w, w)}\n"
                                                for w, n in counts.items()).encode())
     if victim is not None:
-        import joblib
+        from ..victims.sklearn import save_victim
 
-        tmp = out / (MODEL + ".tmp")
-        joblib.dump(victim, tmp)
-        tmp.replace(out / MODEL)
+        save_victim(victim, out / MODEL)
     files = {name: sha256_path(out / name) for name in defense_files(meta)}
     atomic_write(out / DEFENSE, (json.dumps({"format": FORMAT, **meta, "files": files}, indent=1,
                                             ensure_ascii=False) + "\n").encode())

@@ -56,10 +56,17 @@ def check_labels(gold: Sequence, source: str | Path | None = None) -> None:
 
 
 def save_victim(victim, path: str | Path) -> None:
+    """``victim`` as ``path`` (joblib), written whole or not at all (`atomic_write`): a save that
+    fails or is interrupted leaves the file that was there, never half a model."""
+    import io
+
     import joblib
 
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    joblib.dump(victim, path)
+    from ..assets import atomic_write
+
+    data = io.BytesIO()
+    joblib.dump(victim, data)
+    atomic_write(Path(path), data.getvalue())
 
 
 def _token_features(tokens: Sequence[str], i: int) -> dict:
