@@ -163,6 +163,35 @@ def test_a_victim_file_that_is_no_victim_is_named_in_one_line(content, tmp_path,
     assert not (tmp_path / "run").exists()
 
 
+def test_a_model_file_is_written_whole_or_not_at_all(tmp_path, capsys, monkeypatch):
+    import joblib
+
+    import zeroe_assets.victims.sklearn as S
+
+    model = tmp_path / "tc.joblib"
+    train = ["bench", "train-victim", "--task", "tc", "--victim", "tc-tfidf", "--train",
+             str(FIX / "olid.tsv")]
+    assert run([*train, "--out", str(model)], capsys)[0] == 0
+    before = model.read_bytes()
+
+    def disk_full(obj, target, *args, **kwargs):  # half a pickle, then the failure
+        if hasattr(target, "write"):
+            target.write(b"half")
+        else:
+            Path(target).write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(joblib, "dump", disk_full)
+    assert run([*train, "--out", str(model)], capsys)[0] == 2
+    assert model.read_bytes() == before  # the old model, not half a new one
+    monkeypatch.setattr(S, "train_victim", lambda *a, **k: pytest.fail("trained first"))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    for out, said in ((tmp_path, "is a folder"), (blocked / "tc.joblib", "Not a directory")):
+        code, _, err = run([*train, "--out", str(out)], capsys)
+        assert code == 2 and said in one_line(err) and str(out) in one_line(err)
+
+
 class Raising:
     """A tc victim whose model server has fallen over."""
 

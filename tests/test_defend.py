@@ -276,6 +276,11 @@ def test_cli_certify_refuses_a_folder_for_out_before_it_works(defended, tmp_path
     assert main(["certify", "--task", "tc", "--victim", f"defended:{defended}", "--input",
                  str(test), "--out", str(tmp_path), "-q"]) == 2
     assert f"--out {tmp_path} is a folder" in capsys.readouterr().err
+    blocked = tmp_path / "a-file" / "certificates.json"  # a folder that cannot be made
+    blocked.parent.write_text("")
+    assert main(["certify", "--task", "tc", "--victim", f"defended:{defended}", "--input",
+                 str(test), "--out", str(blocked), "-q"]) == 2
+    assert f"error: cannot write {blocked}: Not a directory" in capsys.readouterr().err
 
 
 def test_a_defense_with_the_shield_in_front_is_not_certified(monotone):

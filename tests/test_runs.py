@@ -142,6 +142,13 @@ def test_a_folder_another_process_writes_is_refused_naming_it(tmp_path):
     assert not (tmp_path / LOCK).exists()  # released: the lock file goes with the lock
 
 
+def test_a_file_given_as_the_run_folder_is_refused_naming_it(tmp_path):
+    (tmp_path / "f").write_text("keep")
+    with pytest.raises(ValueError, match="f is a file, not a folder: choose another --out"):
+        _open(tmp_path / "f", Toy(1))
+    assert (tmp_path / "f").read_text() == "keep"
+
+
 def test_the_lock_of_a_dead_process_is_taken_over(tmp_path):
     (tmp_path / LOCK).write_text(f"{dead_pid()} zeroe toy\n")  # what a kill -9 leaves
     with locked(tmp_path, "toy"):

@@ -37,6 +37,8 @@ def locked(folder: Path, command: str) -> Iterator[None]:
     which says who holds it (``<pid> zeroe <command>``). A folder another process holds is
     refused (`FolderBusy` naming it and the folder); the lock of a process that died is released
     with it, so a lock file left by a kill is simply taken over."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} is a file, not a folder: choose another --out")
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOCK
     while True:

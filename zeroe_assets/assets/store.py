@@ -139,7 +139,10 @@ def atomic_write(path: Path, data: bytes) -> None:
     old file or the new one, never half of it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temp_prefix(path.name))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temp_prefix(path.name))
+    except OSError as e:  # named by the file asked for, not by a temporary name
+        raise OSError(f"cannot write {path}: {e.strerror or e}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -151,6 +154,22 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def check_writable(path: Path) -> Path:
+    """``path``, refused (an ``OSError`` naming it) where `atomic_write` could not write it: its
+    nearest existing folder takes no new file. For a command that writes its one file at the end
+    of a long run: checked before the run, not after it; nothing is left behind."""
+    path = Path(path)
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        raise OSError(f"cannot write {path}: {e.strerror or e}") from None
+    return path
 
 
 @contextlib.contextmanager

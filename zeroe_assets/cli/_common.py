@@ -90,6 +90,17 @@ def add_input_option(parser: argparse.ArgumentParser, help: str) -> None:
     add_renamed(parser, ["--data"], "--input", "input", required=True, type=Path)
 
 
+def check_out_file(path: Path) -> Path:
+    """``--out FILE`` of a command that writes its one file at the end of its work (`certify`,
+    `bench train-victim`): a folder, or a place that takes no file, is refused before the work,
+    by the name given, not after it by a temporary's."""
+    from ..assets import check_writable
+
+    if path.is_dir():
+        raise ValueError(f"--out {path} is a folder: give the file to write")
+    return check_writable(path)
+
+
 def cap_processes(processes: int, command: str) -> int:
     """``-j`` beyond the cores this process may use only adds start-up cost: capped there, with a
     one-line note on stderr."""

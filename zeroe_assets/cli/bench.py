@@ -10,7 +10,7 @@ from ..protocol import PROTOCOLS
 from ..tasks import task_names
 from ._common import (add_fields_option, add_input_option, add_perturb_options, add_renamed,
                       add_shield_options, add_strict_option, build_perturbation, cap_processes,
-                      shield_of)
+                      check_out_file, shield_of)
 
 
 def register(sub) -> None:
@@ -153,6 +153,7 @@ def run_train(args) -> int:
     from ..tasks import get_task
 
     task = get_task(args.task)
+    check_out_file(args.out)
     ex = task.examples(args.train, task.format_for(args.train, args.fields))
     check_labels(ex.gold, args.train)
     victim = train_victim(args.victim, ex.inputs, ex.gold, args.seed, args.encoder, task.name)

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from ._common import add_fields_option, names
+from ._common import add_fields_option, check_out_file, names
 
 
 def register(sub) -> None:
@@ -41,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 < args.max_perturbed < 1.0:
         raise ValueError(f"--max-perturbed must be a share in (0, 1), got {args.max_perturbed}")
     check_int("--max-queries", args.max_queries)
-    if args.out is not None and args.out.is_dir():  # refused before the work, not after it
-        raise ValueError(f"--out {args.out} is a folder: certify writes one JSON file there")
+    if args.out is not None:
+        check_out_file(args.out)
     victim = load_victim(args.victim, task=args.task)
     if not isinstance(victim, DefendedVictim):
         raise ValueError(f"certificates are for defended victims (defended:DIR), not {args.victim}")

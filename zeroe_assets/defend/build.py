@@ -26,7 +26,7 @@ from ..tasks import get_task
 from ..validate import check_int
 from .encoding import RobustEncoder, vocabulary
 from .twins import WorstTwins, with_unknown
-from .victim import (DEFENSE, HF, MODEL, PARTS, VOCABULARY, DefendedVictim,
+from .victim import (DEFENSE, HF, MODEL, PARTS, DefendedVictim, defense_files,
                      heavier_than_unknown, load_defended, read_defense, save_defense,
                      shield_fields)
 
@@ -78,9 +78,10 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     single texts); ``shield_guess``: the shield (part ``shield``) reads for the encoding behind
     it, in training as in every query."""
     from .. import get_perturbation
-    from ..victims.sklearn import check_labels, train_victim
+    from ..victims.sklearn import check_labels, check_trainable, train_victim
 
     spec = get_task(task)
+    check_trainable(victim, spec.name)
     parts = parse_parts(parts)
     shield_guess = check_shield_guess(parts, shield_guess)
     copies = check_int("copies", copies, low=0)
@@ -103,6 +104,8 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
     kind = {"text": "texts", "pair": "pairs"}.get(spec.inputs)
     if kind is None:
         raise ValueError(f"defenses take text or sentence-pair tasks, not {spec.name}")
+    if "adversarial" in parts and rounds and kind != "texts":
+        raise ValueError("the attack in the loop (--rounds) takes single-text tasks")
     # one writer per folder: a second defend on OUT is refused before it trains (exit 75)
     with locked(Path(out), "defend"):
         start = time.perf_counter()
@@ -141,8 +144,6 @@ def defend(task: str, victim: str, train: str | Path, out: str | Path,
                     bar.update()
         found = 0
         if "adversarial" in parts and rounds:
-            if kind != "texts":
-                raise ValueError("the attack in the loop (--rounds) takes single-text tasks")
             for r in range(rounds):
                 defended.victim = model
                 if guard and encoder is not None:
@@ -234,9 +235,8 @@ def add_shield(source: str | Path, out: str | Path, *, guess: bool = False,
     from ..shield import get_shield
 
     source, out = Path(source), Path(out)
+    load_defended(source, task)  # every file of it checked before anything is written
     meta = read_defense(source)
-    if task is not None and get_task(task).name != meta["task"]:
-        raise ValueError(f"{source} is a defense for {meta['task']}, not {get_task(task).name}")
     if "shield" in meta["parts"]:
         added = meta.get("added_to", {}).get("folder")
         raise ValueError(f"{source} has the shield in front already: " + (
@@ -245,12 +245,8 @@ def add_shield(source: str | Path, out: str | Path, *, guess: bool = False,
     if out.resolve() == source.resolve():
         raise ValueError(f"--out {out} is the folder the shield is added to: choose a new one")
     # (file in source, file in out): the model (an hf: directory goes to out/hf), the vocabulary
-    files = [(str(meta.get("model") or HF), HF) if meta["victim"] == HF else (MODEL, MODEL)]
-    if "encode" in meta["parts"]:
-        files.append((VOCABULARY, VOCABULARY))
-    for name, _ in files:
-        if not (source / name).exists():
-            raise ValueError(f"corrupt defense {source}: {name} is missing")
+    model, *rest = defense_files(meta)
+    files = [(model, HF if meta["victim"] == HF else MODEL), *((name, name) for name in rest)]
     shield = get_shield(guess=guess)
     with locked(out, "defend"):
         (out / DEFENSE).unlink(missing_ok=True)  # no old defense.json over the files linked now

@@ -14,8 +14,8 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..tasks import get_task
-from ..victims import load_victim
+from ..tasks import TASKS, get_task
+from ..victims import BUILTIN_TRAINABLE, load_victim
 from ..victims.wrapper import WrappedVictim
 from .encoding import UNKNOWN, RobustEncoder
 
@@ -86,7 +86,7 @@ def save_defense(out: Path, meta: dict, counts: Mapping[str, int] | None,
     replaced another, and loads as none: never an old defense.json over new files). ``victim``
     None: the caller wrote the model itself (an ``hf:`` directory, ``meta["model"]``);
     ``counts`` None: the caller wrote the vocabulary too (`build.add_shield`)."""
-    from ..assets import atomic_write
+    from ..assets import atomic_write, sha256_path
 
     out.mkdir(parents=True, exist_ok=True)
     (out / DEFENSE).unlink(missing_ok=True)
@@ -94,13 +94,31 @@ def save_defense(out: Path, meta: dict, counts: Mapping[str, int] | None,
         atomic_write(out / VOCABULARY, "".join(f"{w}\t{n}\t{clusters.get(w, w)}\n"
                                                for w, n in counts.items()).encode())
     if victim is not None:
-        import joblib
+        from ..victims.sklearn import save_victim
 
-        tmp = out / (MODEL + ".tmp")
-        joblib.dump(victim, tmp)
-        tmp.replace(out / MODEL)
-    atomic_write(out / DEFENSE, (json.dumps({"format": FORMAT, **meta}, indent=1,
+        save_victim(victim, out / MODEL)
+    files = {name: sha256_path(out / name) for name in defense_files(meta)}
+    atomic_write(out / DEFENSE, (json.dumps({"format": FORMAT, **meta, "files": files}, indent=1,
                                             ensure_ascii=False) + "\n").encode())
+
+
+def defense_files(meta: Mapping) -> list[str]:
+    """The files of a defended folder besides ``defense.json``: the model (``victim.joblib``, or
+    the ``hf:`` directory of a neural defense) and, with the encoding, its vocabulary."""
+    model = str(meta.get("model") or HF) if meta["victim"] == HF else MODEL
+    return [model, *([VOCABULARY] if "encode" in meta["parts"] else [])]
+
+
+def _check_file(folder: Path, meta: Mapping, name: str) -> None:
+    """``folder/name`` as ``defense.json`` recorded it (``files``: sha256 of each, written by
+    `save_defense`): a file damaged, truncated or swapped for another since is refused before
+    it is read. A folder from before the checksums loads as it was built."""
+    from ..assets import sha256_path
+
+    recorded = meta.get("files", {}).get(name)
+    if recorded is not None and (folder / name).exists() and sha256_path(folder / name) != recorded:
+        raise ValueError(f"corrupt defense: {folder / name} is not the file {DEFENSE} was saved "
+                         "with (its sha256 differs): build the folder again")
 
 
 def read_defense(folder: str | Path) -> dict:
@@ -118,6 +136,17 @@ def read_defense(folder: str | Path) -> dict:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT or not isinstance(
             meta.get("parts"), list) or not {"task", "victim"} <= meta.keys():
         raise ValueError(f"corrupt {path}: not a defense of format {FORMAT}")
+    shield, files = meta.get("shield"), meta.get("files", {})
+    wrong = [key for key, right in (
+        ("task", isinstance(meta["task"], str) and meta["task"] in TASKS),
+        ("victim", meta["victim"] in (*BUILTIN_TRAINABLE, HF)),
+        ("parts", all(isinstance(p, str) and p in PARTS for p in meta["parts"])),
+        ("shield", shield is None or isinstance(shield, list) and all(
+            isinstance(m, str) for m in shield)),
+        ("files", isinstance(files, dict) and all(
+            isinstance(v, str) for v in files.values()))) if not right]
+    if wrong:
+        raise ValueError(f"corrupt {path}: {wrong[0]} is {meta.get(wrong[0])!r}")
     return meta
 
 
@@ -127,13 +156,11 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
     folder = Path(folder)
     if task is not None and get_task(task).name != meta["task"]:
         raise ValueError(f"{folder} is a defense for {meta['task']}, not {get_task(task).name}")
-    if meta["victim"] == HF:  # a neural defense: the hf: model directory inside the folder
-        model = folder / str(meta.get("model") or HF)
-        spec, path = f"hf:{model}", None
-    else:
-        model = folder / MODEL
-        spec, path = meta["victim"], model
+    name = defense_files(meta)[0]  # a neural defense's: its hf: model directory
+    model = folder / name
+    spec, path = (f"hf:{model}", None) if meta["victim"] == HF else (meta["victim"], model)
     try:
+        _check_file(folder, meta, name)  # before unpickling a file swapped in
         victim = load_victim(spec, path, task=meta["task"])
     except (EOFError, KeyError, ValueError, OSError, ImportError, AttributeError,
             RuntimeError) as e:
@@ -149,6 +176,7 @@ def load_defended(folder: str | Path, task: str | None = None) -> DefendedVictim
         words = folder / VOCABULARY
         if not words.is_file():
             raise ValueError(f"corrupt defense {folder}: {VOCABULARY} is missing")
+        _check_file(folder, meta, VOCABULARY)
         counts, clusters = _read_vocabulary(words)
         encoder = RobustEncoder(counts, anagrams=bool(meta.get("anagrams", False)),
                                 counts=counts if meta.get("sources") else None,

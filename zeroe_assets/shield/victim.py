@@ -69,6 +69,10 @@ class ShieldedVictim(WrappedVictim):
         super().__init__(victim, name)
         task = get_task(task if task is not None else own)
         check_victim_task(own, task.name, self.name)
+        if getattr(victim, "shield", None) is not None:  # a defense with the shield part
+            raise ValueError(f"{self.name} has the shield in front already (its own mode, "
+                             "defense.json's shield_guess): leave out --shield and "
+                             "--shield-guess")
         shield = shield if shield is not None else get_shield()
         which = "" if shield.mechanisms == MECHANISMS else f"[{','.join(shield.mechanisms)}]"
         self.name = f"shielded{which} {self.name}"  # as asked for (tokens: without segment)

@@ -20,12 +20,7 @@ def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
                  encoder: str | None = None, task: str | None = None):
     """Fit a built-in victim on (inputs, gold) of its task (``encoder``: for ``*-minilm``;
     ``task``: the data's, checked against the victim's)."""
-    if name not in BUILTIN_TRAINABLE:
-        raise ValueError(f"trainable built-in victims: {', '.join(BUILTIN_TRAINABLE)} "
-                         "(pos-bilstm trains with `python -m train.victim`)")
-    own = name.split("-", 1)[0]  # built-in names are TASK-MODEL
-    if task is not None:
-        check_victim_task(own, get_task(task).name, name)
+    own = check_trainable(name, task)
     check_labels(gold)
     if name.endswith("-minilm"):
         return EncoderClassifier(own, encoder, seed).fit(inputs, gold)
@@ -33,6 +28,18 @@ def train_victim(name: str, inputs: list, gold: list, seed: int = 0,
            "tc-tfidf": TextScorer, "generic-tfidf": TextClassifier,
            "tc-monotone": MonotoneScorer}[name]
     return cls(seed).fit(inputs, gold)
+
+
+def check_trainable(name: str, task: str | None = None) -> str:
+    """``name``'s own task, refused unless it is a trainable built-in victim (of ``task``, when
+    given): what a caller checks before it makes anything to train it in."""
+    if name not in BUILTIN_TRAINABLE:
+        raise ValueError(f"trainable built-in victims: {', '.join(BUILTIN_TRAINABLE)} "
+                         "(pos-bilstm trains with `python -m train.victim`)")
+    own = name.split("-", 1)[0]  # built-in names are TASK-MODEL
+    if task is not None:
+        check_victim_task(own, get_task(task).name, name)
+    return own
 
 
 def check_labels(gold: Sequence, source: str | Path | None = None) -> None:
@@ -49,10 +56,17 @@ def check_labels(gold: Sequence, source: str | Path | None = None) -> None:
 
 
 def save_victim(victim, path: str | Path) -> None:
+    """``victim`` as ``path`` (joblib), written whole or not at all (`atomic_write`): a save that
+    fails or is interrupted leaves the file that was there, never half a model."""
+    import io
+
     import joblib
 
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    joblib.dump(victim, path)
+    from ..assets import atomic_write
+
+    data = io.BytesIO()
+    joblib.dump(victim, data)
+    atomic_write(Path(path), data.getvalue())
 
 
 def _token_features(tokens: Sequence[str], i: int) -> dict:
