@@ -249,6 +249,14 @@ def test_clean_hypotheses_stay_against_their_premises():
                                 ("Two dogs play in the snow .", "The dogs are outside ."),
                                 ("A woman is cooking in a kitchen .", "A woman is making food .")):
         assert get_shield().restore(hypothesis, premise) == hypothesis
+    # a word of one or two letters is no real word to read (a: an, in: is), the typo beside it is
+    assert get_shield().restore("A dog jumps over a obstacel .",
+                                "A light colored dog leaps over a hurdle .") == \
+        "A dog jumps over a obstacle ."
+    assert get_shield().restore("The man in playing a bango inside a bar .",
+                                "A man in a black hat , standing on the street while playing an "
+                                "electric guitar and singing .") == \
+        "The man in playing a banjo inside a bar ."
 
 
 def test_the_attack_odds_weigh_deepwordbugs_four_edits():

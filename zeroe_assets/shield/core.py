@@ -651,8 +651,9 @@ class Shield:
         keeps common words and asks for the first and last letters, for the typos of people;
         DeepWordBug edits any letter of any word, and its real words were half of what still got
         through on SNLI dev slices. On 1,000 held-out clean SNLI test pairs one hypothesis word
-        of 2,930 reads so well (*fan* → *man*, 3.55); never another inflection of the token."""
-        if not (self.pair_guess or self.guess):
+        of 2,930 reads so well (*fan* → *man*, 3.55); never another inflection of the token,
+        nor a word of one or two letters (*a*, *in*: one edit from too many words)."""
+        if not (self.pair_guess or self.guess) or len(unit.low) < 3:
             return None
         keep = self.context.score(unit.low, window)
         scored = [(self.context.score(w, window) + _attack_odds(unit.low, w), w)
