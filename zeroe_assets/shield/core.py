@@ -426,9 +426,9 @@ class Shield:
         of its words (``for fn`` is *fun*, ``Two sd men`` *sad*, ``Ny one`` *No*: kept, they were
         `unkword` to the encoding, which the MiniLM behind it reads as nothing said; the lab note
         of 2026-12-07, defend-snli-real-words). None: off, or no such word. On by default since
-        it changed no clean hypothesis word of 2,000 SNLI dev pairs and turned back three more of
-        the dev texts of TextAttack's recipes (the lab note of 2026-12-07,
-        shield-pair-guess-default)."""
+        it changed no clean hypothesis word of 2,000 SNLI dev pairs (two since it reads short
+        tokens: *motorcycled*, *gi*) and turned back three more of the dev texts of TextAttack's
+        recipes (the lab note of 2026-12-07, shield-pair-guess-default)."""
         seen = unit.template.lower()
         if not (self.pair_guess or self.guess) or unit.compound or unit.start != unit.end \
                 or unit.low in self.lexicon or seen in self.lexicon \
