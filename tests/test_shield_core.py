@@ -202,7 +202,8 @@ PAIRED = {("A bird is flapping its wings on the water .", "The bird is flying ov
           ("A woman is painting a mural of a woman 's face .",
            "There is a woman painting for fn ."): "There is a woman painting for fun .",
           ("Two men climbing on a wooden scaffold .",
-           "Two sd men climbing on a wooden scaffold ."): "Two sad men climbing on a wooden scaffold .",
+           "Two sd men climbing on a wooden scaffold ."):
+          "Two sad men climbing on a wooden scaffold .",
           ("a group of people dancing together .", "Ny one is dancing ."): "No one is dancing ."}
 # … a dictionary word read as the premise's word one edit away at a window gain of 1.5 (1.8 here)
 PAIRED_ANCHOR = {("a boy holding onto the wall of an old brick house .",
