@@ -197,30 +197,67 @@ def test_guess_reads_what_the_shield_would_leave_for_an_encoding(attacked):
 PAIRED = {("A bird is flapping its wings on the water .", "The bird is flying over the treens ."):
           "The bird is flying over the trees .",  # the window, not the ranker's greens
           ("Three girls blow out the candles of a cake made of Peeps .",
-           "Thery are peeps in the garden ."): "They are peeps in the garden ."}  # not Theory
-# … and a dictionary word read as the premise's word at the guess's lower gain (1.8 here)
-PAIRED_GUESS = {("a boy holding onto the wall of an old brick house .",
-                 "a boy is against the all of a raised foundation"):
-                "a boy is against the wall of a raised foundation"}
+           "Thery are peeps in the garden ."): "They are peeps in the garden .",  # not Theory
+          # short tokens some text has used (tweets'), kept before: unkword to the encoding
+          ("A woman is painting a mural of a woman 's face .",
+           "There is a woman painting for fn ."): "There is a woman painting for fun .",
+          ("Two men climbing on a wooden scaffold .",
+           "Two sd men climbing on a wooden scaffold ."):
+          "Two sad men climbing on a wooden scaffold .",
+          ("a group of people dancing together .", "Ny one is dancing ."): "No one is dancing ."}
+# … a dictionary word read as the premise's word one edit away at a window gain of 1.5 (1.8 here)
+PAIRED_ANCHOR = {("a boy holding onto the wall of an old brick house .",
+                  "a boy is against the all of a raised foundation"):
+                 "a boy is against the wall of a raised foundation"}
+# … and DeepWordBug's real words, read as the word its window and edits make far likelier
+# (dev pairs 101–300 and their attacks, 2026-12-07)
+PAIRED_REAL = {("A large number of people wearing only white and red are walking on a street .",
+                "A large number of people wearing lack walking down the street ."):
+               "A large number of people wearing black walking down the street .",
+               ("The tattooed basketball player is about to dunk the ball .",
+                "The person is laying basketball ."): "The person is playing basketball .",
+               ("a boy in a red hooded top is smiling whilst looking away from his reflection .",
+                "The boy does n't ant to see his reflection ."):
+               "The boy does n't want to see his reflection ."}
 
 
-@pytest.mark.parametrize("pair", sorted(PAIRED))
-def test_a_hypothesis_nonword_is_read_by_its_window_and_the_attacks_edits(pair):
+@pytest.mark.parametrize("pair", sorted(PAIRED) + sorted(PAIRED_REAL))
+def test_a_hypothesis_token_is_read_by_its_window_and_the_attacks_edits(pair):
     premise, attacked = pair
-    assert get_shield().restore(attacked, premise) == PAIRED[pair]
-    assert get_shield(guess=True).restore(attacked, premise) == PAIRED[pair]
-    assert get_shield().restore(attacked) != PAIRED[pair]  # only against a premise
+    meant = {**PAIRED, **PAIRED_REAL}[pair]
+    assert get_shield().restore(attacked, premise) == meant
+    assert get_shield(guess=True).restore(attacked, premise) == meant
+    assert get_shield().restore(attacked) != meant  # only against a premise
     shield = Shield()
-    shield.pair_guess = False  # the ranker's reading
-    assert shield.restore(attacked, premise) != PAIRED[pair]
+    shield.pair_guess = False  # the ranker's reading, or the token kept
+    assert shield.restore(attacked, premise) != meant
 
 
-@pytest.mark.parametrize("pair", sorted(PAIRED_GUESS))
-def test_guess_reads_a_hypothesis_word_as_its_premises(pair):
+@pytest.mark.parametrize("pair", sorted(PAIRED_ANCHOR))
+def test_a_hypothesis_word_reads_as_its_premises(pair):
     premise, attacked = pair
-    assert get_shield(guess=True).restore(attacked, premise) == PAIRED_GUESS[pair]
-    assert get_shield().restore(attacked, premise) != PAIRED_GUESS[pair]  # off by default
-    assert get_shield(guess=True).restore(attacked) != PAIRED_GUESS[pair]  # and without one
+    assert get_shield().restore(attacked, premise) == PAIRED_ANCHOR[pair]
+    assert get_shield(guess=True).restore(attacked, premise) == PAIRED_ANCHOR[pair]
+    assert get_shield().restore(attacked) != PAIRED_ANCHOR[pair]  # not without one
+    shield = Shield()
+    shield.anchor_gain = None  # anchors keep their own words and read non-words only
+    assert shield.restore(attacked, premise) != PAIRED_ANCHOR[pair]
+
+
+def test_clean_hypotheses_stay_against_their_premises():
+    # plain hypotheses whose words are one edit from others (sitting, dogs, making) stay
+    for premise, hypothesis in (("A man is sitting on a bench .", "A man is sitting ."),
+                                ("Two dogs play in the snow .", "The dogs are outside ."),
+                                ("A woman is cooking in a kitchen .", "A woman is making food .")):
+        assert get_shield().restore(hypothesis, premise) == hypothesis
+    # a word of one or two letters is no real word to read (a: an, in: is), the typo beside it is
+    assert get_shield().restore("A dog jumps over a obstacel .",
+                                "A light colored dog leaps over a hurdle .") == \
+        "A dog jumps over a obstacle ."
+    assert get_shield().restore("The man in playing a bango inside a bar .",
+                                "A man in a black hat , standing on the street while playing an "
+                                "electric guitar and singing .") == \
+        "The man in playing a banjo inside a bar ."
 
 
 def test_the_attack_odds_weigh_deepwordbugs_four_edits():

@@ -54,9 +54,9 @@ CHANNEL_FREQ = -4.5  # log10 frequency of a word common enough for the channel t
 CHANNEL_UNSEEN = -6.0  # … and for it to pick for a non-word no text or list has used (cronsiders)
 UNSEEN_MARGIN = 1.0  # log10: … with the reading this far ahead of the next
 CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside the line (Thazks)
-ANCHOR_GAIN = 2.0  # log10: a window gain that makes a dictionary word its anchor's word
+ANCHOR_GAIN = 1.5  # log10: a window gain that makes a dictionary word its anchor's word
 GUESS_SURE = 3.0  # log10: with ``guess``, the window gain that reads a rare word as another
-GUESS_ANCHOR_GAIN = 1.5  # log10: … and a hypothesis word as its premise's word (`_real_words`)
+PAIR_SURE = 3.0  # log10: … and, read against an anchor, any word as DeepWordBug's (`_pair_real`)
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -120,9 +120,8 @@ class Shield:
     window reads ``GUESS_SURE`` likelier, first and last letters included (`context.RealWords`'
     ``sure``: ``flawed loo at`` is *look*, ``manages to scape`` *escape*): DeepWordBug edits
     any letter and leaves real words. Measured behind the MiniLM on movie reviews
-    (docs/defend.md). Reading a pair's hypothesis against its premise, ``guess`` also reads a
-    dictionary word as a premise word one edit away at ``GUESS_ANCHOR_GAIN`` (and a hypothesis
-    non-word by its window and the attack's edits, `_pair_guess`, as the default does)."""
+    (docs/defend.md). A pair's hypothesis is read against its premise alike with or without
+    ``guess`` (`_anchored`, `_pair_guess`, `_pair_real`)."""
 
     # a non-word the ranker is unsure of still changes to its best reading when keeping it is
     # this unlikely (None: only the ranker's threshold decides); see `_decide`
@@ -151,7 +150,8 @@ class Shield:
     # a hyphen an attack swapped with a letter goes back (`hyphens`; False: off)
     hyphens: bool = True
     # a pair's hypothesis non-word no premise word explains reads as its likeliest one-edit
-    # word (`_pair_guess`; False: only with ``guess``)
+    # word (`_pair_guess`), and a dictionary word as one far likelier (`_pair_real`); False:
+    # only with ``guess``
     pair_guess: bool = True
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
@@ -424,15 +424,19 @@ class Shield:
         so a confident ranker's reading of a one-edit token is what an adaptive attack steers
         (12 of the 17 pairs that got through on an SNLI dev slice: the lab note of 2026-12-07,
         defend-snli-pair-guess); the window and the edits weigh every one-edit word alike.
-        Lower case, or capitalised at a sentence's start; a non-word no text has used
-        (`_never_used`); None: off, or no such word. On by default since it changed no clean
-        hypothesis word of 2,000 SNLI dev pairs and turned back three more of the dev texts of
-        TextAttack's recipes (the lab note of 2026-12-07, shield-pair-guess-default)."""
+        Lower case, or capitalised at a sentence's start; letters only, used in some text or not:
+        a hypothesis is written plainly, and the short tokens of tweets are what the attack makes
+        of its words (``for fn`` is *fun*, ``Two sd men`` *sad*, ``Ny one`` *No*: kept, they were
+        `unkword` to the encoding, which the MiniLM behind it reads as nothing said; the lab note
+        of 2026-12-07, defend-snli-real-words). None: off, or no such word. On by default since
+        it changed no clean hypothesis word of 2,000 SNLI dev pairs (two since it reads short
+        tokens: *motorcycled*, *gi*) and turned back three more of the dev texts of TextAttack's
+        recipes (the lab note of 2026-12-07, shield-pair-guess-default)."""
         seen = unit.template.lower()
         if not (self.pair_guess or self.guess) or unit.compound or unit.start != unit.end \
                 or unit.low in self.lexicon or seen in self.lexicon \
                 or not (unit.stem.islower() or unit.opens and unit.stem[1:].islower()) \
-                or not (seen.isascii() and self._never_used(seen)):
+                or not (seen.isascii() and seen.isalpha()):
             return None
         near = self._one_edit(seen, unit.candidates)
         if not near:
@@ -615,13 +619,13 @@ class Shield:
         (`context.RealWords`): a word whose neighbours, as restored, call for another word
         one edit away changes to it. Neighbours across punctuation do not count. An anchor's
         word one edit away (`_anchored`) needs only ``anchor_gain``: ``act`` in *A act nurses
-        puppies* under a premise with *cat* is *cat*; with ``guess``, ``GUESS_ANCHOR_GAIN``
-        (*the all of a raised foundation* under *the wall of …* is *wall*)."""
+        puppies* under a premise with *cat* is *cat*, *the all of a raised foundation* under
+        *the wall of …* is *wall* (gain 1.8); any other word of a text read against an anchor
+        may be DeepWordBug's (`_pair_real`)."""
         read = [c or (u.low if u.low in self.lexicon else None) for u, c in zip(units, chosen)]
         windows = self._windows(units, read, cuts)
         shouting = sum(u.stem.isupper() and len(u.stem) > 1 for u in units) > len(units) / 2
         out = list(chosen)
-        gain = GUESS_ANCHOR_GAIN if self.guess else self.anchor_gain
         for k, unit in enumerate(units):
             if chosen[k] is not None or unit.start != unit.end or unit.start in protected \
                     or not (unit.stem.isascii() and unit.stem.isalpha()) \
@@ -631,13 +635,36 @@ class Shield:
             if anchors and self.anchor_gain is not None \
                     and (found := self._anchored(unit, anchors, windows[k])) \
                     and self.context.score(found, windows[k]) \
-                    - self.context.score(unit.low, windows[k]) >= gain:
+                    - self.context.score(unit.low, windows[k]) >= self.anchor_gain:
                 out[k] = found
                 continue
             found = self.real_words.correct(unit.low, windows[k])
+            if found is None and anchors:
+                found = self._pair_real(unit, windows[k])
             if found is not None:
                 out[k] = found
         return out
+
+    def _pair_real(self, unit: Unit, window: Window) -> str | None:
+        """With ``pair_guess`` or ``guess``, a dictionary word of a hypothesis (a text read
+        against an anchor) that the word one edit away likeliest by its window and by how
+        DeepWordBug's edits make the token from it (`_attack_odds`) beats by ``PAIR_SURE``
+        (log10), however common either word: ``wearing lack walking`` is *black*, ``A mean is
+        riding`` *man*, ``is laying basketball`` *playing*. The real-word pass (`RealWords`)
+        keeps common words and asks for the first and last letters, for the typos of people;
+        DeepWordBug edits any letter of any word, and its real words were half of what still got
+        through on SNLI dev slices. On 1,000 held-out clean SNLI test pairs one hypothesis word
+        of 2,930 reads so well (*fan* → *man*, 3.55); never another inflection of the token,
+        nor a word of one or two letters (*a*, *in*: one edit from too many words)."""
+        if not (self.pair_guess or self.guess) or len(unit.low) < 3:
+            return None
+        keep = self.context.score(unit.low, window)
+        scored = [(self.context.score(w, window) + _attack_odds(unit.low, w), w)
+                  for w in neighbours(self.lexicon, unit.low) if not inflected(unit.low, w)]
+        if not scored:
+            return None
+        score, best = max(scored)
+        return best if score - keep >= PAIR_SURE else None
 
     def restore(self, text: str, anchor: str | None = None) -> str:
         """``text`` with the attacked words it is sure of restored; everything else as it was.
