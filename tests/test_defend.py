@@ -33,12 +33,16 @@ def _tweets(n: int, seed: int) -> list[tuple[str, str]]:
     return out
 
 
+def write_tweets(path, n: int, seed: int):
+    """``n`` of `_tweets` as an OLID-style file at ``path``."""
+    path.write_text("id\ttweet\tsubtask_a\n" + "".join(
+        f"{i}\t{t}\t{y}\n" for i, (t, y) in enumerate(_tweets(n, seed))), encoding="utf-8")
+    return path
+
+
 @pytest.fixture(scope="module")
 def train_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("defend") / "train.tsv"
-    path.write_text("id\ttweet\tsubtask_a\n" + "".join(
-        f"{i}\t{t}\t{y}\n" for i, (t, y) in enumerate(_tweets(120, 0))), encoding="utf-8")
-    return path
+    return write_tweets(tmp_path_factory.mktemp("defend") / "train.tsv", 120, 0)
 
 
 @pytest.fixture(scope="module")
@@ -167,8 +171,7 @@ def test_cli_defend_then_search_the_defended_victim(train_file, tmp_path, capsys
                  "--out", str(out), "--parts", "encode", "-q"]) == 0
     assert "defended:" in capsys.readouterr().err
     test = tmp_path / "test.tsv"
-    test.write_text("id\ttweet\tsubtask_a\n" + "".join(
-        f"{i}\t{t}\t{y}\n" for i, (t, y) in enumerate(_tweets(6, 1))), encoding="utf-8")
+    write_tweets(test, 6, 1)
     assert main(["search", "--task", "tc", "--victim", f"defended:{out}", "--input", str(test),
                  "--recipe", "deepwordbug", "--out", str(tmp_path / "run"), "-q"]) == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())

@@ -11,16 +11,14 @@ from zeroe_assets.cli import main
 from zeroe_assets.defend import add_shield, defend, load_defended
 from zeroe_assets.shield import ShieldedVictim
 
-from .test_defend import _tweets
+from .test_defend import write_tweets
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("damaged")
-    train, other = root / "train.tsv", root / "other.tsv"
-    for path, rows in ((train, _tweets(60, 0)), (other, _tweets(60, 1))):
-        path.write_text("id\ttweet\tsubtask_a\n" + "".join(
-            f"{i}\t{t}\t{y}\n" for i, (t, y) in enumerate(rows)), encoding="utf-8")
+    train = write_tweets(root / "train.tsv", 60, 0)
+    other = write_tweets(root / "other.tsv", 60, 1)
     folder = root / "encode"
     defend("tc", "tc-tfidf", train, folder, "encode", progress=False)
     another = root / "another"

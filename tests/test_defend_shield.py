@@ -14,7 +14,7 @@ from zeroe_assets.cli import main
 from zeroe_assets.defend import add_shield, defend, load_defended
 from zeroe_assets.shield import ShieldedVictim, get_shield
 
-from .test_defend import _tweets
+from .test_defend import write_tweets
 
 ATTACKED = ["You are a pathteic moorn", "What a wodnerful lovley morning",
             "the presidnet is a lair", "thnaks everyone for a graet weekend"]
@@ -23,11 +23,8 @@ ATTACKED = ["You are a pathteic moorn", "What a wodnerful lovley morning",
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("defguess")
-    train, test = root / "train.tsv", root / "test.tsv"
-    for path, rows in ((train, _tweets(60, 0)), (test, _tweets(4, 1))):
-        path.write_text("id\ttweet\tsubtask_a\n" + "".join(
-            f"{i}\t{t}\t{y}\n" for i, (t, y) in enumerate(rows)), encoding="utf-8")
-    return {"train": train, "test": test, "root": root}
+    return {"train": write_tweets(root / "train.tsv", 60, 0),
+            "test": write_tweets(root / "test.tsv", 4, 1), "root": root}
 
 
 @pytest.fixture(scope="module")
