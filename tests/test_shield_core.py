@@ -258,6 +258,12 @@ def test_clean_hypotheses_stay_against_their_premises():
                                 "A man in a black hat , standing on the street while playing an "
                                 "electric guitar and singing .") == \
         "The man in playing a banjo inside a bar ."
+    # a token the premise has stays, however short and whatever the lexicon lacks (ad: not and)
+    premise = "A man poses in front of an ad for beer ."
+    assert get_shield().restore("A man poses in front of an ad .", premise) == \
+        "A man poses in front of an ad ."
+    assert get_shield().restore("A man poess in fornt of an ad .", premise) == \
+        "A man poses in front of an ad ."
 
 
 def test_the_attack_odds_weigh_deepwordbugs_four_edits():

@@ -589,8 +589,8 @@ class Shield:
         seen = unit.template.lower()
         if unit.start != unit.end or not seen.isascii() or not seen.isalpha():
             return None
-        near = [w for w in anchors if abs(len(w) - len(seen)) <= 1 and w not in ENGLISH
-                and DamerauLevenshtein.distance(seen, w) == 1
+        near = [w for w in anchors if len(w) >= 3 and abs(len(w) - len(seen)) <= 1
+                and w not in ENGLISH and DamerauLevenshtein.distance(seen, w) == 1
                 and not inflected(seen, w) and not _undoubled(w, seen)]
         return max(near, key=lambda w: (self.context.score(w, window), w)) if near else None
 
@@ -801,10 +801,12 @@ def split(text: str) -> tuple[list[str], list[str]]:
 
 
 def anchor_words(text: str) -> frozenset[str]:
-    """The words of an anchor text that a token may read as: lower case, letters only, three
-    or more (a premise's *a*, *in*, *is* are one edit from too many tokens)."""
+    """The words of an anchor text, lower case, letters only: a token that is one of them stays
+    as written (a premise's *ad* keeps the hypothesis's *ad*, no lexicon word); one of three
+    letters or more is also what a token one edit away may read as (`Shield._anchored`: a
+    premise's *a*, *in*, *is* are one edit from too many tokens)."""
     return frozenset(stem.lower() for stem in (tokenize.stem(w)[1] for w in split(text)[0])
-                     if len(stem) >= 3 and stem.isascii() and stem.isalpha())
+                     if stem.isascii() and stem.isalpha())
 
 
 def apostrophe_word(word: str, lexicon: Lexicon) -> bool:
