@@ -441,7 +441,13 @@ class Shield:
         near = self._one_edit(seen, unit.candidates)
         if not near:
             return None
-        return max(near, key=lambda r: (self.context.score(r, window) + _attack_odds(seen, r), r))
+        return self._attacked_from(seen, near, window)[1]
+
+    def _attacked_from(self, seen: str, words: Iterable[str], window: Window) -> tuple[float, str]:
+        """(score, word) of the word among ``words`` likeliest to have been attacked into
+        ``seen``: its window's score (`Context.score`) plus how DeepWordBug's edits make ``seen``
+        from it (`_attack_odds`); a tie to the word that sorts last. ``words`` is not empty."""
+        return max((self.context.score(w, window) + _attack_odds(seen, w), w) for w in words)
 
     def _one_edit(self, seen: str, readings: Iterable[str]) -> set[str]:
         """The lexicon words one edit from ``seen``: its neighbours and those of ``readings``
@@ -658,13 +664,11 @@ class Shield:
         nor a word of one or two letters (*a*, *in*: one edit from too many words)."""
         if not (self.pair_guess or self.guess) or len(unit.low) < 3:
             return None
-        keep = self.context.score(unit.low, window)
-        scored = [(self.context.score(w, window) + _attack_odds(unit.low, w), w)
-                  for w in neighbours(self.lexicon, unit.low) if not inflected(unit.low, w)]
-        if not scored:
+        near = [w for w in neighbours(self.lexicon, unit.low) if not inflected(unit.low, w)]
+        if not near:
             return None
-        score, best = max(scored)
-        return best if score - keep >= PAIR_SURE else None
+        score, best = self._attacked_from(unit.low, near, window)
+        return best if score - self.context.score(unit.low, window) >= PAIR_SURE else None
 
     def restore(self, text: str, anchor: str | None = None) -> str:
         """``text`` with the attacked words it is sure of restored; everything else as it was.
