@@ -190,6 +190,7 @@ class Shield:
             if real_words else None
         self.mechanisms = tuple(self.restorers)  # without any that could not load
         self.keys = read_neighbour_list(data_path("qwerty.key"))
+        self._inner_near: dict[str, list[str]] = {}  # `_inner_real`'s readings of a word
 
     @property
     def learned(self) -> bool:
@@ -699,7 +700,10 @@ class Shield:
                 or not self.context.common(unit.low) \
                 or all(w in (None, START, END) for w in left[-1:] + right[:1]):
             return None
-        near = [w for w in neighbours(self.lexicon, unit.low)
+        near = self._inner_near.get(unit.low)
+        if near is None:  # the same for every window: found once per word (a lexicon word)
+            near = self._inner_near[unit.low] = [
+                w for w in neighbours(self.lexicon, unit.low)
                 if not inflected(unit.low, w) and self._inner_odds(unit.low, w) is not None]
         if not near:
             return None
