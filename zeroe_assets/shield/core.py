@@ -692,9 +692,9 @@ class Shield:
         from common words, which the real-word pass (`RealWords`) never questions; a rare word
         is left to that pass's bounds (`Context.common`: *rife* in *the army was rife with*
         stays, though *ride* reads 2.2 likelier). Only with a neighbour on either side to speak
-        for it, as in `RealWords`. On the dev probes (27,000 clean tokens: held-out tweets, EWT
-        dev, movie-review dev) it changed one clean token, a writer's slip (``i red
-        somewhere`` → *read*)."""
+        for it, as in `RealWords`. On the dev probes' clean text (held-out tweets, EWT dev,
+        movie-review dev) it changed one token, a writer's slip (``i red somewhere`` →
+        *read*)."""
         left, right = window
         if self.inner_sure is None or unit.low not in self.lexicon \
                 or not self.context.common(unit.low) \
@@ -711,6 +711,7 @@ class Shield:
         return best if score - self.context.score(unit.low, window) >= self.inner_sure else None
 
     def _inner_odds(self, token: str, word: str) -> float | None:
+        """`_inner_odds` on this shield's QWERTY table."""
         return _inner_odds(token, word, self.keys)
 
     def restore(self, text: str, anchor: str | None = None) -> str:
