@@ -3,6 +3,7 @@ the whole learned space, invisible characters, accented words spelled right, the
 and words attacked twice (intruded and mistyped)."""
 from __future__ import annotations
 
+import math
 import unicodedata
 
 import pytest
@@ -12,7 +13,7 @@ from zeroe_assets.shield import get_shield
 from zeroe_assets.shield.accents import is_accented_word
 from zeroe_assets.shield.channel import edits, load_channel
 from zeroe_assets.shield.context import RealWords
-from zeroe_assets.shield.core import Shield, split
+from zeroe_assets.shield.core import Shield, _inner_odds, split
 from zeroe_assets.shield.hashtags import read_tag
 from zeroe_assets.shield.hashtags import split as split_tag
 from zeroe_assets.shield.hyphens import moved
@@ -494,3 +495,46 @@ def test_compounds_written_so_keep_their_hyphen(shield):
                  "He's an ex-pat from New Zealand", "a walk-a-thon", "Filet-O-Fish",
                  "pulling money from Medi-care", "Kim Jong-un", "'sit-abouts' in main room"):
         assert shield(text) == off(text)  # whatever else reads them, no hyphen moves
+
+
+# TextAttack Pruthi2019's successful adversarial texts (dev split: OLID test tweets 400-860, movie
+# review test sentences 200-1000) whose attacked word is another dictionary word
+PRUTHI_REAL = [
+    ("Anytime I randomly bust out laughing it’s because I remembered some dumb sit Albria said",
+     "Anytime I randomly bust out laughing it’s because I remembered some dumb shit Albria said"),
+    ("leading a double life in an american film only comes to no god , but not here .",
+     "leading a double life in an american film only comes to no good , but not here ."),
+    ("an often-deadly bring , strange reading of a classic whose witty dialogue is treated with a "
+     "baffling casual approach", "an often-deadly boring , strange reading of a classic whose "
+     "witty dialogue is treated with a baffling casual approach"),
+    ("light , silly , photographed with colour and depth , and rather a god time .",
+     "light , silly , photographed with colour and depth , and rather a good time ."),
+]
+
+
+@pytest.mark.parametrize("attacked,clean", PRUTHI_REAL)
+def test_a_word_pruthis_inner_edits_made_reads_in_context(shield, attacked, clean):
+    assert shield.restore(attacked) == clean
+    shield.inner_sure = None  # off: the real-word pass keeps common words
+    try:
+        assert shield.restore(attacked) == attacked
+    finally:
+        del shield.inner_sure
+
+
+def test_only_an_edit_pruthis_attack_makes_counts():
+    keys = Shield().keys
+    assert _inner_odds("god", "good", keys) == pytest.approx(-math.log10(8))  # o dropped
+    assert _inner_odds("wroth", "worth", keys) == pytest.approx(-math.log10(8))  # swapped
+    assert _inner_odds("schm", "scum", keys) is not None  # h is a QWERTY neighbour of u
+    for token, word in [("dull", "full"), ("lisr", "list"), ("sit", "sip"), ("scam", "scum"),
+                        ("schm", "scheme"), ("good", "good"), ("sat", "set")]:
+        assert _inner_odds(token, word, keys) is None  # an end, no neighbour, two edits, short
+
+
+def test_a_clean_word_its_neighbours_call_for_stays(shield):
+    assert shield.restore("I will sit down here for a while .") \
+        == "I will sit down here for a while ."
+    # a rare word is the real-word pass's to judge (ride reads 2.2 likelier in the window)
+    line = "The Pakistani army was rife with elements protective of the Taliban"
+    assert shield.restore(line) == line

@@ -63,6 +63,15 @@ class Context:
         general = self.model.general  # the tweets' model: another domain's text dilutes them
         return word in general.ids and general.logprob(word) >= USUAL
 
+    def common(self, word: str) -> bool:
+        """Whether ``word`` is used as often as a common word (log10 ≥ ``COMMON``) in the
+        lexicon's books or, with the context model, in the tweets' text (≥ ``USUAL``: *sit*,
+        *shit* are commoner there)."""
+        if word in self.lexicon and self.lexicon.logfreq(word) >= COMMON:
+            return True
+        general = self.model.general if self.model is not None else None
+        return general is not None and word in general.ids and general.logprob(word) >= USUAL
+
     def fit(self, words: Sequence[str]) -> None:
         """Read the next line, whose lower-case words are ``words``, with the context models'
         mixture fitted to it (`lm.Mixture`; nothing to fit with one model or none)."""

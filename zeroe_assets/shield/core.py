@@ -9,7 +9,7 @@ import math
 import re
 import unicodedata
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,7 @@ import numpy as np
 from rapidfuzz.distance import DamerauLevenshtein
 
 from .. import tokenize
+from ..data import data_path, read_neighbour_list
 from ..tokenize import match_case
 from .accents import is_accented_word, plain
 from .channel import load_channel
@@ -27,7 +28,7 @@ from .hyphens import hyphens
 from .intrude import bracketed
 from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
-from .lm import load_context_model
+from .lm import END, START, load_context_model
 from .marked import marked, marked_readings, unmarked
 from .placeholders import placeholders
 from .ranker import Ranker, hand_set_ranker, load_ranker
@@ -57,6 +58,7 @@ CHANNEL_NAMES = -4.0  # … and for it to pick for a capitalised non-word inside
 ANCHOR_GAIN = 1.5  # log10: a window gain that makes a dictionary word its anchor's word
 GUESS_SURE = 3.0  # log10: with ``guess``, the window gain that reads a rare word as another
 PAIR_SURE = 3.0  # log10: … and, read against an anchor, any word as DeepWordBug's (`_pair_real`)
+INNER_SURE = 2.0  # log10: … and, read alone, as one of Pruthi's inner edits (`_inner_real`)
 MIN_LENGTH = 2  # a single letter (x, a variable, an initial) is never changed
 MAX_LENGTH = 40  # nor a token longer than any English word (a hash, base64, a run of x)
 NEGATED = frozenset({"ca", "wo", "sha", "ai"})  # the stems of can't, won't, shan't, ain't
@@ -153,6 +155,9 @@ class Shield:
     # word (`_pair_guess`), and a dictionary word as one far likelier (`_pair_real`); False:
     # only with ``guess``
     pair_guess: bool = True
+    # a dictionary word of a text read alone reads as a word Pruthi's inner edits make it from
+    # when its window and the edit's odds are this much likelier (log10, `_inner_real`; None: off)
+    inner_sure: float | None = INNER_SURE
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -184,6 +189,8 @@ class Shield:
         self.real_words = RealWords(self.context, sure=GUESS_SURE if guess else SURE) \
             if real_words else None
         self.mechanisms = tuple(self.restorers)  # without any that could not load
+        self.keys = read_neighbour_list(data_path("qwerty.key"))
+        self._inner_near: dict[str, list[str]] = {}  # `_inner_real`'s readings of a word
 
     @property
     def learned(self) -> bool:
@@ -443,11 +450,15 @@ class Shield:
             return None
         return self._attacked_from(seen, near, window)[1]
 
-    def _attacked_from(self, seen: str, words: Iterable[str], window: Window) -> tuple[float, str]:
+    def _attacked_from(self, seen: str, words: Iterable[str], window: Window,
+                       odds: Callable[[str, str], float | None] | None = None
+                       ) -> tuple[float, str]:
         """(score, word) of the word among ``words`` likeliest to have been attacked into
-        ``seen``: its window's score (`Context.score`) plus how DeepWordBug's edits make ``seen``
-        from it (`_attack_odds`); a tie to the word that sorts last. ``words`` is not empty."""
-        return max((self.context.score(w, window) + _attack_odds(seen, w), w) for w in words)
+        ``seen``: its window's score (`Context.score`) plus how an attack's edits make ``seen``
+        from it (``odds``: DeepWordBug's, `_attack_odds`; Pruthi's, `_inner_odds`); a tie to
+        the word that sorts last. ``words`` is not empty, and ``odds`` defined for each."""
+        odds = odds or _attack_odds
+        return max((self.context.score(w, window) + odds(seen, w), w) for w in words)
 
     def _one_edit(self, seen: str, readings: Iterable[str]) -> set[str]:
         """The lexicon words one edit from ``seen``: its neighbours and those of ``readings``
@@ -627,7 +638,7 @@ class Shield:
         word one edit away (`_anchored`) needs only ``anchor_gain``: ``act`` in *A act nurses
         puppies* under a premise with *cat* is *cat*, *the all of a raised foundation* under
         *the wall of …* is *wall* (gain 1.8); any other word of a text read against an anchor
-        may be DeepWordBug's (`_pair_real`)."""
+        may be DeepWordBug's (`_pair_real`), and of a text read alone Pruthi's (`_inner_real`)."""
         read = [c or (u.low if u.low in self.lexicon else None) for u, c in zip(units, chosen)]
         windows = self._windows(units, read, cuts)
         shouting = sum(u.stem.isupper() and len(u.stem) > 1 for u in units) > len(units) / 2
@@ -645,8 +656,9 @@ class Shield:
                 out[k] = found
                 continue
             found = self.real_words.correct(unit.low, windows[k])
-            if found is None and anchors:
-                found = self._pair_real(unit, windows[k])
+            if found is None:
+                found = self._pair_real(unit, windows[k]) if anchors \
+                    else self._inner_real(unit, windows[k])
             if found is not None:
                 out[k] = found
         return out
@@ -669,6 +681,38 @@ class Shield:
             return None
         score, best = self._attacked_from(unit.low, near, window)
         return best if score - self.context.score(unit.low, window) >= PAIR_SURE else None
+
+    def _inner_real(self, unit: Unit, window: Window) -> str | None:
+        """A common dictionary word of a text read alone (no anchor) that a word Pruthi et
+        al.'s attack could have made it from (`_inner_odds`: one inner letter swapped, dropped,
+        added or put for a QWERTY neighbour, the first and last letters kept, a word of four
+        letters or more) reads as, when that word's window and the edit's odds beat the token's
+        window by ``inner_sure`` (log10): ``rather a god time`` is *good*, ``deadly bring``
+        *boring*, ``broke as sit but`` *shit*. The attack's real words are common words made
+        from common words, which the real-word pass (`RealWords`) never questions; a rare word
+        is left to that pass's bounds (`Context.common`: *rife* in *the army was rife with*
+        stays, though *ride* reads 2.2 likelier). Only with a neighbour on either side to speak
+        for it, as in `RealWords`. On the dev probes' clean text (held-out tweets, EWT dev,
+        movie-review dev) it changed one token, a writer's slip (``i red somewhere`` →
+        *read*)."""
+        left, right = window
+        if self.inner_sure is None or unit.low not in self.lexicon \
+                or not self.context.common(unit.low) \
+                or all(w in (None, START, END) for w in left[-1:] + right[:1]):
+            return None
+        near = self._inner_near.get(unit.low)
+        if near is None:  # the same for every window: found once per word (a lexicon word)
+            near = self._inner_near[unit.low] = [
+                w for w in neighbours(self.lexicon, unit.low)
+                if not inflected(unit.low, w) and self._inner_odds(unit.low, w) is not None]
+        if not near:
+            return None
+        score, best = self._attacked_from(unit.low, near, window, self._inner_odds)
+        return best if score - self.context.score(unit.low, window) >= self.inner_sure else None
+
+    def _inner_odds(self, token: str, word: str) -> float | None:
+        """`_inner_odds` on this shield's QWERTY table."""
+        return _inner_odds(token, word, self.keys)
 
     def restore(self, text: str, anchor: str | None = None) -> str:
         """``text`` with the attacked words it is sure of restored; everything else as it was.
@@ -877,6 +921,30 @@ def _attack_odds(token: str, word: str) -> float:
     if sum(a != b for a, b in zip(token, word)) == 2:  # one edit, two places: a swap
         return -math.log10(n - 1)
     return -math.log10(25 * n)
+
+
+def _inner_odds(token: str, word: str, keys: dict[str, tuple[str, ...]]) -> float | None:
+    """log10 P(``token`` | ``word``), up to a constant, as Pruthi et al.'s attack makes it
+    (TextAttack's Pruthi2019: words of four letters or more, one of four operations, never on
+    the first or last letter), with each operation equally likely and its place drawn
+    uniformly: two adjacent inner letters swapped, one dropped, one of 26 added, one put for
+    one of its QWERTY neighbours (``keys``); None when no such edit makes ``token``."""
+    n = len(word)
+    if n < 4 or token[:1] != word[:1] or token[-1:] != word[-1:]:
+        return None
+    if len(token) == n - 1 and any(token == word[:i] + word[i + 1:] for i in range(1, n - 1)):
+        return -math.log10(4 * (n - 2))  # an inner letter dropped
+    if len(token) == n + 1 and any(word == token[:i] + token[i + 1:] for i in range(1, n)):
+        return -math.log10(4 * (n - 1) * 26)  # a letter added inside
+    if len(token) != n:
+        return None
+    at = [i for i, (a, b) in enumerate(zip(token, word)) if a != b]
+    if len(at) == 2 and at[1] == at[0] + 1 and token[at[0]] == word[at[1]] \
+            and token[at[1]] == word[at[0]]:
+        return -math.log10(4 * (n - 3))  # two adjacent inner letters swapped
+    if len(at) == 1 and token[at[0]] in keys.get(word[at[0]], ()):
+        return -math.log10(4 * (n - 2) * len(keys[word[at[0]]]))  # a QWERTY neighbour put
+    return None
 
 
 def _slip_of(token: str, word: str) -> bool:
