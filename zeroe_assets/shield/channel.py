@@ -19,7 +19,8 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
-from ..data import codespell_dictionary, data_path, read_misspellings, read_neighbour_list
+from ..data import codespell_dictionary, read_misspellings
+from .keyboard import qwerty
 
 ALPHABET = string.ascii_lowercase
 KEYBOARD_PRIOR = 20.0  # pseudo-counts an edit to a QWERTY neighbour starts with
@@ -110,5 +111,4 @@ def _codespell_pairs(path: Path):
 @functools.lru_cache(maxsize=1)
 def load_channel() -> Channel:
     """The channel learnt from codespell's list, once per process."""
-    return Channel(_codespell_pairs(codespell_dictionary()),
-                   read_neighbour_list(data_path("qwerty.key")))
+    return Channel(_codespell_pairs(codespell_dictionary()), qwerty())

@@ -17,7 +17,6 @@ import numpy as np
 from rapidfuzz.distance import DamerauLevenshtein
 
 from .. import tokenize
-from ..data import data_path, read_neighbour_list
 from ..tokenize import match_case
 from .accents import is_accented_word, plain
 from .channel import load_channel
@@ -26,6 +25,7 @@ from .features import MECHANISMS, line_evidence, token_features
 from .hashtags import EDITED, read_tag
 from .hyphens import hyphens
 from .intrude import bracketed
+from .keyboard import qwerty
 from .language import english_odds, known, other_language
 from .lexicon import Lexicon, load_lexicon
 from .lm import END, START, load_context_model
@@ -189,7 +189,7 @@ class Shield:
         self.real_words = RealWords(self.context, sure=GUESS_SURE if guess else SURE) \
             if real_words else None
         self.mechanisms = tuple(self.restorers)  # without any that could not load
-        self.keys = read_neighbour_list(data_path("qwerty.key"))
+        self.keys = qwerty()
         self._inner_near: dict[str, list[str]] = {}  # `_inner_real`'s readings of a word
 
     @property

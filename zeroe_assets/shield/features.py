@@ -25,9 +25,9 @@ import re
 import numpy as np
 from rapidfuzz.distance import DamerauLevenshtein
 
-from ..data import data_path, read_neighbour_list
 from .accents import is_accented_word
 from .channel import load_channel
+from .keyboard import qwerty
 from .lexicon import Lexicon
 
 MECHANISMS = ("visual", "intrude", "segment", "keyboard-typo", "natural-typo", "inner-shuffle",
@@ -56,7 +56,7 @@ _FLOOR = -12.0  # log10 frequencies start about here; features are shifted to be
 
 @functools.lru_cache(maxsize=1)
 def _keys() -> dict[str, frozenset[str]]:
-    return {k: frozenset(v) for k, v in read_neighbour_list(data_path("qwerty.key")).items()}
+    return {k: frozenset(v) for k, v in qwerty().items()}
 
 
 def keyboard_slip(low: str, reading: str) -> bool:

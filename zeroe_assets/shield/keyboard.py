@@ -11,6 +11,14 @@ from .base import Restorer
 from .lexicon import Lexicon
 
 
+@functools.lru_cache(maxsize=1)
+def qwerty() -> dict[str, tuple[str, ...]]:
+    """Each key's QWERTY neighbours (``data/qwerty.key``), read once per process for the
+    restorer, the noisy channel, the ranker's features and the reading of Pruthi's edits
+    (`Shield._inner_real`); shared, so never changed in place."""
+    return read_neighbour_list(data_path("qwerty.key"))
+
+
 class KeyboardTypoRestorer(Restorer):
     """Words at Damerau–Levenshtein distance ≤ 2 (≤ 1 for words of up to four letters) for a
     token that is no word; for any token, the words one keyboard slip away (one letter put for a
@@ -21,7 +29,7 @@ class KeyboardTypoRestorer(Restorer):
     def __init__(self, lexicon: Lexicon, max_distance: int = 2):
         self.lexicon = lexicon
         self.max_distance = max_distance
-        self.keys = read_neighbour_list(data_path("qwerty.key"))
+        self.keys = qwerty()
 
     def slips(self, low: str) -> dict[str, float]:
         """The words ``low`` is one keyboard slip away from."""
