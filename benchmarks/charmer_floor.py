@@ -18,7 +18,9 @@ deletes or replaces, are enumerated as strings. ``--check`` compares both agains
 victim's ``decision_function`` on random pairs (labels equal, logits within 1e-9), and, on
 short sentences, the whole pair search against every two-edit string.
 
-    python benchmarks/charmer_floor.py --split dev --limit 100 --work /tmp/s61c/bench
+    python benchmarks/search_vs_textattack.py --dataset mr --victim-half odd --skip-textattack \
+        --recipes charmer --max-queries 100000 --spread-seeds ''   # writes --work's mr/
+    python benchmarks/charmer_floor.py --split test --limit 200
 """
 from __future__ import annotations
 
