@@ -523,13 +523,12 @@ def test_a_word_pruthis_inner_edits_made_reads_in_context(shield, attacked, clea
 
 
 def test_only_an_edit_pruthis_attack_makes_counts():
-    keys = Shield().keys
-    assert _inner_odds("god", "good", keys) == pytest.approx(-math.log10(8))  # o dropped
-    assert _inner_odds("wroth", "worth", keys) == pytest.approx(-math.log10(8))  # swapped
-    assert _inner_odds("schm", "scum", keys) is not None  # h is a QWERTY neighbour of u
+    assert _inner_odds("god", "good") == pytest.approx(-math.log10(8))  # o dropped
+    assert _inner_odds("wroth", "worth") == pytest.approx(-math.log10(8))  # swapped
+    assert _inner_odds("schm", "scum") is not None  # h is a QWERTY neighbour of u
     for token, word in [("dull", "full"), ("lisr", "list"), ("sit", "sip"), ("scam", "scum"),
                         ("schm", "scheme"), ("good", "good"), ("sat", "set")]:
-        assert _inner_odds(token, word, keys) is None  # an end, no neighbour, two edits, short
+        assert _inner_odds(token, word) is None  # an end, no neighbour, two edits, short
 
 
 def test_a_clean_word_its_neighbours_call_for_stays(shield):

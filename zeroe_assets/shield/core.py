@@ -189,7 +189,6 @@ class Shield:
         self.real_words = RealWords(self.context, sure=GUESS_SURE if guess else SURE) \
             if real_words else None
         self.mechanisms = tuple(self.restorers)  # without any that could not load
-        self.keys = qwerty()
         self._inner_near: dict[str, list[str]] = {}  # `_inner_real`'s readings of a word
 
     @property
@@ -704,15 +703,11 @@ class Shield:
         if near is None:  # the same for every window: found once per word (a lexicon word)
             near = self._inner_near[unit.low] = [
                 w for w in neighbours(self.lexicon, unit.low)
-                if not inflected(unit.low, w) and self._inner_odds(unit.low, w) is not None]
+                if not inflected(unit.low, w) and _inner_odds(unit.low, w) is not None]
         if not near:
             return None
-        score, best = self._attacked_from(unit.low, near, window, self._inner_odds)
+        score, best = self._attacked_from(unit.low, near, window, _inner_odds)
         return best if score - self.context.score(unit.low, window) >= self.inner_sure else None
-
-    def _inner_odds(self, token: str, word: str) -> float | None:
-        """`_inner_odds` on this shield's QWERTY table."""
-        return _inner_odds(token, word, self.keys)
 
     def restore(self, text: str, anchor: str | None = None) -> str:
         """``text`` with the attacked words it is sure of restored; everything else as it was.
@@ -923,12 +918,12 @@ def _attack_odds(token: str, word: str) -> float:
     return -math.log10(25 * n)
 
 
-def _inner_odds(token: str, word: str, keys: dict[str, tuple[str, ...]]) -> float | None:
+def _inner_odds(token: str, word: str) -> float | None:
     """log10 P(``token`` | ``word``), up to a constant, as Pruthi et al.'s attack makes it
     (TextAttack's Pruthi2019: words of four letters or more, one of four operations, never on
     the first or last letter), with each operation equally likely and its place drawn
     uniformly: two adjacent inner letters swapped, one dropped, one of 26 added, one put for
-    one of its QWERTY neighbours (``keys``); None when no such edit makes ``token``."""
+    one of its QWERTY neighbours (`qwerty`); None when no such edit makes ``token``."""
     n = len(word)
     if n < 4 or token[:1] != word[:1] or token[-1:] != word[-1:]:
         return None
@@ -942,8 +937,10 @@ def _inner_odds(token: str, word: str, keys: dict[str, tuple[str, ...]]) -> floa
     if len(at) == 2 and at[1] == at[0] + 1 and token[at[0]] == word[at[1]] \
             and token[at[1]] == word[at[0]]:
         return -math.log10(4 * (n - 3))  # two adjacent inner letters swapped
-    if len(at) == 1 and token[at[0]] in keys.get(word[at[0]], ()):
-        return -math.log10(4 * (n - 2) * len(keys[word[at[0]]]))  # a QWERTY neighbour put
+    if len(at) == 1:
+        near = qwerty().get(word[at[0]], ())
+        if token[at[0]] in near:
+            return -math.log10(4 * (n - 2) * len(near))  # a QWERTY neighbour put
     return None
 
 
