@@ -58,19 +58,22 @@ class Context:
         trained on, used there as often as a common word (unigram log10 ≥ ``USUAL``): a tweet's
         *antifa*, *maga*, *ppl*, *thats*, *ok*, which the restorers would read as *anti*,
         *manga*, *people*, *that*, *okay*. A rarer one (a typo such as *teh*) is read as before."""
-        if self.model is None or word in self.lexicon:
-            return False
-        general = self.model.general  # the tweets' model: another domain's text dilutes them
-        return word in general.ids and general.logprob(word) >= USUAL
+        return word not in self.lexicon and self._tweets_use(word)
 
     def common(self, word: str) -> bool:
         """Whether ``word`` is used as often as a common word (log10 ≥ ``COMMON``) in the
         lexicon's books or, with the context model, in the tweets' text (≥ ``USUAL``: *sit*,
         *shit* are commoner there)."""
-        if word in self.lexicon and self.lexicon.logfreq(word) >= COMMON:
-            return True
-        general = self.model.general if self.model is not None else None
-        return general is not None and word in general.ids and general.logprob(word) >= USUAL
+        return word in self.lexicon and self.lexicon.logfreq(word) >= COMMON \
+            or self._tweets_use(word)
+
+    def _tweets_use(self, word: str) -> bool:
+        """Whether the context model's tweets use ``word`` as often as a common word (unigram
+        log10 ≥ ``USUAL``); False without a context model."""
+        if self.model is None:
+            return False
+        general = self.model.general  # the tweets' model: another domain's text dilutes them
+        return word in general.ids and general.logprob(word) >= USUAL
 
     def fit(self, words: Sequence[str]) -> None:
         """Read the next line, whose lower-case words are ``words``, with the context models'
