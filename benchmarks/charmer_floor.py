@@ -18,9 +18,17 @@ deletes or replaces, are enumerated as strings. ``--check`` compares both agains
 victim's ``decision_function`` on random pairs (labels equal, logits within 1e-9), and, on
 short sentences, the whole pair search against every two-edit string.
 
+``--triples RECORDS`` asks, for the sentences an attack's records show it changing
+``--at-least`` characters, whether three edits flip them: a search (`search3`), each text
+scored exactly and the best checked against the victim, not a proof (a text it does not find
+may exist): three of the best single edits in separate spans, a touching pair and a single
+edit, or a touching pair and one more edit in its window.
+
     python benchmarks/search_vs_textattack.py --dataset mr --victim-half odd --skip-textattack \
         --recipes charmer --max-queries 100000 --spread-seeds ''   # writes --work's mr/
     python benchmarks/charmer_floor.py --split test --limit 200
+    python benchmarks/charmer_floor.py --split test --limit 200 \
+        --triples WORK/mr/records/ours-charmer.jsonl --at-least 4
 """
 from __future__ import annotations
 
@@ -371,6 +379,14 @@ def span_logits(sent: Sentence, a: int, b: int, variants: list) -> np.ndarray:
     """The logits of the texts with ``toks[a:b]`` replaced by each of ``variants``, all at
     once: the char block from each variant's n-grams against the counts without the span, the
     word block once per distinct word tuple."""
+    eff = span_effects(sent, a, b, variants)
+    return sent.w.bias + term(sent.nw + eff[:, 0], sent.sw + eff[:, 1]) + \
+        term(sent.nc + eff[:, 2], sent.sc + eff[:, 3])
+
+
+def span_effects(sent: Sentence, a: int, b: int, variants: list) -> np.ndarray:
+    """(word numerator, word norm², char numerator, char norm²) changes of the texts with
+    ``toks[a:b]`` replaced by each of ``variants``, one row each."""
     w = sent.w
     old = Counter()
     for t in sent.toks[a:b]:
@@ -383,8 +399,8 @@ def span_logits(sent: Sentence, a: int, b: int, variants: list) -> np.ndarray:
     removed_n = float(np.sum(w.ccoef[og] * (rv - ov)))
     removed_s = float(np.sum(rv ** 2 - ov ** 2))
     rest = dict(zip(og.tolist(), (bc - oc).tolist()))  # counts of the span's n-grams without it
-    vids, gids, wterm = [], [], np.empty(len(variants))
-    words: dict[tuple, float] = {}
+    vids, gids, weff = [], [], np.empty((len(variants), 2))
+    words: dict[tuple, tuple] = {}
     cv, fw = w.cvocab, WORD.findall
     for k, new in enumerate(variants):
         for t in new:
@@ -395,9 +411,8 @@ def span_logits(sent: Sentence, a: int, b: int, variants: list) -> np.ndarray:
                     gids.append(i)
         key = tuple(x if x in w.wvocab else None for t in new for x in fw(t))
         if key not in words:
-            dn, ds = delta(sent.wbase, sent.word_change(a, b, new), w.wcoef, w.widf)
-            words[key] = float(term(sent.nw + dn, sent.sw + ds))
-        wterm[k] = words[key]
+            words[key] = delta(sent.wbase, sent.word_change(a, b, new), w.wcoef, w.widf)
+        weff[k] = words[key]
     n = len(variants)
     dn, ds = np.full(n, removed_n), np.full(n, removed_s)
     if vids:
@@ -410,7 +425,7 @@ def span_logits(sent: Sentence, a: int, b: int, variants: list) -> np.ndarray:
         after = idf * (1 + np.log(base + count))
         dn += np.bincount(vid, w.ccoef[gid] * (after - before), minlength=n)
         ds += np.bincount(vid, after ** 2 - before ** 2, minlength=n)
-    return w.bias + wterm + term(sent.nc + dn, sent.sc + ds)
+    return np.column_stack([weff, dn, ds])
 
 
 def analyse(sent: Sentence, complete: bool = False) -> dict:
@@ -452,6 +467,126 @@ def analyse(sent: Sentence, complete: bool = False) -> dict:
         out["best"] = sign * max(sign * out[k] for k in
                                  ("best_single", "best_separate", "best_touching"))
     return {**out, **(found or {"characters": 3}), "seconds": time.perf_counter() - started}
+
+
+# --- three edits: a search, not a proof -------------------------------------------------------
+class Units:
+    """One sentence's single edits (one per distinct change of its token list) and touching
+    pairs, each as (a, b, new tokens) with its exact (word numerator, word norm², char
+    numerator, char norm²) change."""
+
+    def __init__(self, sent: Sentence):
+        self.sent = sent
+        reps = {}
+        for p, kind, c in sent.ops():
+            key = sent.span_of(p, kind, c)
+            if key[2] != tuple(sent.toks[key[0]:key[1]]):
+                reps.setdefault(key, (p, kind, c))
+        self.keys, self.reps = list(reps), reps
+        self.a = np.array([k[0] for k in self.keys])
+        self.b = np.array([k[1] for k in self.keys])
+        self.eff = np.array([sent.effect(*k) for k in self.keys])
+        self.pair_keys, pair_eff = [], []
+        for a, b, variants in touching_pairs(sent):
+            variants = sorted(variants)
+            pair_eff.append(span_effects(sent, a, b, variants))
+            self.pair_keys.extend((a, b, v) for v in variants)
+        self.pair_eff = np.concatenate(pair_eff)
+        self.pa = np.array([k[0] for k in self.pair_keys])
+        self.pb = np.array([k[1] for k in self.pair_keys])
+
+    @staticmethod
+    def separate(a, b, a2, b2):
+        """Whether spans [a, b) and [a2, b2) (arrays broadcast) do not overlap, as
+        `PairTable` has it."""
+        return ((b <= a2) | (b2 <= a)) & ~((a == b) & (a2 == b2) & (a == a2))
+
+
+def score_replaced(sent: Sentence, repl) -> float:
+    """The exact logit of the text with each (a, b, new tokens) of ``repl`` (spans that do
+    not overlap) replacing its tokens."""
+    w, toks, chg = sent.w, list(sent.toks), Counter()
+    for a, b, new in sorted(repl, key=lambda r: (r[0], r[1]), reverse=True):
+        toks[a:b] = list(new)
+        chg.update(sent.char_change(a, b, new))
+    nc, sc = delta(sent.cbase, chg, w.ccoef, w.cidf)
+    nw, sw = block(w.word_counts([x for t in toks for x in w.words(t)]), w.wcoef, w.widf)
+    return w.bias + float(term(nw, sw)) + float(term(sent.nc + nc, sent.sc + sc))
+
+
+def search3(sent: Sentence, units: Units, k1: int = 300, k2: int = 2000, k3: int = 300,
+            keep: int = 400) -> dict:
+    """A search for three-edit flips, not a proof: the texts that three of the ``k1`` best
+    single edits (in separate spans) or one of the ``k2`` best touching pairs and one of
+    those singles make, ranked by their logit with the changes taken as additive (no
+    correction for shared n-grams), the ``keep`` best of each scored exactly; and every
+    text one more edit inside the window of one of the ``k3`` best touching pairs makes,
+    scored exactly. ``best``: the exact σ·logit closest to a flip (> 0: flipped)."""
+    started = time.perf_counter()
+    w = sent.w
+    sigma = 1.0 if sent.logit < 0 else -1.0
+    e0 = np.array([sent.nw, sent.sw, sent.nc, sent.sc])
+
+    def approx(e):
+        e = e0 + e
+        return sigma * (w.bias + term(e[..., 0], e[..., 1]) + term(e[..., 2], e[..., 3]))
+
+    g1 = approx(units.eff)
+    top = np.argsort(-g1)[:k1]
+    E, a, b = units.eff[top], units.a[top], units.b[top]
+    sep = units.separate(a[:, None], b[:, None], a[None, :], b[None, :])
+    idx = np.arange(len(top))
+    cands = []
+    upper = idx[:, None] < idx[None, :]
+    for x in range(len(top)):
+        val = approx(E[x] + E[:, None, :] + E[None, :, :])
+        ok = sep[x][:, None] & sep[x][None, :] & sep & upper & (idx > x)[:, None]
+        val = np.where(ok, val, -np.inf)
+        flat = np.argsort(-val, axis=None)[:keep]
+        for f in flat:
+            j, k = divmod(int(f), len(top))
+            if np.isfinite(val[j, k]):
+                cands.append((float(val[j, k]), [units.keys[top[x]], units.keys[top[j]],
+                                                  units.keys[top[k]]]))
+    cands.sort(key=lambda c: -c[0])
+    cands = cands[:keep]
+    g2 = approx(units.pair_eff)
+    ptop = np.argsort(-g2)[:k2]
+    val = approx(units.pair_eff[ptop][:, None, :] + E[None, :, :])
+    ok = units.separate(units.pa[ptop][:, None], units.pb[ptop][:, None], a[None, :], b[None, :])
+    val = np.where(ok, val, -np.inf)
+    two = []
+    for f in np.argsort(-val, axis=None)[:keep]:
+        v, k = divmod(int(f), len(top))
+        if np.isfinite(val[v, k]):
+            two.append((float(val[v, k]), [units.pair_keys[ptop[v]], units.keys[top[k]]]))
+    best, witness, scored = -np.inf, None, 0
+    for _, repl in cands + two:
+        v = sigma * score_replaced(sent, repl)
+        scored += 1
+        if v > best:
+            best, witness = v, repl
+    # three in one window: one more edit inside the window of a good touching pair
+    for v in np.argsort(-g2)[:k3]:
+        pa, pb, new = units.pair_keys[v]
+        text = " ".join(new)
+        variants = sorted({tuple(x.split()) for x in _edits(text, sent.alphabet)})
+        logits = sigma * span_logits(sent, pa, pb, variants)
+        scored += len(variants)
+        i = int(np.argmax(logits))
+        if logits[i] > best:
+            best, witness = float(logits[i]), [(pa, pb, variants[i])]
+    return {"best": best, "flips": bool(best > 0), "scored": scored,
+            "witness": [[x, y, list(t)] for x, y, t in witness],
+            "seconds": time.perf_counter() - started}
+
+
+def witness_text(sent: Sentence, witness) -> str:
+    """The text a witness's (a, b, new tokens) make (lower-cased, single spaces)."""
+    toks = list(sent.toks)
+    for a, b, new in sorted(witness, key=lambda r: (r[0], r[1]), reverse=True):
+        toks[a:b] = list(new)
+    return " ".join(toks)
 
 
 def check(sent: Sentence, victim, rng: random.Random, n: int) -> dict:
@@ -536,18 +671,47 @@ def main() -> None:
     parser.add_argument("--brute-force", type=int, default=0, metavar="CHARS",
                         help="instead: on sentences up to CHARS long, the best logit over every "
                              "two-edit text against the analysis (minutes each)")
+    parser.add_argument("--triples", type=Path, default=None, metavar="RECORDS",
+                        help="instead: search for three-edit flips (`search3`: a search, "
+                             "checked against the victim, not a proof) on the sentences whose "
+                             "text in this attack's records changes --at-least to --at-most "
+                             "characters")
+    parser.add_argument("--at-least", type=int, default=4)
+    parser.add_argument("--at-most", type=int, default=1000)
     args = parser.parse_args()
     from zeroe_assets.victims import load_victim
 
     victim = load_victim("generic-tfidf", args.work / "mr" / "generic-tfidf-odd.joblib")
     w = Weights(victim)
-    rows = []
+    rows, spent = [], {}
+    if args.triples:
+        from rapidfuzz.distance import Levenshtein
+
+        for line in args.triples.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            if r.get("status") == "successful":
+                spent[r["original"]] = Levenshtein.distance(r["original"], r["adversarial"])
     for text, gold in examples(args.work, args.split, args.limit):
         sent = Sentence(text, w)
         if (w.positive if sent.logit > 0 else str(victim.model.classes_[0])) != gold:
             continue  # misclassified: not attacked
         if args.check:
             print(json.dumps(check(sent, victim, random.Random(len(sent.text)), args.check)))
+            continue
+        if args.triples:
+            if not args.at_least <= spent.get(text, -1) <= args.at_most:
+                continue
+            row = search3(sent, Units(sent))
+            found = witness_text(sent, row["witness"])
+            row.update(text=text, attack_characters=spent[text], witness_text=found,
+                       characters=Levenshtein.distance(text.lower(), found),
+                       victim=float(victim.model.decision_function(victim._x([found]))[0]),
+                       logit=sent.logit)
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            if args.out:
+                with args.out.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
             continue
         if args.brute_force:
             if len(text) <= args.brute_force:
@@ -562,7 +726,9 @@ def main() -> None:
         if args.out:
             with args.out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
-    if rows:
+    if rows and args.triples:
+        print(json.dumps({"searched": len(rows), "flipped_with_3": sum(r["flips"] for r in rows)}))
+    elif rows:
         need = Counter(r["characters"] for r in rows)
         print(json.dumps({"attacked": len(rows), "need": dict(sorted(need.items()))}))
 

@@ -52,3 +52,45 @@ def test_two_edits_that_make_a_known_bigram_across_two_words(floor, victim):
     assert separate[0, j]
     real = victim.model.decision_function(victim._x(["bad fun"]))[0]
     assert logit[0, j] == pytest.approx(real, abs=1e-9)
+
+
+def test_three_edit_texts_score_as_the_victim_does(floor, victim):
+    """`score_replaced` (any separate spans replaced) and `span_effects` (a touching pair's
+    four sums) against the victim's ``decision_function``, on random 1+1+1 and 2+1 texts."""
+    sent = floor.Sentence("a tired , dull film this year", floor.Weights(victim))
+    units = floor.Units(sent)
+    rng = random.Random(1)
+    texts, mine = [], []
+    while len(texts) < 60:
+        i, j, k = rng.sample(range(len(units.keys)), 3)
+        spans = [units.keys[x] for x in (i, j, k)]
+        if all(units.separate(p[0], p[1], q[0], q[1])
+               for n, p in enumerate(spans) for q in spans[n + 1:]):
+            texts.append(floor.witness_text(sent, spans))
+            mine.append(floor.score_replaced(sent, spans))
+    for _ in range(60):
+        v = rng.randrange(len(units.pair_keys))
+        pair = units.pair_keys[v]
+        e = units.pair_eff[v]
+        alone = sent.w.bias + floor.term(sent.nw + e[0], sent.sw + e[1]) + \
+            floor.term(sent.nc + e[2], sent.sc + e[3])
+        assert float(alone) == pytest.approx(floor.score_replaced(sent, [pair]), abs=1e-9)
+        k = rng.choice([k for k in range(len(units.keys)) if units.separate(
+            pair[0], pair[1], units.a[k], units.b[k])])
+        texts.append(floor.witness_text(sent, [pair, units.keys[k]]))
+        mine.append(floor.score_replaced(sent, [pair, units.keys[k]]))
+    real = victim.model.decision_function(victim._x(texts))
+    assert max(abs(m - r) for m, r in zip(mine, real)) < 1e-9
+
+
+def test_search3_returns_a_three_edit_text_and_its_exact_logit(floor, victim):
+    from rapidfuzz.distance import Levenshtein
+
+    sent = floor.Sentence("the best film this year", floor.Weights(victim))
+    row = floor.search3(sent, floor.Units(sent), k1=40, k2=200, k3=20, keep=50)
+    text = floor.witness_text(sent, row["witness"])
+    assert Levenshtein.distance(sent.text, text) <= 3
+    real = victim.model.decision_function(victim._x([text]))[0]
+    sign = 1.0 if sent.logit < 0 else -1.0
+    assert sign * real == pytest.approx(row["best"], abs=1e-9)
+    assert row["flips"] == ((real > 0) != (sent.logit > 0))
