@@ -80,12 +80,12 @@ def olid_half(data: Path, work: Path, parity: str) -> Path:
                    parity)
 
 
-def setup(dataset: str, data: Path, work: Path, n: int, half: str):
-    """The first ``n`` test examples with their gold labels, and the benchmark's victim
-    (`victim_for`) warmed up outside the timings."""
+def setup(dataset: str, data: Path, work: Path, n: int, half: str, split: str = "test"):
+    """The first ``n`` test examples (mr: of ``split``) with their gold labels, and the
+    benchmark's victim (`victim_for`) warmed up outside the timings."""
     task = get_task(TASK[dataset])
     test = (olid_test_with_labels(data, work) if dataset == "olid"
-            else split_file(work / "mr", "test"))
+            else split_file(work / "mr", split))
     ex = task.examples(test, task.format_for(test))
     examples = list(zip(ex.inputs, ex.gold))[:n]
     victim = victim_for(dataset, data, work, half)
@@ -230,7 +230,8 @@ def run_textattack(name: str, victim: TimedVictim, examples: list, budget: int, 
 
 
 def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: int,
-             dataset: str = "olid", surrogate=None, lexicon: bool = False):
+             dataset: str = "olid", surrogate=None, lexicon: bool = False,
+             merges: bool = False):
     """One of our recipes (``RECIPE:T1+T2`` with those transformations), example by example
     (index = the example's line: its seed); ``surrogate`` for zeroe-fast, and with ``lexicon``
     for charmer (which writes its strongest words)."""
@@ -242,6 +243,8 @@ def run_ours(name: str, victim: TimedVictim, examples: list, budget: int, seed: 
                         max_queries=budget, seed=seed,
                         **({"surrogate": surrogate} if recipe == "zeroe-fast" or
                            (recipe == "charmer" and lexicon) else {}))
+    if recipe == "charmer" and merges:  # the option of Charmer the recipe leaves off
+        attack.method.merges = True
     return attack_all(attack, name, victim, examples, time.perf_counter() - start,
                       WARM_UP[dataset])
 
@@ -428,6 +431,12 @@ def main() -> None:
     parser.add_argument("--charmer-lexicon", action="store_true",
                         help="charmer may also write the 500 words per label that zeroe-fast's "
                              "surrogate weighs most (the attacker's half of the data)")
+    parser.add_argument("--charmer-merges", action="store_true",
+                        help="charmer probes the slot that replaces the space after a word by "
+                             "deleting it (`Charmer(merges=True)`), not with a space")
+    parser.add_argument("--split", choices=("test", "dev"), default="test",
+                        help="mr: the split whose first --examples sentences are attacked "
+                             "(dev to choose an option before measuring test)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--spread-seeds", default="1,2,3,4",
                         help="more seeds for both DeepWordBugs ('' for none): one seed's Suc%% "
@@ -443,7 +452,10 @@ def main() -> None:
     if theirs:
         textattack_offline.prepare(args.work / "textattack")
 
-    examples, victim = setup(args.dataset, data, args.work, args.examples, args.victim_half)
+    if args.split != "test" and args.dataset != "mr":
+        sys.exit("--split dev is for --dataset mr")
+    examples, victim = setup(args.dataset, data, args.work, args.examples, args.victim_half,
+                             args.split)
     surrogate = None
     if any(r.partition(":")[0] == "zeroe-fast" for r in ours) or args.charmer_lexicon:
         from zeroe_assets.search import NgramSurrogate
@@ -458,7 +470,8 @@ def main() -> None:
             timed = TimedVictim(victim)
             records, wall, own, started = runner(
                 name, timed, examples, args.max_queries, args.seed, args.dataset,
-                *([surrogate, args.charmer_lexicon] if tool == "ours" else []))
+                *([surrogate, args.charmer_lexicon, args.charmer_merges]
+                  if tool == "ours" else []))
             rows[f"{tool}:{name}"] = row(tool, name, records, wall, timed, own, started)
             lines = "".join(json.dumps(r.to_json()) + "\n" for r in records)
             kept = args.work / ("records" if args.dataset == "olid" else "mr/records")
@@ -469,10 +482,12 @@ def main() -> None:
     words = [len(tokenize.words(t)) for t, _ in examples]
     result = {
         "victim": DESCRIBED[args.dataset][args.victim_half],
-        "data": f"first {len(examples)} {DESCRIBED[args.dataset]['data']}",
+        "data": f"first {len(examples)} " + DESCRIBED[args.dataset]["data"].replace(
+            "test", args.split),
         "examples": len(examples), "mean_words": sum(words) / len(words),
         "max_queries": args.max_queries, "seed": args.seed,
-        "charmer_lexicon": args.charmer_lexicon,
+        "charmer_lexicon": args.charmer_lexicon, "charmer_merges": args.charmer_merges,
+        "split": args.split,
         "loadavg_at_start": list(load), "environment": versions(),
         "results": [rounded(r) for r in rows.values()],
         "speedup_vs_textattack": rounded(speedups(rows)),

@@ -19,10 +19,12 @@ from .attack_fixtures import needs_olid, olid  # noqa: F401  (olid: a fixture)
 from .test_search import BAD, Counting, _label, examples, tc  # noqa: F401  (fixtures)
 
 
-def _charmer(k=3, positions=5, constraints=(), width=1, scan=False, lexicon=(), **options):
+def _charmer(k=3, positions=5, constraints=(), width=1, scan=False, lexicon=(), merges=False,
+             **options):
     return SearchAttack(AnyCharacter(), [EditDistance(absolute=k), *constraints],
                         Classification("tc"),
-                        Charmer(positions, k, width=width, scan=scan, lexicon=lexicon),
+                        Charmer(positions, k, width=width, scan=scan, lexicon=lexicon,
+                                merges=merges),
                         **options)
 
 
@@ -78,12 +80,14 @@ def test_few_slots_are_tried_without_probing(tc):
 
 
 @pytest.mark.parametrize("budget", [1, 2, 40, 333])
-@pytest.mark.parametrize("width, scan, lexicon", [(1, False, ()), (3, False, ()), (3, True, ()),
-                                                  (1, False, BAD), (3, True, BAD)])
-def test_never_over_budget(tc, examples, budget, width, scan, lexicon):
+@pytest.mark.parametrize("width, scan, lexicon, merges",
+                         [(1, False, (), False), (3, False, (), False), (3, True, (), False),
+                          (1, False, BAD, False), (3, True, BAD, False), (1, False, (), True),
+                          (3, False, BAD, True)])
+def test_never_over_budget(tc, examples, budget, width, scan, lexicon, merges):
     for i, example in enumerate(examples[:6]):
         victim = Counting(tc)
-        r = _charmer(k=4, width=width, scan=scan, lexicon=lexicon,
+        r = _charmer(k=4, width=width, scan=scan, lexicon=lexicon, merges=merges,
                      max_queries=budget).run(example, victim, i)
         assert r.queries == len(victim.sent) == len(set(victim.sent)) <= budget
         if budget == 1 and r.status != SKIPPED:
@@ -143,6 +147,25 @@ def test_a_lexicon_word_is_written_in_the_step_its_characters_reach(tc, width):
     for step, (probes, candidates) in enumerate(zip(steps[::2], steps[1::2]), 1):
         assert all(Levenshtein.distance(text, t) <= step for t in probes + candidates)
     assert r.status == SUCCESSFUL and Levenshtein.distance(text, r.adversarial) <= 3
+
+
+def test_merges_probe_a_gap_space_by_deleting_it(tc):
+    """With ``merges`` the probe of the slot that replaces the space after a word merges the
+    two words (a space there changes nothing); the other slots' probes stay; a step is still
+    one probe call and one candidate call."""
+    text = "@USER the coach is pathetic today URL"
+    assert repr(Charmer(merges=True)).endswith("scan=False, merges=True)")
+    batches = {}
+    for merges in (False, True):
+        victim = Counting(tc)
+        _charmer(k=1, positions=3, merges=merges).run((text, 1), victim)
+        original, probes, candidates = victim.batches
+        batches[merges] = probes
+        assert original == [text] and len(candidates) <= 3 * 50
+    merged = {"@USER thecoach is pathetic today URL", "@USER the coachis pathetic today URL",
+              "@USER the coach ispathetic today URL", "@USER the coach is pathetictoday URL"}
+    assert merged <= set(batches[True]) and not merged & set(batches[False])
+    assert set(batches[False]) - {text} <= set(batches[True])  # the other probes stay
 
 
 def test_constraints_choose_the_words(tc):

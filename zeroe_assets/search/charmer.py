@@ -19,6 +19,10 @@ data weighs most toward a label (`guided.NgramSurrogate.lexicon`); step k also w
 word over a word ``d`` ≤ ``reach`` characters away, in a text kept d steps before, so a word
 whose single edits gain little alone is still reached in its d characters (``She`` → ``Shit``,
 ``lack`` → ``fuck`` on OLID tweets; docs/experiments/2026-12-05-search-charmer-lexicon.md).
+A fourth, ``merges``: the probe of a slot that replaces a gap's whitespace character deletes
+it (the two words merged) instead of putting a space there, which changes nothing, so that
+such a slot can rank among the ``positions`` (against a TF-IDF victim one letter in place of
+the space takes out two words' n-grams; docs/experiments/2026-12-07-search-charmer-triples.md).
 
 Charmer's own code edits any character of the sentence; here the constraints choose the words
 (and so the gaps after them) that may change, and the text before the first word stays. With
@@ -46,18 +50,19 @@ class Charmer(SearchMethod):
     Charmer; fewer characters changed for a few more queries); ``width``: the texts kept per
     step (Charmer: 1); ``scan``: slots chosen by a first step over all of them instead of the
     space probe (not in Charmer); ``lexicon``: lower-case words a step may write over a word at
-    most ``reach`` characters away (not in Charmer)."""
+    most ``reach`` characters away (not in Charmer); ``merges``: a gap's whitespace slot probed
+    by deleting it (not in Charmer)."""
 
     name = "charmer"
 
     def __init__(self, positions: int = 20, max_edits: int = 10, pruned: bool = False,
                  width: int = 1, scan: bool = False, lexicon: Sequence[str] = (),
-                 reach: int = 2):
+                 reach: int = 2, merges: bool = False):
         self.positions = check_int("positions", positions)
         self.max_edits = check_int("max_edits", max_edits)
         self.width = check_int("width", width)
         self.reach = check_int("reach", reach)
-        self.pruned, self.scan = pruned, scan
+        self.pruned, self.scan, self.merges = pruned, scan, merges
         self.lexicon = tuple(dict.fromkeys(w.lower() for w in lexicon))
 
     def slots(self, problem: Problem, text: AttackedText) -> list[tuple[int, int]]:
@@ -70,7 +75,8 @@ class Charmer(SearchMethod):
         """For each of ``texts``, the ``positions`` of its ``slots`` whose space probe brings
         the goal closest (all of them, unprobed, when there are no more than that); ties keep
         the text's order. Every text's probes go in one victim call."""
-        probes = [[AnyCharacter.at_slot(t, p, slot, [PROBE]) or [t] for p, slot in s]
+        probes = [[AnyCharacter.at_slot(t, p, slot, [self.probe(t, p, slot)]) or [t]
+                   for p, slot in s]
                   if len(s) > self.positions else None for t, s in zip(texts, slots)]
         sent = [probe for each in probes if each for (probe,) in each]
         scores = {t.key: o.score for t, o in problem.query(sent)} if sent else {}
@@ -83,6 +89,15 @@ class Charmer(SearchMethod):
                            key=lambda i: -scores.get(each[i][0].key, float("-inf")))
             chosen.append([s[i] for i in order[:self.positions]])
         return chosen
+
+    def probe(self, text: AttackedText, position: int, slot: int) -> str:
+        """What a slot is probed with: a space, or with ``merges`` nothing (a deletion) where
+        the slot replaces a whitespace character of the gap after the word."""
+        if self.merges:
+            where = slot - 2 * len(text.word(position))
+            if where > 0 and where % 2 and text.gap_after(position)[where // 2].isspace():
+                return AnyCharacter.DELETE
+        return PROBE
 
     def ranked(self, text: AttackedText, slots: list, gains: dict) -> list[tuple[int, int]]:
         """``scan``'s slots after the first step: every slot of the words ``text`` changed
@@ -199,5 +214,5 @@ class Charmer(SearchMethod):
     def __repr__(self):
         return (f"Charmer(positions={self.positions}, max_edits={self.max_edits}, "
                 f"pruned={self.pruned}, width={self.width}, scan={self.scan}" +
-                (f", lexicon={len(self.lexicon)} words, reach={self.reach})" if self.lexicon
-                 else ")"))
+                (f", lexicon={len(self.lexicon)} words, reach={self.reach}" if self.lexicon
+                 else "") + (", merges=True)" if self.merges else ")"))
