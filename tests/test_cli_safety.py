@@ -285,6 +285,20 @@ def test_jsonl_writes_untouched_fields_byte_for_byte(args, monkeypatch, capsys):
         assert written == line.replace(json.dumps(old), json.dumps(new, ensure_ascii=False), 1)
 
 
+@pytest.mark.parametrize("args, words", [
+    (["perturb", "-p", "intrude", "-l", "high"], "Such fun \\ud800 today"),
+    (["shield", "--perturbers", "intrude"], "S-u-c-h f-u-n \\ud800 t-o-d-a-y")])
+def test_jsonl_writes_a_lone_surrogate_of_a_changed_value_as_its_escape(args, words, monkeypatch,
+                                                                        capsys):
+    # "\ud800" is valid JSON and reads as a lone surrogate, which no UTF-8 carries: written as
+    # read, it stopped the run with "'utf-8' codec can't encode character '\ud800'"
+    line = f'{{"text": "{words}"}}\n'
+    code, out, err = run([*args, "--jsonl"], capsys, monkeypatch, line.encode())
+    assert code == 0 and "error" not in err and out != line
+    out.encode("utf-8")  # no lone surrogate in what is written
+    assert "\ud800" in json.loads(out)["text"] and '\\ud800' in out
+
+
 # -- 12. the minor ones ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", ["-1", str(2 ** 64)])
