@@ -523,6 +523,25 @@ def examples(work: Path, split: str, limit: int):
     return list(zip(ex.inputs, ex.gold))[:limit]
 
 
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Path:
+    """The victim's file, or a usage error (one line, exit 2) before anything is read or
+    written: a count out of range, --check with --brute-force, a --work without the victim,
+    an --out that is a folder."""
+    for name, low in (("limit", 1), ("check", 0), ("brute_force", 0)):
+        if getattr(args, name) < low:
+            parser.error(f"--{name.replace('_', '-')} must be at least {low}, "
+                         f"got {getattr(args, name)}")
+    if args.check and args.brute_force:
+        parser.error("--check and --brute-force are two other runs: give one")
+    model = args.work / "mr" / "generic-tfidf-odd.joblib"
+    if not model.is_file():
+        parser.error(f"no victim {model}: run search_vs_textattack.py --work {args.work} "
+                     "first (see --help)")
+    if args.out is not None and args.out.is_dir():
+        parser.error(f"--out {args.out} is a folder, not a file")
+    return model
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-search-vs-textattack"),
@@ -537,9 +556,10 @@ def main() -> None:
                         help="instead: on sentences up to CHARS long, the best logit over every "
                              "two-edit text against the analysis (minutes each)")
     args = parser.parse_args()
+    model = check_args(parser, args)
     from zeroe_assets.victims import load_victim
 
-    victim = load_victim("generic-tfidf", args.work / "mr" / "generic-tfidf-odd.joblib")
+    victim = load_victim("generic-tfidf", model)
     w = Weights(victim)
     rows = []
     for text, gold in examples(args.work, args.split, args.limit):

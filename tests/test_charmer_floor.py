@@ -52,3 +52,24 @@ def test_two_edits_that_make_a_known_bigram_across_two_words(floor, victim):
     assert separate[0, j]
     real = victim.model.decision_function(victim._x(["bad fun"]))[0]
     assert logit[0, j] == pytest.approx(real, abs=1e-9)
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--limit", "0"], "--limit must be at least 1, got 0"),
+    (["--check", "-1"], "--check must be at least 0, got -1"),
+    (["--brute-force", "-5"], "--brute-force must be at least 0, got -5"),
+    (["--check", "2", "--brute-force", "30"], "--check and --brute-force are two other runs: "
+                                              "give one"),
+    ([], "no victim {work}/mr/generic-tfidf-odd.joblib: run search_vs_textattack.py --work "
+         "{work} first (see --help)")])
+def test_bad_arguments_are_one_line_before_anything_is_written(floor, args, error, tmp_path,
+                                                               monkeypatch, capsys):
+    # they were a traceback (ValueError: victim model not found), or, with the victim there,
+    # an analysis of no sentence (--limit 0) or of a negative count
+    work = tmp_path / "work"
+    monkeypatch.setattr("sys.argv", ["charmer_floor.py", "--work", str(work), *args])
+    with pytest.raises(SystemExit) as stop:
+        floor.main()
+    assert stop.value.code == 2 and not work.exists()
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        f"charmer_floor.py: error: {error.format(work=work)}"
