@@ -658,6 +658,30 @@ def examples(work: Path, split: str, limit: int):
     return list(zip(ex.inputs, ex.gold))[:limit]
 
 
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Path:
+    """The victim's file, or a usage error (one line, exit 2) before anything is read or
+    written: a count out of range, two of --check, --brute-force and --triples, a --triples
+    file that is not there, a --work without the victim, an --out that is a folder."""
+    for name, low in (("limit", 1), ("check", 0), ("brute_force", 0), ("at_least", 0),
+                      ("at_most", args.at_least)):
+        if getattr(args, name) < low:
+            parser.error(f"--{name.replace('_', '-')} must be at least {low}, "
+                         f"got {getattr(args, name)}")
+    runs = [name for name, given in (("--check", args.check), ("--brute-force", args.brute_force),
+                                     ("--triples", args.triples)) if given]
+    if len(runs) > 1:
+        parser.error(f"{' and '.join(runs)} are other runs each: give one")
+    if args.triples is not None and not args.triples.is_file():
+        parser.error(f"--triples {args.triples}: no such file (an attack's records.jsonl)")
+    model = args.work / "mr" / "generic-tfidf-odd.joblib"
+    if not model.is_file():
+        parser.error(f"no victim {model}: run search_vs_textattack.py --work {args.work} "
+                     "first (see --help)")
+    if args.out is not None and args.out.is_dir():
+        parser.error(f"--out {args.out} is a folder, not a file")
+    return model
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/zeroe-search-vs-textattack"),
@@ -679,9 +703,10 @@ def main() -> None:
     parser.add_argument("--at-least", type=int, default=4)
     parser.add_argument("--at-most", type=int, default=1000)
     args = parser.parse_args()
+    model = check_args(parser, args)
     from zeroe_assets.victims import load_victim
 
-    victim = load_victim("generic-tfidf", args.work / "mr" / "generic-tfidf-odd.joblib")
+    victim = load_victim("generic-tfidf", model)
     w = Weights(victim)
     rows, spent = [], {}
     if args.triples:

@@ -86,3 +86,17 @@ def _fall_over(out):
 def raising_victim(path):
     """Raises (a message of two lines) after ``GOOD_CALLS`` good calls."""
     return BrokenAfter(path, _fall_over)
+
+
+class WordVictim:
+    """Says 1 (offensive) for a text with the word ``idiot``, else 0: any change to the word
+    flips it, so every attack on such a text succeeds."""
+
+    task = "tc"
+
+    def predict(self, batch):
+        return [int("idiot" in str(text).split()) for text in batch]
+
+
+def word_victim(path):
+    return WordVictim()

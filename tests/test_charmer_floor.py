@@ -94,3 +94,29 @@ def test_search3_returns_a_three_edit_text_and_its_exact_logit(floor, victim):
     sign = 1.0 if sent.logit < 0 else -1.0
     assert sign * real == pytest.approx(row["best"], abs=1e-9)
     assert row["flips"] == ((real > 0) != (sent.logit > 0))
+
+
+@pytest.mark.parametrize("args, error", [
+    (["--limit", "0"], "--limit must be at least 1, got 0"),
+    (["--check", "-1"], "--check must be at least 0, got -1"),
+    (["--brute-force", "-5"], "--brute-force must be at least 0, got -5"),
+    (["--check", "2", "--brute-force", "30"], "--check and --brute-force are other runs each: "
+                                              "give one"),
+    (["--brute-force", "30", "--triples", "r.jsonl"], "--brute-force and --triples are other "
+                                                       "runs each: give one"),
+    (["--triples", "missing.jsonl"], "--triples missing.jsonl: no such file (an attack's "
+                                     "records.jsonl)"),
+    (["--at-least", "5", "--at-most", "4"], "--at-most must be at least 5, got 4"),
+    ([], "no victim {work}/mr/generic-tfidf-odd.joblib: run search_vs_textattack.py --work "
+         "{work} first (see --help)")])
+def test_bad_arguments_are_one_line_before_anything_is_written(floor, args, error, tmp_path,
+                                                               monkeypatch, capsys):
+    # they were a traceback (ValueError: victim model not found), or, with the victim there,
+    # an analysis of no sentence (--limit 0) or of a negative count
+    work = tmp_path / "work"
+    monkeypatch.setattr("sys.argv", ["charmer_floor.py", "--work", str(work), *args])
+    with pytest.raises(SystemExit) as stop:
+        floor.main()
+    assert stop.value.code == 2 and not work.exists()
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        f"charmer_floor.py: error: {error.format(work=work)}"

@@ -285,6 +285,45 @@ def test_jsonl_writes_untouched_fields_byte_for_byte(args, monkeypatch, capsys):
         assert written == line.replace(json.dumps(old), json.dumps(new, ensure_ascii=False), 1)
 
 
+@pytest.mark.parametrize("args, words", [
+    (["perturb", "-p", "intrude", "-l", "high"], "Such fun \\ud800 today"),
+    (["shield", "--perturbers", "intrude"], "S-u-c-h f-u-n \\ud800 t-o-d-a-y")])
+def test_jsonl_writes_a_lone_surrogate_of_a_changed_value_as_its_escape(args, words, monkeypatch,
+                                                                        capsys):
+    # "\ud800" is valid JSON and reads as a lone surrogate, which no UTF-8 carries: written as
+    # read, it stopped the run with "'utf-8' codec can't encode character '\ud800'"
+    line = f'{{"text": "{words}"}}\n'
+    code, out, err = run([*args, "--jsonl"], capsys, monkeypatch, line.encode())
+    assert code == 0 and "error" not in err and out != line
+    out.encode("utf-8")  # no lone surrogate in what is written
+    assert "\ud800" in json.loads(out)["text"] and '\\ud800' in out
+
+
+SEARCH = ["search", "--task", "tc", "--victim", "tc-tfidf", "--input", str(FIX / "olid.tsv"),
+          "--recipe", "deepwordbug"]
+
+
+@pytest.mark.parametrize("args, option", [
+    (["perturb", "-p", "intrude", "--jsonl", "--fields", ""], "--fields"),
+    (["shield", "--jsonl", "--fields", ","], "--fields"),
+    (SEARCH + ["--perturbers", ""], "--perturbers"),  # was the recipe's own, exit 0
+    (SEARCH + ["--fields", ""], "--fields"),
+    (SEARCH + ["--shield-perturbers", ","], "--shield-perturbers"),
+    (["certify", "--task", "tc", "--victim", "defended:d", "--input", str(FIX / "olid.tsv"),
+      "--surface", ""], "--surface"),  # was the whole surface, exit 0
+])
+def test_a_list_option_that_names_nothing_is_refused_not_read_as_its_default(
+        args, option, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "o"
+    if args[0] == "search":
+        args = [*args, "--out", str(out)]
+    code, written, err = run(args, capsys, monkeypatch,
+                             b'{"text": "A man sleeps", "premise": "x"}\n')
+    assert code == 2 and written == "" and not out.exists()
+    assert one_line(err).endswith(f"error: {option} is empty (none given): name at least one, "
+                                  "or leave it out for the default")
+
+
 # -- 12. the minor ones ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", ["-1", str(2 ** 64)])

@@ -201,3 +201,24 @@ def test_two_runs_started_together_on_one_folder_never_interleave(reference, oli
     assert 0 in [code for code, _ in outcomes]
     assert (tmp_path / "results.jsonl").read_bytes() == \
         (reference / "results.jsonl").read_bytes()
+
+
+def test_a_lone_surrogate_in_the_input_is_written_as_its_escape(tmp_path, capsys):
+    # JSON's "\ud800" reads as a lone surrogate, which no UTF-8 carries: results.jsonl and the
+    # reports stopped the run with "'utf-8' codec can't encode character '\ud800'", exit 2
+    data = tmp_path / "tweets.jsonl"
+    data.write_text('{"tweet": "you are an idiot \\ud800 go home", "subtask_a": "OFF"}\n'
+                    '{"tweet": "have a lovely day", "subtask_a": "NOT"}\n', encoding="utf-8")
+    out = tmp_path / "run"
+    code = main(["search", "--task", "tc", "--victim", "tests.attack_fixtures:word_victim",
+                 "--input", str(data), "--recipe", "deepwordbug", "--out", str(out), "-q"])
+    assert code == 0, capsys.readouterr().err
+    first = json.loads((out / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert first["status"] == "successful" and "\ud800" in first["adversarial"]
+    assert "\\ud800" in (out / "report.md").read_text(encoding="utf-8")
+    assert (out / "report.html").read_text(encoding="utf-8")
+    # a rerun reads the line back and resumes: nothing left to attack, the same files
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.suffix != ".json"}
+    assert main(["search", "--task", "tc", "--victim", "tests.attack_fixtures:word_victim",
+                 "--input", str(data), "--recipe", "deepwordbug", "--out", str(out), "-q"]) == 0
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.suffix != ".json"} == before

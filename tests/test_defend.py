@@ -286,6 +286,23 @@ def test_cli_certify_refuses_a_folder_for_out_before_it_works(defended, tmp_path
     assert f"error: cannot write {blocked}: Not a directory" in capsys.readouterr().err
 
 
+def test_cli_certify_refuses_an_empty_surface_before_it_works(defended, tmp_path, capsys,
+                                                            monkeypatch):
+    import zeroe_assets.defend.certify as C
+
+    test = tmp_path / "test.tsv"
+    test.write_text("id\ttweet\tsubtask_a\n1\tYou are a pathetic moron\tOFF\n",
+                    encoding="utf-8")
+    monkeypatch.setattr(C, "certify", lambda *a, **k: pytest.fail("certified"))
+    # `--surface ''` (or `,`) names no family: it certified the whole default surface, exit 0
+    for empty in ("", ","):
+        assert main(["certify", "--task", "tc", "--victim", f"defended:{defended}", "--input",
+                     str(test), "--surface", empty, "-q"]) == 2
+        assert capsys.readouterr().err == ("zeroe certify: error: --surface is empty (none "
+                                           "given): name at least one, or leave it out for "
+                                           "the default\n")
+
+
 def test_a_defense_with_the_shield_in_front_is_not_certified(monotone):
     from zeroe_assets.defend.certify import Surface, certify_text
     from zeroe_assets.defend.victim import DefendedVictim

@@ -330,12 +330,22 @@ class JsonlFormat(Format):
         changed = sorted((spans[f], new) for f, new, old in zip(self.fields, texts, record.texts)
                          if new != old)
         for (start, end), new in reversed(changed):  # from the end: earlier spans stay valid
-            body = body[:start] + json.dumps(new, ensure_ascii=False) + body[end:]
+            body = body[:start] + json_text(new) + body[end:]
         return body + ending
 
     @staticmethod
     def columns(record: Record) -> dict | None:
         return record.parts[0] if record.parts else None
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value, **options) -> str:
+    """``value`` as JSON with its non-ASCII characters as they are, except a lone surrogate
+    (JSON's ``"\\ud800"`` reads as one, and no UTF-8 can carry it), written as its escape."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 _VALUE = json.JSONDecoder().scan_once  # one JSON value at an index: (value, end)

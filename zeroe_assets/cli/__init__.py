@@ -7,7 +7,7 @@ import sys
 import warnings
 
 from ..validate import check_seed
-from ._common import check_required
+from ._common import check_lists, check_required
 
 RENAMED = {"attack": "search"}  # commands' names before 0.2, kept for one release
 # Subcommand modules, in the order `zeroe --help` lists them.
@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         check_required(args)
+        check_lists(args)
         if hasattr(args, "seed"):  # every --seed: refused before anything runs
             check_seed(args.seed)
         with warnings.catch_warnings():

@@ -70,6 +70,20 @@ def check_required(args: argparse.Namespace) -> None:
         raise ValueError(f"the following arguments are required: {', '.join(missing)}")
 
 
+LISTS = ("fields", "perturbers", "shield_perturbers", "surface")  # the options `names` reads
+
+
+def check_lists(args: argparse.Namespace) -> None:
+    """A list option given with no name in it (``--fields ''``, ``--perturbers ,``) is a usage
+    error: read as left out, it meant the default (the field ``text``, the recipe's perturbers,
+    the whole certificate surface) without a word."""
+    for dest in LISTS:
+        if getattr(args, dest, None) == []:
+            option = "--" + dest.replace("_", "-")
+            raise ValueError(f"{option} is empty (none given): name at least one, or leave it "
+                             "out for the default")
+
+
 def names(text: str) -> list[str]:
     """A comma-separated list on the command line (``a,b``; empty items dropped)."""
     return [n.strip() for n in text.split(",") if n.strip()]

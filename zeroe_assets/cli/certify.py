@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 < args.max_perturbed < 1.0:
         raise ValueError(f"--max-perturbed must be a share in (0, 1), got {args.max_perturbed}")
     check_int("--max-queries", args.max_queries)
+    surface = Surface(SURFACE if args.surface is None else args.surface)  # --surface '': none
     if args.out is not None:
         check_out_file(args.out)
     victim = load_victim(args.victim, task=args.task)
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     task = get_task(args.task)
     ex = task.examples(args.input, task.format_for(args.input, args.fields))
     n = len(ex.inputs) if args.limit is None else check_int("--limit", args.limit)
-    summary = certify(victim, ex.inputs[:n], ex.gold[:n], Surface(args.surface or SURFACE),
+    summary = certify(victim, ex.inputs[:n], ex.gold[:n], surface,
                       args.max_perturbed, args.max_queries, not args.quiet)
     if args.out is not None:
         atomic_write(args.out, (json.dumps(summary, indent=1, ensure_ascii=False) + "\n").encode())

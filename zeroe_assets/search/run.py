@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..assets import atomic_write, sha256_path
+from ..formats import json_text
 from ..parallel import worker_pool
 from ..progress import progress_bar
 from ..report import html as H
@@ -157,7 +158,7 @@ def attack_one(attack, victim: TimedVictim, index: int, example) -> tuple[str, f
     start = time.perf_counter()
     result = attack.run(example, victim, index=index)
     elapsed = time.perf_counter() - start
-    return json.dumps(result.to_json(), ensure_ascii=False) + "\n", victim.seconds, elapsed
+    return json_text(result.to_json()) + "\n", victim.seconds, elapsed
 
 
 _worker = None  # the pool worker's (attack, timed victim), built once by _init
@@ -241,8 +242,10 @@ def run(settings: RunSettings, out_dir: Path, processes: int = 1, restart: bool 
                    "timing": _timing(len(jobs), wall, victim_s, attack_s,
                                      processes if engine is None else engine.workers)}
         atomic_write(out / SUMMARY, json.dumps(summary, indent=1).encode() + b"\n")
-        atomic_write(out / REPORT, report(results, summary).encode())
-        atomic_write(out / PAGE, page(results, summary, victim).encode())
+        # a lone surrogate of the input (JSON's "\ud800") as its escape: no UTF-8 carries it
+        atomic_write(out / REPORT, report(results, summary).encode("utf-8", "backslashreplace"))
+        atomic_write(out / PAGE, page(results, summary, victim).encode("utf-8",
+                                                                        "backslashreplace"))
     return summary
 
 
