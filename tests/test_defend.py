@@ -268,14 +268,21 @@ def test_cli_certify_writes_the_certificates(defended, tmp_path, capsys):
     assert main(["certify", "--task", "tc", "--victim", "tc-tfidf", "--input", str(test)]) == 2
 
 
-def test_cli_certify_refuses_a_folder_for_out_before_it_works(defended, tmp_path, capsys,
-                                                              monkeypatch):
+def _uncertified_tweet(tmp_path, monkeypatch):
+    """One tweet to certify, with `certify` itself replaced by a failure: what a test passes it
+    must be refused before any certificate is made."""
     import zeroe_assets.defend.certify as C
 
     test = tmp_path / "test.tsv"
     test.write_text("id\ttweet\tsubtask_a\n1\tYou are a pathetic moron\tOFF\n",
                     encoding="utf-8")
     monkeypatch.setattr(C, "certify", lambda *a, **k: pytest.fail("certified first"))
+    return test
+
+
+def test_cli_certify_refuses_a_folder_for_out_before_it_works(defended, tmp_path, capsys,
+                                                              monkeypatch):
+    test = _uncertified_tweet(tmp_path, monkeypatch)
     assert main(["certify", "--task", "tc", "--victim", f"defended:{defended}", "--input",
                  str(test), "--out", str(tmp_path), "-q"]) == 2
     assert f"--out {tmp_path} is a folder" in capsys.readouterr().err
@@ -288,12 +295,7 @@ def test_cli_certify_refuses_a_folder_for_out_before_it_works(defended, tmp_path
 
 def test_cli_certify_refuses_an_empty_surface_before_it_works(defended, tmp_path, capsys,
                                                             monkeypatch):
-    import zeroe_assets.defend.certify as C
-
-    test = tmp_path / "test.tsv"
-    test.write_text("id\ttweet\tsubtask_a\n1\tYou are a pathetic moron\tOFF\n",
-                    encoding="utf-8")
-    monkeypatch.setattr(C, "certify", lambda *a, **k: pytest.fail("certified"))
+    test = _uncertified_tweet(tmp_path, monkeypatch)
     # `--surface ''` (or `,`) names no family: it certified the whole default surface, exit 0
     for empty in ("", ","):
         assert main(["certify", "--task", "tc", "--victim", f"defended:{defended}", "--input",
