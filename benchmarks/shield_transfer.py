@@ -39,7 +39,10 @@ the page, from the JSON).
         [--split test] [--reuse] [--render]
 
 ``--skip 200`` with ``--examples-file`` and ``--out`` elsewhere attacks a dev split (test
-examples 200–400) to tune the shield on, apart from the first N the figures report.
+examples 200–400) to tune the shield on, apart from the first N the figures report. The
+movie-review dev texts made so (``--tasks mr --skip 200 --examples 800``: 488 DeepWordBug and
+142 Pruthi texts) are kept in ``benchmarks/results/shield_transfer_examples_mr_dev.jsonl``;
+``--reuse --tasks mr --skip 200 --examples 800 --examples-file`` that file restores them.
 """
 from __future__ import annotations
 
