@@ -217,6 +217,16 @@ class Sentence:
         new = region[:q] + c + region[q + (kind != "i"):]
         return a, b, tuple(new.lower().split())
 
+    def singles(self) -> dict:
+        """The distinct single edits: {(a, b, new tokens): the first edit (position, kind,
+        character) that makes that change}, edits that leave the tokens as they are left out."""
+        reps = {}
+        for op in self.ops():
+            key = self.span_of(*op)
+            if key[2] != tuple(self.toks[key[0]:key[1]]):
+                reps.setdefault(key, op)
+        return reps
+
 
 def apply(text: str, p: int, kind: str, c: str) -> str:
     return text[:p] + c + text[p + (kind != "i"):]
@@ -434,11 +444,7 @@ def analyse(sent: Sentence, complete: bool = False) -> dict:
     flipping, or furthest past it, over every text one or two edits make)."""
     started = time.perf_counter()
     sign = 1.0 if sent.logit < 0 else -1.0  # toward the other label
-    reps = {}
-    for p, kind, c in sent.ops():
-        key = sent.span_of(p, kind, c)
-        if key[2] != tuple(sent.toks[key[0]:key[1]]):
-            reps.setdefault(key, (p, kind, c))
+    reps = sent.singles()
     keys = list(reps)
     logits = np.array([sent.logit_of(sent.effect(*k)) for k in keys])
     i = int(np.argmax(sign * logits))
@@ -476,13 +482,7 @@ class Units:
     numerator, char norm²) change."""
 
     def __init__(self, sent: Sentence):
-        self.sent = sent
-        reps = {}
-        for p, kind, c in sent.ops():
-            key = sent.span_of(p, kind, c)
-            if key[2] != tuple(sent.toks[key[0]:key[1]]):
-                reps.setdefault(key, (p, kind, c))
-        self.keys, self.reps = list(reps), reps
+        self.keys = list(sent.singles())
         self.a = np.array([k[0] for k in self.keys])
         self.b = np.array([k[1] for k in self.keys])
         self.eff = np.array([sent.effect(*k) for k in self.keys])
@@ -505,10 +505,10 @@ class Units:
 def score_replaced(sent: Sentence, repl) -> float:
     """The exact logit of the text with each (a, b, new tokens) of ``repl`` (spans that do
     not overlap) replacing its tokens."""
-    w, toks, chg = sent.w, list(sent.toks), Counter()
-    for a, b, new in sorted(repl, key=lambda r: (r[0], r[1]), reverse=True):
-        toks[a:b] = list(new)
+    w, chg = sent.w, Counter()
+    for a, b, new in repl:
         chg.update(sent.char_change(a, b, new))
+    toks = replaced(sent, repl)
     nc, sc = delta(sent.cbase, chg, w.ccoef, w.cidf)
     nw, sw = block(w.word_counts([x for t in toks for x in w.words(t)]), w.wcoef, w.widf)
     return w.bias + float(term(nw, sw)) + float(term(sent.nc + nc, sent.sc + sc))
@@ -581,12 +581,18 @@ def search3(sent: Sentence, units: Units, k1: int = 300, k2: int = 2000, k3: int
             "seconds": time.perf_counter() - started}
 
 
+def replaced(sent: Sentence, repl) -> list[str]:
+    """The sentence's tokens with each (a, b, new tokens) of ``repl`` (spans that do not
+    overlap) in place of ``toks[a:b]``, the last span first so the others' indexes hold."""
+    toks = list(sent.toks)
+    for a, b, new in sorted(repl, key=lambda r: (r[0], r[1]), reverse=True):
+        toks[a:b] = list(new)
+    return toks
+
+
 def witness_text(sent: Sentence, witness) -> str:
     """The text a witness's (a, b, new tokens) make (lower-cased, single spaces)."""
-    toks = list(sent.toks)
-    for a, b, new in sorted(witness, key=lambda r: (r[0], r[1]), reverse=True):
-        toks[a:b] = list(new)
-    return " ".join(toks)
+    return " ".join(replaced(sent, witness))
 
 
 def check(sent: Sentence, victim, rng: random.Random, n: int) -> dict:
@@ -602,11 +608,7 @@ def check(sent: Sentence, victim, rng: random.Random, n: int) -> dict:
     theirs = real([apply(sent.text, *o) for o in picked])
     gaps, labels = [np.abs(np.array(mine) - theirs).max()], [int(np.sum(flips(sent, mine) !=
                                                                           flips(sent, theirs)))]
-    reps = {}
-    for o in ops:
-        key = sent.span_of(*o)
-        if key[2] != tuple(sent.toks[key[0]:key[1]]):
-            reps.setdefault(key, o)
+    reps = sent.singles()
     keys = list(reps)
     table = PairTable(sent, keys)
     mine, texts = [], []
@@ -732,22 +734,18 @@ def main() -> None:
                        characters=Levenshtein.distance(text.lower(), found),
                        victim=float(victim.model.decision_function(victim._x([found]))[0]),
                        logit=sent.logit)
-            rows.append(row)
-            print(json.dumps(row), file=sys.stderr, flush=True)
-            if args.out:
-                with args.out.open("a") as f:
-                    f.write(json.dumps(row) + "\n")
-            continue
-        if args.brute_force:
+            shown = row
+        elif args.brute_force:
             if len(text) <= args.brute_force:
                 row = analyse(sent, complete=True)
                 print(json.dumps({"found": row["best"], "brute_force": brute_force(sent),
                                   "characters": row["characters"]}), flush=True)
             continue
-        row = analyse(sent)
+        else:
+            row = analyse(sent)
+            shown = {k: v for k, v in row.items() if k != "text"}
         rows.append(row)
-        print(json.dumps({k: v for k, v in row.items() if k != "text"}), file=sys.stderr,
-              flush=True)
+        print(json.dumps(shown), file=sys.stderr, flush=True)
         if args.out:
             with args.out.open("a") as f:
                 f.write(json.dumps(row) + "\n")
