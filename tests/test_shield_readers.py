@@ -537,3 +537,33 @@ def test_a_clean_word_its_neighbours_call_for_stays(shield):
     # a rare word is the real-word pass's to judge (ride reads 2.2 likelier in the window)
     line = "The Pakistani army was rife with elements protective of the Taliban"
     assert shield.restore(line) == line
+
+
+@pytest.mark.parametrize("text,read", [
+    ("sayles directs it with grace .", "sayles directs it with grace ."),  # not *sales*
+    ("Pearce is good as the detective .", "Pearce is good as the detective ."),  # not *Peace*
+    ("a steven seayal movie on rollerblades .", "a steven seagal movie on rollerblades ."),
+    ("a laxkluster film .", "a lackluster film ."),
+])
+def test_words_of_the_web_list_stay_and_are_read_back(shield, text, read):
+    assert shield.restore(text) == read
+    off = Shield()
+    off.web_words = False  # the lexicon alone reads each otherwise
+    assert off.restore(text) != read
+
+
+def test_a_list_word_is_not_read_as_its_neighbour_on_the_list(shield):
+    # solaris is on the list and one edit from solari, also on it
+    assert shield.restore("the new solaris is a good film .") == "the new solaris is a good film ."
+
+
+def test_the_web_list_leaves_out_typos_joined_words_and_short_words(shield):
+    words = shield.webwords
+    assert {"sayles", "seagal", "lackluster", "soderbergh"} <= words.words
+    # codespell's misspellings (common on the web), two words written together (segment's
+    # output), a word with its last letter cut (truncate's), short words
+    assert not {"definately", "recieve", "eachother", "infront", "lookin", "privat", "flim",
+                "ture"} & words.words
+    assert words.near("sayels") == "sayles" and words.near("clioney") == "clooney"
+    assert words.near("zayles") is None  # the first letter is kept
+    assert words.knows("portillos") and not words.knows("sayel")

@@ -5,6 +5,7 @@ changes only when the ranker is sure; gaps, case and clitics stay as they were.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 import unicodedata
@@ -35,6 +36,7 @@ from .ranker import Ranker, hand_set_ranker, load_ranker
 from .segment import SHORT_PARTS
 from .spelling import MIN_STEM, SUFFIXES, spelled_right
 from .visual import name_letter
+from .webwords import MIN_LENGTH as WEB_MIN_LENGTH, joined, load_web_words
 
 # a Hawaiian word: ASCII letters, each ʻokina (U+02BB) before a vowel (`Shield._spelled`)
 _OKINA = re.compile(r"[A-Za-z]*(?:\u02bb[AEIOUaeiou][A-Za-z]*)+")
@@ -158,6 +160,9 @@ class Shield:
     # a dictionary word of a text read alone reads as a word Pruthi's inner edits make it from
     # when its window and the edit's odds are this much likelier (log10, `_inner_real`; None: off)
     inner_sure: float | None = INNER_SURE
+    # a word of wordfreq's list the lexicon lacks (a name, a rare word) stays, and a non-word
+    # no text has used reads as the one such word one edit away (`webwords`; False: off)
+    web_words: bool = True
 
     def __init__(self, mechanisms: Sequence[str] | None = None, threshold: float | None = None,
                  learned: bool = True, root: Path | str | None = None,
@@ -333,6 +338,9 @@ class Shield:
         (``context``, and the words around it: ``windows``) and the ``anchors``' words."""
         chosen: list[str | None] = []
         for k, unit in enumerate(units):
+            if self._web_word(unit):
+                chosen.append(None)
+                continue
             if not unit.candidates or unit.low in anchors:
                 chosen.append((self._derived(unit) or self._guess(unit, windows[k]))
                               if unit.asked and not unit.candidates else None)
@@ -357,8 +365,33 @@ class Shield:
                 chosen.append(over or readings[best])
             else:
                 chosen.append(self._unsure(unit, k, readings, probs, windows[k]))
-        return [None if reading and self._inflection(unit, reading) else reading
-                for unit, reading in zip(units, chosen)]
+        return [(None if self._inflection(unit, reading) else reading) if reading
+                else self._web_reading(unit) for unit, reading in zip(units, chosen)]
+
+    @functools.cached_property
+    def webwords(self):
+        return load_web_words(self.lexicon)
+
+    def _web_word(self, unit: Unit) -> bool:
+        """Whether the unit is a word of wordfreq's list the lexicon lacks (`webwords`:
+        ``sayles``, ``pearce``, ``lackluster``), as written (ASCII, no capital inside): a name
+        or a rare word, not an attack on a lexicon word."""
+        return self.web_words and unit.start == unit.end and unit.stem.isascii() \
+            and (unit.stem[1:].islower() or unit.stem.isupper()) \
+            and unit.low not in self.lexicon and self.webwords.knows(unit.low)
+
+    def _web_reading(self, unit: Unit) -> str | None:
+        """The reading of a lower-case non-word no text has used (`_never_used`) that every
+        other rule leaves: the one word of wordfreq's list one edit away with its first letter
+        (`WebWords.near`: ``sayels`` is *sayles*, ``siderbergh`` *soderbergh*). Not two
+        lexicon words written together (``pitbull``), nor a hyphenated compound's piece."""
+        seen = unit.template.lower()
+        if not self.web_words or not unit.asked or not unit.stem.islower() or unit.compound \
+                or unit.start != unit.end or len(seen) < WEB_MIN_LENGTH - 1 \
+                or not seen.isascii() or self.webwords.knows(seen) \
+                or not self._never_used(seen) or joined(seen, 0, self.lexicon, least=3):
+            return None
+        return self.webwords.near(seen)
 
     def _inflection(self, unit: Unit, reading: str) -> bool:
         """Whether ``reading`` is another inflection of the unit's dictionary word
