@@ -566,4 +566,5 @@ def test_the_web_list_leaves_out_typos_joined_words_and_short_words(shield):
                 "ture"} & words.words
     assert words.near("sayels") == "sayles" and words.near("clioney") == "clooney"
     assert words.near("zayles") is None  # the first letter is kept
-    assert words.knows("portillos") and not words.knows("sayel")
+    assert words.knows("portillos") and not words.knows("sayels")
+    assert "communi" in words and not words.knows("communis")  # communist, cut

@@ -40,6 +40,7 @@ class WebWords:
             and math.log10(f) + 9 >= MIN_ZIPF and w not in lexicon and w not in misspelt
             and not joined(w, f * lexicon.total, lexicon)
             and not cut(w, f * lexicon.total, lexicon))
+        self._lexicon = lexicon
         index: dict[tuple[str, int], list[str]] = defaultdict(list)
         for w in sorted(self.words):
             index[w[0], len(w)].append(w)
@@ -49,10 +50,10 @@ class WebWords:
         return word in self.words
 
     def knows(self, low: str) -> bool:
-        """Whether ``low`` (lower case) is a list word, or one with a plural or possessive
-        ending (``portillos``)."""
-        return low in self.words or any(low.endswith(s) and low[:-len(s)] in self.words
-                                        for s in ("s", "es"))
+        """Whether ``low`` (lower case) is a list word, or one with a plural ending
+        (``portillos``) that is not a commoner lexicon word cut (``communis``: `cut`)."""
+        return low in self.words or low.endswith("s") and not cut(low, 1, self._lexicon) \
+            and (low[:-1] in self.words or low.endswith("es") and low[:-2] in self.words)
 
     def near(self, low: str) -> str | None:
         """The one list word one edit (Damerau) from ``low`` with its first letter, if exactly
