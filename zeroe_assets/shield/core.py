@@ -832,8 +832,8 @@ class Shield:
     def _line_tally(self, text: str, pieces: list[tuple[int, int, int, int]],
                     shouting: bool = False) -> Tally:
         """The tally of a long line, added up over the words each of its ``pieces`` restores,
-        their units made as the line in capitals (``shouting``) or not: again the other way
-        when the line turns out to be."""
+        their units made as for a line in capitals (``shouting``) or not, and made again the
+        other way when the line's words say otherwise (they do not depend on the units)."""
         tally = self._tally()
         for start, lo, hi, end in pieces:
             words, gaps, given, protected = self._read(text[start:end])
@@ -978,10 +978,11 @@ def _pieces(text: str, size: int | None = None, reach: int | None = None
     every ``size``-th chunk with ``reach`` chunks (default ``REACH``) of context on either
     side: a word's reading depends on the units up to six away (its window's two words, read
     in a first pass from windows two further, the real-word pass's two more), each of at most
-    `intrude.MAX_PIECES` (16) chunks, so a piece's edge, where the units may be cut otherwise,
-    is 7 × 16 = 112 chunks or more from any word it restores. A cut is right after
-    whitespace: no word holds it, and the gap it falls in either ends there or, two
-    characters or more with whitespace, is one no join takes and no reading changes."""
+    `intrude.MAX_PIECES` (16) chunks: with ``reach`` over 7 × 16 chunks the units a restored
+    word depends on are made as in the whole line, those cut at the piece's edge too far off
+    to matter. A cut is right after whitespace: no word holds it, and the gap it falls in
+    either ends there or, two characters or more with whitespace, is one no join takes and no
+    reading changes."""
     size, reach = size or LONG, reach or REACH
     marks = {}  # the chunk starts a piece begins or ends at, by chunk index
     count = 0
