@@ -75,11 +75,19 @@ class Context:
         general = self.model.general  # the tweets' model: another domain's text dilutes them
         return word in general.ids and general.logprob(word) >= USUAL
 
-    def fit(self, words: Sequence[str]) -> None:
-        """Read the next line, whose lower-case words are ``words``, with the context models'
-        mixture fitted to it (`lm.Mixture`; nothing to fit with one model or none)."""
+    def fit(self, words: Sequence[str], state: tuple | None = None) -> None:
+        """Read the next line, whose lower-case words are ``words`` (after ``state``: `read`),
+        with the context models' mixture fitted to it (`lm.Mixture`; nothing to fit with one
+        model or none)."""
         if isinstance(self.model, Mixture):
-            self.model.fit([w for w in words if w.isascii() and w.isalpha()])
+            self.model.fit([w for w in words if w.isascii() and w.isalpha()], state)
+
+    def read(self, words: Sequence[str], state: tuple | None = None) -> tuple | None:
+        """What `fit` needs of a line's lower-case ``words``, read on after ``state``: a long
+        line's pieces add up (`lm.Mixture.read`); None with one model or none."""
+        if isinstance(self.model, Mixture):
+            return self.model.read([w for w in words if w.isascii() and w.isalpha()], state)
+        return None
 
     def known(self, word: str) -> bool:
         """Whether ``word`` is a word: the lexicon's, or one the context model's training text

@@ -22,12 +22,13 @@ from ..tokenize import match_case
 from .accents import is_accented_word, plain
 from .channel import load_channel
 from .context import SURE, Context, RealWords, Window, inflected, neighbours
-from .features import MECHANISMS, line_evidence, token_features
+from .features import MECHANISMS, evidence_counts, evidence_shares, line_evidence, token_features
 from .hashtags import EDITED, read_tag
 from .hyphens import hyphens
 from .intrude import bracketed
 from .keyboard import qwerty
-from .language import english_odds, known, other_language
+from . import language
+from .language import known
 from .lexicon import Lexicon, load_lexicon
 from .lm import END, START, load_context_model
 from .marked import marked, marked_readings, unmarked
@@ -48,6 +49,8 @@ _MARKS = ("://", "www.", "@", "#")
 # … and so is a file or domain name: a dot right after a word and before a short lower-case
 # extension (report.pdf, TEXT.htm, cnn.com; not U.S., p.m. or 3.5)
 _FILE = re.compile(r"\w\.[a-z0-9]{2,4}(?![A-Za-z])")
+LONG = 5_000  # a line of more chunks (runs between whitespace) is read in pieces (`_pieces`)
+REACH = 200  # … each read with this many chunks of context on either side
 NONWORD_KEEP = 0.3  # tuned on a dev split of TextAttack's adversarial texts (OLID, SNLI 200–400)
 NONWORD_MIN = 4
 SHORT = (2, 3)  # shorter non-words change on the noisy channel only (`Shield._short`)
@@ -104,6 +107,86 @@ class Unit:
         best = max(self.candidates.items(),
                    key=lambda kv: (len(kv[1]), lexicon.logfreq(kv[0].split()[0]), kv[0]))
         return best[0]
+
+
+class Tally:
+    """What a line says as a whole, added up over its words and units in order (`add`), so
+    that a long line read a piece at a time (`_pieces`) reads each word as the whole line read
+    at once does: whether it is in capitals (``shouting``: `Shield.units`; ``units_shouting``:
+    `Shield._real_words`), English (``english``), which context model reads it
+    (``words_read``: `Context.fit`) and how it was attacked (``evidence``:
+    `features.evidence_counts`)."""
+
+    def __init__(self, lexicon: Lexicon, context: Context):
+        self.lexicon, self.context = lexicon, context
+        self.words = self.capitals = 0  # the words, those in capitals
+        self.units = self.unit_capitals = 0  # the units, those in capitals
+        self.words_read = None  # `Context.read` of the units as typed
+        self.evidence: dict[str, int] = {}
+        self.plain = self.in_lexicon = self.known = 0  # of the units no mark protects
+        self.found: set[str] = set()  # common English words among them (`english`)
+        self.mistyped: set[str] = set()  # … and English words mistyped (`_mistyped`)
+        self.votes: dict[str, float] = {}  # `language.votes`
+
+    def add(self, words: list[str], units: list[Unit], protected: set[int] = frozenset()
+            ) -> Tally:
+        """Count in the next ``words`` of the line and its ``units`` (``protected``: the words
+        of marks, `_protected`, which say nothing of its language)."""
+        lexicon = self.lexicon
+        self.words += len(words)
+        self.capitals += sum(map(_capital, words))
+        self.units += len(units)
+        self.unit_capitals += sum(_capital(u.stem) for u in units)
+        self.words_read = self.context.read([u.low for u in units], self.words_read)
+        counts = evidence_counts(lexicon, [(u.low, u.candidates, u.template.lower())
+                                           for u in units])
+        self.evidence = {k: self.evidence.get(k, 0) + v for k, v in counts.items()}
+        plain = [u for u in units if u.start not in protected]
+        lows = [u.template.lower() for u in plain]
+        self.plain += len(plain)
+        self.in_lexicon += sum(low in lexicon for low in lows)
+        self.known += sum(map(known, lows))
+        self.votes = language.votes(lows, self.votes)
+        for u, low in zip(plain, lows):
+            if low in ENGLISH or low not in lexicon and not ENGLISH.isdisjoint(u.candidates):
+                self.found.add(low)
+            # asked only while too few are found for `english` to need none: it costs
+            if len(self.found) < 2 and low not in lexicon and _mistyped(u, lexicon):
+                self.mistyped.add(low)
+        return self
+
+    @property
+    def shouting(self) -> bool:
+        return _shouting(self.capitals, self.words)
+
+    @property
+    def units_shouting(self) -> bool:
+        return _shouting(self.unit_capitals, self.units)
+
+    @property
+    def english(self) -> bool:
+        """Whether the line reads as English: enough of its words are, or may be restored to,
+        common English words (``Teh`` counts as *the*, and so does any word no language has
+        that is one edit from a common English word: `_mistyped`). Hashtags, mentions and URLs
+        do not count, and a long line of dictionary words with one common word is English too
+        (a tweet of names and hashtags: ``Democrats Support Antifa, … Sedition And Treason``).
+        A line with too few of those words is English still when its words, by their
+        frequencies in English and six other languages, are far likelier English
+        (`language.english_odds`); a line with them is not when it is plainly another language
+        (`language.other_language`)."""
+        if self.plain < 4:
+            return True
+        need = 1 if self.plain < 10 else 2
+        found = self.found  # distinct: French "le … le" is one
+        if len(found) < need:  # the attack may have mistyped them
+            found = found | self.mistyped
+        if len(found) >= need or found and self.in_lexicon >= WORDS * self.plain:
+            # … unless it is plainly another language that shares a, me, as with English
+            # (``'compleja' es uno de esos filmes …``)
+            return not language.foreign(self.known, self.plain, self.votes)
+        # the attack may have taken its few function words (``Four kids pose during summre
+        # vacatino``): then all its words vote, each by its frequency in each language
+        return language.odds(self.votes) >= ENGLISH_ODDS
 
 
 class Shield:
@@ -210,10 +293,11 @@ class Shield:
 
     # -- the pipeline ------------------------------------------------------------------------
     def units(self, words: list[str], gaps: list[str], propose: bool = True,
-              joins: list | None = None) -> list[Unit]:
+              joins: list | None = None, shouting: bool | None = None) -> list[Unit]:
         """The words of a line as units, with the readings their restorers propose (none
         without ``propose``: for a reader that never takes them); ``joins`` gets the joins the
-        restorers weighed (`IntrudeRestorer.merges`)."""
+        restorers weighed (`IntrudeRestorer.merges`); ``shouting``: whether the line is in
+        capitals (None: more than half of ``words`` are, `Tally`)."""
         restorers = self.restorers.values()
 
         def read(word: str) -> str:
@@ -231,8 +315,8 @@ class Shield:
         protected = _protected(words, gaps)
         tags = _tags(words, gaps)
         paired = _paired(words, gaps, self.context)
-        capitals = [w.isupper() and len(w) > 1 for w in words]
-        shouting = sum(capitals) > len(words) / 2  # a line in capitals has no acronyms to keep
+        if shouting is None:  # a line in capitals has no acronyms to keep
+            shouting = _shouting(sum(map(_capital, words)), len(words))
         units = []
         for i, j, joined, by in spans:
             if joined is not None:
@@ -643,15 +727,17 @@ class Shield:
                 and not inflected(seen, w) and not _undoubled(w, seen)]
         return max(near, key=lambda w: (self.context.score(w, window), w)) if near else None
 
-    def _context(self, units: list[Unit], gaps: list[str], anchors: frozenset[str] = frozenset()
+    def _context(self, units: list[Unit], gaps: list[str], tally: Tally,
+                 anchors: frozenset[str] = frozenset()
                  ) -> tuple[dict[str, float], list[str | None], list[bool]]:
         """The line's evidence, each unit's neighbours' readings for the final decision and
         where its clauses start (`_cuts`): a first pass decides with the neighbours read
         provisionally, the final one with the first pass's readings (a restored neighbour is
         better context than a guess). The context models' mixture is fitted to the line's
-        words as typed first (`Context.fit`: a film review is read with the reviews' model)."""
-        self.context.fit([u.low for u in units])
-        evidence, cuts = self.evidence(units), _cuts(units, gaps)
+        words as typed first (`Context.fit`: a film review is read with the reviews' model);
+        the line's evidence and words are ``tally``'s (the whole line's, read in pieces)."""
+        self.context.fit([], tally.words_read)
+        evidence, cuts = evidence_shares(tally.evidence), _cuts(units, gaps)
         provisional = [u.provisional(self.lexicon) for u in units]
         first = self._decide(units, evidence, provisional, self._windows(units, provisional, cuts),
                              anchors)
@@ -662,7 +748,7 @@ class Shield:
         return self.context.windows(read, cuts, [u.tail.replace("’", "'") for u in units])
 
     def _real_words(self, units: list[Unit], cuts: list[bool], chosen: list[str | None],
-                    protected: set[int], anchors: frozenset[str] = frozenset()
+                    protected: set[int], shouting: bool, anchors: frozenset[str] = frozenset()
                     ) -> list[str | None]:
         """``chosen`` with the dictionary words kept so far read again in context
         (`context.RealWords`): a word whose neighbours, as restored, call for another word
@@ -670,10 +756,10 @@ class Shield:
         word one edit away (`_anchored`) needs only ``anchor_gain``: ``act`` in *A act nurses
         puppies* under a premise with *cat* is *cat*, *the all of a raised foundation* under
         *the wall of …* is *wall* (gain 1.8); any other word of a text read against an anchor
-        may be DeepWordBug's (`_pair_real`), and of a text read alone Pruthi's (`_inner_real`)."""
+        may be DeepWordBug's (`_pair_real`), and of a text read alone Pruthi's (`_inner_real`).
+        ``shouting``: most of the line's units are in capitals (`Tally`)."""
         read = [c or (u.low if u.low in self.lexicon else None) for u, c in zip(units, chosen)]
         windows = self._windows(units, read, cuts)
-        shouting = sum(u.stem.isupper() and len(u.stem) > 1 for u in units) > len(units) / 2
         out = list(chosen)
         for k, unit in enumerate(units):
             if chosen[k] is not None or unit.start != unit.end or unit.start in protected \
@@ -746,14 +832,27 @@ class Shield:
         """``text`` with the attacked words it is sure of restored; everything else as it was.
         ``anchor``: a text written as meant that ``text`` is read against (a pair's premise,
         for its hypothesis): its words stay, and a word one edit from one of them reads as it
-        (`_anchored`)."""
+        (`_anchored`). A line of more than ``LONG`` chunks is read a piece at a time
+        (`_pieces`), in the memory of a piece, each word as the whole line read at once reads
+        it: the line's tally (`Tally`) is added up piece by piece first."""
         if not isinstance(text, str):
             raise ValueError(f"the shield restores text (str), got {type(text).__name__}")
         if anchor is not None and not isinstance(anchor, str):
             raise ValueError(f"the shield's anchor is text (str), got {type(anchor).__name__}")
+        anchors = anchor_words(anchor) if anchor else frozenset()
+        pieces = list(_pieces(text))
+        if len(pieces) == 1:
+            return self._restore(text, anchors)
+        tally = self._line_tally(text, pieces)
+        return "".join(self._restore(text[start:end], anchors, tally, lo - start, hi - start)
+                       for start, lo, hi, end in pieces)
+
+    def _read(self, text: str) -> tuple[list[str], list[str], list[str], set[int]]:
+        """``(words, gaps, given, protected)``: the words of ``text`` as the units are made of
+        them (placeholders, hashtags and moved hyphens read), its gaps, its words as split
+        (the characters each stands for) and the protected ones (`_protected`)."""
         words, gaps = self._apostrophes(text, *split(text))
-        if not words:
-            return text
+        given = words
         if self.placeholders:
             words = placeholders(words, gaps, self.context.known)
         if self.hashtags:
@@ -761,16 +860,44 @@ class Shield:
         protected = _protected(words, gaps)  # the hyphen pass moves no mark: the same after
         if self.hyphens:
             words = hyphens(words, gaps, self.lexicon, self.context.pair, protected)
-        units = self.units(words, gaps)
-        if not _english(units, self.lexicon, protected):
-            return text
+        return words, gaps, given, protected
+
+    def _line_tally(self, text: str, pieces: list[tuple[int, int, int, int]],
+                    shouting: bool = False) -> Tally:
+        """The tally of a long line, added up over the words each of its ``pieces`` restores,
+        their units made as for a line in capitals (``shouting``) or not, and made again the
+        other way when the line's words say otherwise (they do not depend on the units)."""
+        tally = self._tally()
+        for start, lo, hi, end in pieces:
+            words, gaps, given, protected = self._read(text[start:end])
+            a, b = _within(given, gaps, lo - start, hi - start)
+            units = [u for u in self.units(words, gaps, shouting=shouting) if a <= u.start < b]
+            tally.add(words[a:b], units, protected)
+        if tally.shouting != shouting:
+            return self._line_tally(text, pieces, tally.shouting)
+        return tally
+
+    def _tally(self) -> Tally:
+        return Tally(self.lexicon, self.context)
+
+    def _restore(self, text: str, anchors: frozenset[str], tally: Tally | None = None,
+                 lo: int = 0, hi: int | None = None) -> str:
+        """The restored ``text[lo:hi]``, its words read with all of ``text`` around them, by
+        the line's ``tally`` (None: ``text`` is the whole line)."""
+        words, gaps, given, protected = self._read(text)
+        if not words:
+            return text[lo:hi]
+        units = self.units(words, gaps, shouting=None if tally is None else tally.shouting)
+        tally = tally or self._tally().add(words, units, protected)
+        if not tally.english:
+            return text[lo:hi]
         out_words, out_gaps = list(words), list(gaps)
-        anchors = anchor_words(anchor) if anchor else frozenset()
-        evidence, context, cuts = self._context(units, gaps, anchors)
+        evidence, context, cuts = self._context(units, gaps, tally, anchors)
         chosen = self._decide(units, evidence, context, self._windows(units, context, cuts),
                               anchors)
         if self.real_words is not None:
-            chosen = self._real_words(units, cuts, chosen, protected, anchors)
+            chosen = self._real_words(units, cuts, chosen, protected, tally.units_shouting,
+                                      anchors)
         for unit, reading in zip(units, chosen):
             if reading is None:
                 continue
@@ -778,7 +905,7 @@ class Shield:
                 + unit.tail
             for w in range(unit.start + 1, unit.end + 1):  # the pieces of an intruded word
                 out_words[w], out_gaps[w] = "", ""
-        return tokenize.join(out_words, out_gaps)
+        return _cut(given, gaps, out_words, out_gaps, lo, len(text) if hi is None else hi)
 
     def _hashtags(self, words: list[str], gaps: list[str]) -> list[str]:
         """``words`` with each whole hashtag of several words read word by word
@@ -833,7 +960,7 @@ class Shield:
         if not words:
             return []
         units = self.units(words, gaps)
-        evidence, context, _ = self._context(units, gaps)
+        evidence, context, _ = self._context(units, gaps, self._tally().add(words, units))
         gold = [tokenize.stem(w)[1].lower() for w in tokenize.split(clean)[0]]
         mine = [u.low for u in units]
         out = []
@@ -874,6 +1001,49 @@ def split(text: str) -> tuple[list[str], list[str]]:
             words.append(text[position:position + len(masked_words[k])])
             position += len(masked_words[k])
     return words, gaps
+
+
+def _pieces(text: str, size: int | None = None, reach: int | None = None
+            ) -> Iterator[tuple[int, int, int, int]]:
+    """``(start, lo, hi, end)`` for each piece a line is read in: its characters ``lo..hi``
+    are restored, read with ``start..end`` around them. A line of ``size`` chunks (runs
+    between whitespace; default ``LONG``) or fewer is one piece, a longer one is cut before
+    every ``size``-th chunk with ``reach`` chunks (default ``REACH``) of context on either
+    side: a word's reading depends on the units up to six away (its window's two words, read
+    in a first pass from windows two further, the real-word pass's two more), each of at most
+    `intrude.MAX_PIECES` (16) chunks: with ``reach`` over 7 × 16 chunks the units a restored
+    word depends on are made as in the whole line, those cut at the piece's edge too far off
+    to matter. A cut is right after whitespace: no word holds it, and the gap it falls in
+    either ends there or, two characters or more with whitespace, is one no join takes and no
+    reading changes."""
+    size, reach = size or LONG, reach or REACH
+    marks = {}  # the chunk starts a piece begins or ends at, by chunk index
+    count = 0
+    for count, chunk in enumerate(_CHUNK.finditer(text), 1):
+        if (count - 1) % size in (0, reach, size - reach):
+            marks[count - 1] = chunk.start()
+    for first in range(0, max(count, 1), size):
+        last = first + size
+        yield (marks.get(first - reach, 0), marks.get(first, 0) if first else 0,
+               marks.get(last, len(text)), marks.get(last + reach, len(text)))
+
+
+def _cut(words: list[str], gaps: list[str], out_words: list[str], out_gaps: list[str],
+         lo: int, hi: int) -> str:
+    """The restored text of the characters ``lo..hi`` of the text split as ``(words, gaps)``,
+    whose restored words and gaps are ``out_words`` and ``out_gaps``. A gap that ``lo`` or
+    ``hi`` cuts is one no reading changes (`_pieces`): its characters are kept as written."""
+    parts, position = [], 0
+    for k, gap in enumerate(gaps):
+        for given, out in ((gap, out_gaps[k]),) + (((words[k], out_words[k]),)
+                                                   if k < len(words) else ()):
+            end = position + len(given)
+            if lo <= position and end <= hi:
+                parts.append(out)
+            elif position < hi and lo < end:
+                parts.append(given[max(lo - position, 0):hi - position])
+            position = end
+    return "".join(parts)
 
 
 def anchor_words(text: str) -> frozenset[str]:
@@ -1052,33 +1222,28 @@ def _tags(words: list[str], gaps: list[str]) -> set[int]:
     return found
 
 
-def _english(units: list[Unit], lexicon: Lexicon, protected: set[int]) -> bool:
-    """Whether the line reads as English: enough of its words are, or may be restored to,
-    common English words (``Teh`` counts as *the*, and so does any word no language has that is
-    one edit from a common English word: `_mistyped`). Hashtags, mentions and URLs do not count,
-    and a long line of dictionary words with one common word is English too (a tweet of names
-    and hashtags: ``Democrats Support Antifa, … Sedition And Treason``). A line with too few
-    of those words is English still when its words, by their frequencies in English and six
-    other languages, are far likelier English (`language.english_odds`); a line with them is
-    not when it is plainly another language (`language.other_language`)."""
-    plain = [u for u in units if u.start not in protected]
-    if len(plain) < 4:
-        return True
-    lows = [u.template.lower() for u in plain]
-    found = {low for u, low in zip(plain, lows)  # distinct: French "le … le" is one
-             if low in ENGLISH or low not in lexicon and not ENGLISH.isdisjoint(u.candidates)}
-    need = 1 if len(plain) < 10 else 2
-    if len(found) < need:  # the attack may have mistyped them (asked only here: it costs)
-        found |= {low for u, low in zip(plain, lows)
-                  if low not in lexicon and _mistyped(u, lexicon)}
-    if len(found) >= need \
-            or found and sum(low in lexicon for low in lows) >= WORDS * len(plain):
-        # … unless it is plainly another language that shares a, me, as with English
-        # (``'compleja' es uno de esos filmes …``)
-        return not other_language(lows)
-    # the attack may have taken its few function words (``Four kids pose during summre
-    # vacatino``): then all its words vote, each by its frequency in each language
-    return english_odds(lows) >= ENGLISH_ODDS
+def _capital(word: str) -> bool:
+    """Whether ``word`` is written in capitals (more than one letter: not *I*, *A*)."""
+    return word.isupper() and len(word) > 1
+
+
+def _shouting(capitals: int, count: int) -> bool:
+    """Whether a line is in capitals: more than half of its ``count`` words (or units) are."""
+    return capitals > count / 2
+
+
+def _within(words: list[str], gaps: list[str], lo: int, hi: int) -> tuple[int, int]:
+    """``(a, b)``: ``words[a:b]`` are the words of the text split as ``(words, gaps)`` that
+    start in its characters ``lo..hi``."""
+    a = b = position = 0
+    for k, word in enumerate(words):
+        position += len(gaps[k])
+        if position < lo:
+            a = k + 1
+        if position < hi:
+            b = k + 1
+        position += len(word)
+    return a, b
 
 
 def _mistyped(unit: Unit, lexicon: Lexicon) -> bool:

@@ -121,22 +121,36 @@ def line_evidence(lexicon: Lexicon, units: list[tuple[str, dict[str, dict[str, f
     (``units`` are ``(low, candidates)`` or ``(low, candidates, seen)``) for which each mechanism (and a keyboard slip) has a
     reading, and under ``"oov"`` the share of non-words. A line whose non-words all unshuffle
     to words was most likely shuffled, so a shuffle's reading of its real-word tokens gains."""
+    return evidence_shares(evidence_counts(lexicon, units))
+
+
+def evidence_counts(lexicon: Lexicon, units: list[tuple[str, dict[str, dict[str, float]]]]
+                    ) -> dict[str, int]:
+    """The counts behind `line_evidence` (``"units"``, ``"oov"`` the non-words, then how many of
+    these each mechanism, a keyboard slip and each relation has a reading for): a long line's
+    pieces add them up (`evidence_shares` of the sum is the whole line's evidence)."""
     odd = [(low, found) for low, found, *_ in units if low not in lexicon]
     seen = [(unit[2] if len(unit) > 2 else unit[0]) for unit in units if unit[0] not in lexicon]
-    evidence = {"oov": len(odd) / len(units) if units else 0.0}
+    counts = {"units": len(units), "oov": len(odd)}
     for mechanism in MECHANISMS:
-        evidence[mechanism] = sum(any(mechanism in by for by in found.values())
-                                  for _, found in odd) / max(len(odd), 1)
-    evidence["keyboard"] = sum(any(keyboard_slip(low, r) for r in found)
-                               for low, found in odd) / max(len(odd), 1)
+        counts[mechanism] = sum(any(mechanism in by for by in found.values())
+                                for _, found in odd)
+    counts["keyboard"] = sum(any(keyboard_slip(low, r) for r in found) for low, found in odd)
     related = [0] * len(RELATIONS)
     for read, (_, found) in zip(seen, odd):
         flags = [relations(read, r) for r in found]
         for k in range(len(RELATIONS)):
             related[k] += any(f[k] for f in flags)
     for name, count in zip(RELATIONS, related):
-        evidence[f"rel_{name}"] = count / max(len(odd), 1)
-    return evidence
+        counts[f"rel_{name}"] = count
+    return counts
+
+
+def evidence_shares(counts: dict[str, int]) -> dict[str, float]:
+    """`line_evidence` from its `evidence_counts`."""
+    odd = counts["oov"]
+    return {"oov": odd / counts["units"] if counts["units"] else 0.0,
+            **{k: v / max(odd, 1) for k, v in counts.items() if k not in ("units", "oov")}}
 
 
 def token_features(lexicon: Lexicon, token: str, low: str, capital: bool,

@@ -16,6 +16,7 @@ import functools
 import heapq
 import json
 import math
+from collections.abc import Iterable
 
 from ..data import spellchecker_list
 from .accents import LANGUAGES
@@ -45,11 +46,25 @@ def english_odds(words: list[str]) -> float:
     """log10 P(words | English) − the largest log10 P(words | another language), each word
     independent (lower-case words; one no list has counts for no language). Positive: English
     is the likeliest; 0 when no word is known."""
-    tables = _tables()
-    voters = [w for w in words if known(w)]
-    if not voters:
+    return odds(votes(words))
+
+
+def votes(words: Iterable[str], score: dict[str, float] | None = None) -> dict[str, float]:
+    """``score`` (log10 P(words | language) for each language over the words some list has;
+    empty while none has one) with ``words`` added in order: a line's votes added up a piece
+    at a time are its votes read at once."""
+    score = dict(score or {})
+    for word in words:
+        if known(word):
+            for lang, table in _tables().items():
+                score[lang] = score.get(lang, 0) + table.get(word, FLOOR)
+    return score
+
+
+def odds(score: dict[str, float]) -> float:
+    """`english_odds` of a line whose `votes` are ``score``."""
+    if not score:
         return 0.0
-    score = {lang: sum(t.get(w, FLOOR) for w in voters) for lang, t in tables.items()}
     return score["en"] - max(v for lang, v in score.items() if lang != "en")
 
 
@@ -63,4 +78,10 @@ def other_language(words: list[str]) -> bool:
     are in the lists, and they make another language ``FOREIGN_ODDS`` likelier. An attacked
     English line is not: its non-words are in no list, and the few that are (*era*, *si*,
     *ni* for *are*, *is*, *in*) tip the odds by less."""
-    return sum(map(known, words)) >= KNOWN * len(words) and english_odds(words) <= -FOREIGN_ODDS
+    return foreign(sum(map(known, words)), len(words), votes(words))
+
+
+def foreign(known_words: int, words: int, score: dict[str, float]) -> bool:
+    """`other_language` of a line of ``words`` words, ``known_words`` of them in the lists, whose
+    `votes` are ``score``."""
+    return known_words >= KNOWN * words and odds(score) <= -FOREIGN_ODDS

@@ -168,14 +168,21 @@ class Mixture:
         self.__dict__.update(state)
         self._line = threading.local()
 
-    def fit(self, words: list[str]) -> None:
-        """Set λ for the line whose lower-case words are ``words`` (in order)."""
-        general = other = 0.0
-        history: tuple[str, ...] = (START, START)
+    def read(self, words: list[str], state: tuple | None = None) -> tuple:
+        """``state`` (log10 P of the words read so far under the general and the other model,
+        and the last two of them) with the lower-case ``words`` read on after it: a line read a
+        piece at a time adds up as the line read at once."""
+        general, other, history = state or (0.0, 0.0, (START, START))
         for word in words:
             general += self.general.logprob(word, history)
             other += self.other.logprob(word, history)
             history = (history[1], word)
+        return general, other, history
+
+    def fit(self, words: list[str], state: tuple | None = None) -> None:
+        """Set λ for the line whose lower-case words are ``words`` (in order), read on after
+        ``state`` (`read`: the line's earlier pieces)."""
+        general, other, _ = self.read(words, state)
         self._line.weight = 1.0 / (1.0 + 10.0 ** max(min(other - general - PRIOR, 30.0),
                                                       -30.0))
 
