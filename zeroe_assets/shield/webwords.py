@@ -1,5 +1,5 @@
 """Words the lexicon lacks that people write all the same: names (sayles, seagal, clooney,
-soderbergh), rare words and spellings (lackluster, dreck), from the English list of
+soderbergh), rare words and spellings (lackluster, rollerblades), from the English list of
 ``wordfreq`` (web text, subtitles, Wikipedia, books, tweets), the common ones of six letters or
 more. A shield that knows only the lexicon reads such a word as an attack on a lexicon word
 (`sayles` → *sales*, `pearce` → *place*) and cannot read an attacked one back (`sayels`,
@@ -56,7 +56,7 @@ class WebWords:
             and (low[:-1] in self.words or low.endswith("es") and low[:-2] in self.words)
 
     def near(self, low: str) -> str | None:
-        """The one list word one edit (Damerau) from ``low`` with its first letter, if exactly
+        """The list word one edit (Damerau) from ``low`` that keeps its first letter, if exactly
         one is: ``sayels`` is *sayles*, ``laxkluster`` *lackluster*."""
         pool = [w for n in (len(low) - 1, len(low), len(low) + 1)
                 for w in self._index.get((low[:1], n), ())]
