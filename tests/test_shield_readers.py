@@ -539,17 +539,22 @@ def test_a_clean_word_its_neighbours_call_for_stays(shield):
     assert shield.restore(line) == line
 
 
+@pytest.fixture(scope="module")
+def lexicon_only():
+    shield = Shield()
+    shield.web_words = False
+    return shield
+
+
 @pytest.mark.parametrize("text,read", [
     ("sayles directs it with grace .", "sayles directs it with grace ."),  # not *sales*
     ("Pearce is good as the detective .", "Pearce is good as the detective ."),  # not *Peace*
     ("a steven seayal movie on rollerblades .", "a steven seagal movie on rollerblades ."),
     ("a laxkluster film .", "a lackluster film ."),
 ])
-def test_words_of_the_web_list_stay_and_are_read_back(shield, text, read):
+def test_words_of_the_web_list_stay_and_are_read_back(shield, lexicon_only, text, read):
     assert shield.restore(text) == read
-    off = Shield()
-    off.web_words = False  # the lexicon alone reads each otherwise
-    assert off.restore(text) != read
+    assert lexicon_only.restore(text) != read  # the lexicon alone reads each otherwise
 
 
 def test_a_list_word_is_not_read_as_its_neighbour_on_the_list(shield):
