@@ -75,12 +75,11 @@ class Context:
         general = self.model.general  # the tweets' model: another domain's text dilutes them
         return word in general.ids and general.logprob(word) >= USUAL
 
-    def fit(self, words: Sequence[str], state: tuple | None = None) -> None:
-        """Read the next line, whose lower-case words are ``words`` (after ``state``: `read`),
-        with the context models' mixture fitted to it (`lm.Mixture`; nothing to fit with one
-        model or none)."""
+    def fit(self, state: tuple | None) -> None:
+        """Read the next line with the context models' mixture fitted to it (`lm.Mixture`;
+        nothing to fit with one model or none); ``state``: `read` of its words."""
         if isinstance(self.model, Mixture):
-            self.model.fit([w for w in words if w.isascii() and w.isalpha()], state)
+            self.model.fit([], state)
 
     def read(self, words: Sequence[str], state: tuple | None = None) -> tuple | None:
         """What `fit` needs of a line's lower-case ``words``, read on after ``state``: a long

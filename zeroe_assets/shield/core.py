@@ -736,7 +736,7 @@ class Shield:
         better context than a guess). The context models' mixture is fitted to the line's
         words as typed first (`Context.fit`: a film review is read with the reviews' model);
         the line's evidence and words are ``tally``'s (the whole line's, read in pieces)."""
-        self.context.fit([], tally.words_read)
+        self.context.fit(tally.words_read)
         evidence, cuts = evidence_shares(tally.evidence), _cuts(units, gaps)
         provisional = [u.provisional(self.lexicon) for u in units]
         first = self._decide(units, evidence, provisional, self._windows(units, provisional, cuts),

@@ -51,13 +51,15 @@ class WebWords:
 
     def knows(self, low: str) -> bool:
         """Whether ``low`` (lower case) is a list word, or one with a plural ending
-        (``portillos``) that is not a commoner lexicon word cut (``communis``: `cut`)."""
+        (``portillos``) that is not a lexicon word cut (``communis``: `cut`)."""
         return low in self.words or low.endswith("s") and not cut(low, 1, self._lexicon) \
             and (low[:-1] in self.words or low.endswith("es") and low[:-2] in self.words)
 
+    @functools.lru_cache(maxsize=65_536)  # noqa: B019 - one list per process (`load_web_words`)
     def near(self, low: str) -> str | None:
         """The list word one edit (Damerau) from ``low`` that keeps its first letter, if exactly
-        one is: ``sayels`` is *sayles*, ``laxkluster`` *lackluster*."""
+        one is: ``sayels`` is *sayles*, ``laxkluster`` *lackluster*. Cached: the shield's two
+        passes over a line ask about the same words."""
         pool = [w for n in (len(low) - 1, len(low), len(low) + 1)
                 for w in self._index.get((low[:1], n), ())]
         found = process.extract(low, pool, scorer=DamerauLevenshtein.distance,
