@@ -169,7 +169,8 @@ def _pulled_in(modules, heavy) -> list[str]:
 
 
 def test_import_zeroe_assets_pulls_in_no_torch():
-    torch_free = [m for m in MODULES if m not in _torch_models() and not m.endswith(".__main__")]
+    models = _torch_models()
+    torch_free = [m for m in MODULES if m not in models and not m.endswith(".__main__")]
     found = _pulled_in(torch_free, ("torch", "lightning", "pytorch_lightning", "hydra"))
     assert found == "[]", f"importing the runtime pulled in {found}"
 
