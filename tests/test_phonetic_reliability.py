@@ -60,6 +60,23 @@ def test_an_abbreviation_before_a_full_stop_stays(table):
 
 
 @shipped
+def test_the_table_rows_visits_are_worked_out_once_per_table_and_not_shared(table):
+    """Each `z.perturb(text, "phonetic")` builds a perturber: the policy over the table's 116k
+    rows is worked out once per loaded table (it was 0.1 s a call), each perturber gets a copy
+    of its own to add words to, and a function word is a row of no choices only where it is
+    skipped."""
+    phonetic._row_visits.cache_clear()
+    first = PhoneticPerturber(oov="off")
+    second = PhoneticPerturber(oov="off")
+    assert phonetic._row_visits.cache_info().misses == 1
+    assert phonetic._row_visits.cache_info().hits == 1
+    first._visits["zzxqvw"]  # a word outside the table, visited and remembered by one only
+    assert "zzxqvw" in first._visits and "zzxqvw" not in second._visits
+    assert first._visits["night"] == table._visits["night"] and first._visits["night"][0]
+    assert first._visits["the"][0] == () and table._visits["the"] == table._visit("the")
+
+
+@shipped
 def test_every_draw_takes_one_random_number_whatever_the_word(table):
     for word in ("night", "zzxqv", "us", "the", "NASA", "O'Neill", "2024"):
         a, b = random.Random(3), random.Random(3)

@@ -11,6 +11,7 @@ and cached), the text's case pattern and apostrophes, and the order the protocol
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import random
 import warnings
@@ -124,7 +125,7 @@ class PhoneticPerturber(Perturber):
         # the table's own rows (lower case, as most words of a text are) are visited from the
         # start, so that a first pass over a corpus finds them too
         self._forms = PerWord(self.forms)
-        rows = self._row_visits()
+        rows = _row_visits(self.space, self.skip)
         self._visits = PerWord(self._visit, limit=LIMIT + len(rows))
         self._visits.update(rows)
 
@@ -171,7 +172,8 @@ class PhoneticPerturber(Perturber):
             self.prepare([low])
         return self.lookup[low]
 
-    def _allowed(self, word: str) -> bool:
+    @staticmethod
+    def _allowed(word: str) -> bool:
         """The policy on ``word`` itself: at least ``MIN_LETTERS`` letters and not an acronym
         (all capitals, at most ``ACRONYM_LETTERS``). Abbreviations need the next character:
         ``attack_drawn``."""
@@ -230,15 +232,6 @@ class PhoneticPerturber(Perturber):
         choices = () if outside else tuple(head + f + tail for f in self._forms[body])
         return choices, outside, low in ABBREVIATIONS, head, body, tail
 
-    def _row_visits(self) -> dict[str, tuple]:
-        """``_visit`` of every word of the table and every function word spelled as the table
-        spells it (lower case, no apostrophe), worked out at once: the choices are the row
-        itself (``forms`` of such a word), or none where the policy leaves the word alone."""
-        allowed, options, skip = self._allowed, self.space.options, self.skip
-        return {key: (row if allowed(key) else (), False, key in ABBREVIATIONS, "", key, "")
-                for key, row in self.lookup.items()
-                if (key in options or key in skip) and key.islower() and "'" not in key}
-
     def attack_drawn(self, words: list[str], gaps: list[str], drawn: list[int], target: int,
                      phi: float, rng: random.Random) -> int:
         """The protocol's visits for this attack (``protocol._attack``): change the drawn words
@@ -286,5 +279,19 @@ class PhoneticPerturber(Perturber):
         return (f"PhoneticPerturber(skip_stopwords={bool(self.skip)}, oov={self.oov!r}, "
                 f"words={len(self.space.options)})")
 
+
+
+@functools.lru_cache(maxsize=4)
+def _row_visits(space, skip: frozenset) -> dict[str, tuple]:
+    """``PhoneticPerturber._visit`` of every word of ``space``'s table and every function word
+    (``skip``) spelled as the table spells it (lower case, no apostrophe), worked out once per
+    loaded table: the choices are the row itself (``forms`` of such a word), or none where the
+    policy leaves the word alone. Once, not per perturber: 116k rows were most of the 0.1 s
+    each ``z.perturb(text, "phonetic")`` call spent building its perturber."""
+    allowed, options = PhoneticPerturber._allowed, space.options
+    rows = {key: () if key in skip else row for key, row in options.items()}
+    rows.update((key, ()) for key in skip)
+    return {key: (row if allowed(key) else (), False, key in ABBREVIATIONS, "", key, "")
+            for key, row in rows.items() if key.islower() and "'" not in key}
 
 __all__ = ["ABBREVIATIONS", "ACRONYM_LETTERS", "MIN_LETTERS", "PhoneticPerturber", "oov_available"]
