@@ -86,3 +86,17 @@ def test_codespell_s_table_from_the_cache_is_the_table_read_from_its_file(cache)
     loaded = compiled(_read_misspellings, path)  # loaded
     assert loaded == fresh and list(loaded) == list(fresh)  # the same keys in the same order
     assert all(list(loaded[k]) == list(fresh[k]) for k in fresh)
+
+
+def test_the_shields_language_lists_are_read_once_then_loaded_compiled(cache, monkeypatch):
+    """The seven pyspellchecker lists the shield's language check reads (2 s of its start-up):
+    from the second process on they come from the cache, the same words in the same order."""
+    from zeroe_assets.data import spellchecker_path
+    from zeroe_assets.shield import language
+
+    path = spellchecker_path("nl")
+    first = compiled(language._top, path)
+    assert len(first) == language.TOP and len(list(cache.iterdir())) == 1
+    monkeypatch.setattr(language, "gzip", None)  # the list cannot be read now: the cache answers
+    again = compiled(language._top, path)
+    assert again == first and list(again) == list(first)

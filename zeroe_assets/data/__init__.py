@@ -42,14 +42,21 @@ def codespell_dictionary() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "data" / "dictionary.txt"
 
 
-def spellchecker_list(language: str) -> str:
-    """pyspellchecker's word frequency list of ``language`` (en, fr, de …), as its JSON text
-    (``{"word": count, …}``, OpenSubtitles counts); not cached: each reader keeps what it needs."""
-    import gzip
-    from importlib import resources
+def spellchecker_path(language: str) -> Path:
+    """pyspellchecker's gzipped word frequency list of ``language`` (en, fr, de …), found by the
+    package's spec as `codespell_dictionary` is."""
+    spec = importlib.util.find_spec("spellchecker")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("pyspellchecker is not installed (pip install pyspellchecker)")
+    return Path(next(iter(spec.submodule_search_locations))) / "resources" / f"{language}.json.gz"
 
-    with (resources.files("spellchecker") / "resources" / f"{language}.json.gz").open("rb") as f:
-        return gzip.decompress(f.read()).decode("utf-8")
+
+def spellchecker_list(language: str) -> str:
+    """pyspellchecker's word frequency list of ``language`` as its JSON text (``{"word": count,
+    …}``, OpenSubtitles counts); not cached: each reader keeps what it needs."""
+    import gzip
+
+    return gzip.decompress(spellchecker_path(language).read_bytes()).decode("utf-8")
 
 
 @functools.lru_cache(maxsize=1)
