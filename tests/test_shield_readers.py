@@ -612,8 +612,14 @@ def test_a_missing_or_damaged_web_list_is_one_error_saying_what_to_reinstall(
             if data is not None:
                 (folder / "large_en.msgpack.gz").write_bytes(data)
             monkeypatch.setattr(wordfreq, "DATA_PATH", folder)
-            wordfreq.get_frequency_list.cache_clear()
+            _forget(wordfreq)
             with pytest.raises(ValueError, match="wordfreq's English list .*pip install"):
                 WebWords(shield.lexicon)
     finally:
-        wordfreq.get_frequency_list.cache_clear()  # read the real list again after
+        _forget(wordfreq)  # read the real list again after
+
+
+def _forget(wordfreq) -> None:
+    """wordfreq's caches of the lists it has read."""
+    wordfreq.get_frequency_list.cache_clear()
+    wordfreq.get_frequency_dict.cache_clear()
