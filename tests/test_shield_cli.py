@@ -195,6 +195,23 @@ def test_usage_errors_are_one_line_and_exit_2(args, message, monkeypatch, capsys
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
 
 
+def test_wordfreq_not_importable_is_one_line_after_the_lines_before(monkeypatch, capsys):
+    """An install without wordfreq (the web-word list's source, `shield/webwords.py`): the
+    lines before the first that asks the list are written, then one line saying what to
+    install, exit 2, not a ModuleNotFoundError traceback (every line of words asks it)."""
+    from zeroe_assets.shield import webwords
+
+    monkeypatch.setitem(sys.modules, "wordfreq", None)  # what `import` finds when it is absent
+    webwords.load_web_words.cache_clear()
+    # a threshold no other test asks for: a shield of its own, its list not loaded yet
+    code, out, err = run_cli(["shield", "--threshold", "0.5001"],
+                             b"123 , 456 !\nThe dog runs across the field .\nok\n",
+                             monkeypatch, capsys)
+    webwords.load_web_words.cache_clear()
+    assert (code, out) == (2, "123 , 456 !\n")  # a line of no words asks nothing
+    assert "needs wordfreq" in err and "pip install" in err and err.count("\n") == 1
+
+
 @pytest.fixture
 def artifacts(tmp_path):
     """A copy of the artifact root without its shield components (the ranker and the context

@@ -68,6 +68,26 @@ def test_a_long_line_read_in_pieces_reads_as_the_whole_line(shield, small_pieces
     assert len(small_pieces) > 3
 
 
+# what else separates words inside a line (`zeroe shield` cuts lines at \n only): line and
+# paragraph separators, NEL, VT, FF, FS, a lone CR, tabs, wide and no-break spaces
+SEPARATORS = ["\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\t", "\u3000", "\u00a0",
+              " \r "]
+
+
+def test_a_long_line_of_other_separators_reads_as_the_whole_line(shield, small_pieces):
+    words = attacked_line(SENTENCES, 4).split(" ")
+    line = "".join(w + SEPARATORS[k % len(SEPARATORS)] for k, w in enumerate(words))
+    whole = shield._restore(line, frozenset())
+    assert whole != line and shield.restore(line) == whole
+    assert len(small_pieces) > 3
+
+
+@pytest.mark.parametrize("filler", ["  ", " . , ! ", " 😀 👍🏽 👨\u200d👩\u200d👧 🇫🇷 "])
+def test_a_long_line_of_no_words_is_written_back(shield, small_pieces, filler):
+    line = filler * 60  # only spaces: one piece; punctuation, emoji: many, nothing to read
+    assert shield.restore(line) == line
+
+
 def test_a_long_line_of_another_language_stays_in_pieces_too(shield, small_pieces):
     line = attacked_line(FRENCH, 8)
     assert shield.restore(line) == line

@@ -573,3 +573,53 @@ def test_the_web_list_leaves_out_typos_joined_words_and_short_words(shield):
     assert words.near("zayles") is None  # the first letter is kept
     assert words.knows("portillos") and not words.knows("sayels")
     assert "communi" in words and not words.knows("communis")  # communist, cut
+
+
+def _damaged_lists(real: bytes) -> dict[str, bytes | None]:
+    """wordfreq's English list as a user's install may hold it: missing, cut short, not gzip,
+    another format's header, no words, entries that are not words."""
+    import gzip
+
+    import msgpack
+
+    header = {"format": "cB", "version": 1}
+    return {"missing": None, "cut": real[:100_000], "not gzip": b"not a gzip file\n",
+            "other header": gzip.compress(msgpack.packb([{"format": "xx"}, ["the"]])),
+            "no words": gzip.compress(msgpack.packb([header])),
+            "not words": gzip.compress(msgpack.packb([header, [], [1, None, "sayles"]]))}
+
+
+def test_a_missing_or_damaged_web_list_is_one_error_saying_what_to_reinstall(
+        shield, monkeypatch, tmp_path):
+    """wordfreq not importable (an editable install from before it was a dependency), or its
+    English list damaged: a ValueError (`zeroe`: one line, exit 2) that says to reinstall it,
+    not an ImportError/EOFError/LookupError/TypeError traceback nor a shield without the list."""
+    import sys
+
+    import wordfreq
+
+    from zeroe_assets.shield.webwords import WebWords
+
+    monkeypatch.setitem(sys.modules, "wordfreq", None)  # what `import` finds when it is absent
+    with pytest.raises(ValueError, match=r"needs wordfreq.*pip install --force-reinstall"):
+        WebWords(shield.lexicon)
+    monkeypatch.setitem(sys.modules, "wordfreq", wordfreq)
+    real = (wordfreq.DATA_PATH / "large_en.msgpack.gz").read_bytes()
+    try:
+        for name, data in _damaged_lists(real).items():
+            folder = tmp_path / name
+            folder.mkdir()
+            if data is not None:
+                (folder / "large_en.msgpack.gz").write_bytes(data)
+            monkeypatch.setattr(wordfreq, "DATA_PATH", folder)
+            _forget(wordfreq)
+            with pytest.raises(ValueError, match="wordfreq's English list .*pip install"):
+                WebWords(shield.lexicon)
+    finally:
+        _forget(wordfreq)  # read the real list again after
+
+
+def _forget(wordfreq) -> None:
+    """wordfreq's caches of the lists it has read."""
+    wordfreq.get_frequency_list.cache_clear()
+    wordfreq.get_frequency_dict.cache_clear()

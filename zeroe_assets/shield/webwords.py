@@ -31,11 +31,9 @@ class WebWords:
     """The list, and its words indexed by first letter and length for the one-edit lookup."""
 
     def __init__(self, lexicon: Lexicon):
-        import wordfreq
-
         misspelt = {m for ms in read_misspellings(codespell_dictionary()).values() for m in ms}
         self.words: frozenset[str] = frozenset(
-            w for w, f in wordfreq.get_frequency_dict("en", "large").items()
+            w for w, f in english_frequencies().items()
             if len(w) >= MIN_LENGTH and w.isascii() and w.isalpha() and w.islower()
             and math.log10(f) + 9 >= MIN_ZIPF and w not in lexicon and w not in misspelt
             and not joined(w, f * lexicon.total, lexicon)
@@ -65,6 +63,30 @@ class WebWords:
         found = process.extract(low, pool, scorer=DamerauLevenshtein.distance,
                                 score_cutoff=1, limit=2)
         return found[0][0] if len(found) == 1 else None
+
+
+def english_frequencies() -> dict[str, float]:
+    """wordfreq's English list (``large``), each word's frequency. wordfreq not importable, or its
+    list missing, cut short, not its format or holding no words, is a ValueError that says what
+    to reinstall (one line from ``zeroe``), never a traceback or a shield reading without it."""
+    fix = "reinstall it: pip install --force-reinstall 'wordfreq>=3.0'"
+    try:
+        import wordfreq
+    except ImportError as e:
+        raise ValueError(f"the shield's web-word list needs wordfreq, which is not importable "
+                         f"({e}): {fix}") from None
+    where = "wordfreq's English list"
+    try:
+        from wordfreq.util import data_path
+
+        where += f" ({data_path('large_en.msgpack.gz')})"
+        found = wordfreq.get_frequency_dict("en", "large")
+    except Exception as e:  # noqa: BLE001 - missing (LookupError), cut (EOFError), not gzip …
+        raise ValueError(f"{where} could not be read ({type(e).__name__}: {e}): {fix}") from None
+    if not found or not all(isinstance(w, str) for w in found):
+        held = "entries that are not words" if found else "no words"
+        raise ValueError(f"{where} holds {held}: {fix}")
+    return found
 
 
 def joined(word: str, count: float, lexicon: Lexicon, least: int = 1) -> bool:
