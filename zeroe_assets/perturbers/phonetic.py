@@ -280,7 +280,6 @@ class PhoneticPerturber(Perturber):
                 f"words={len(self.space.options)})")
 
 
-
 @functools.lru_cache(maxsize=4)
 def _row_visits(space, skip: frozenset) -> dict[str, tuple]:
     """``PhoneticPerturber._visit`` of every word of ``space``'s table and every function word
@@ -293,5 +292,6 @@ def _row_visits(space, skip: frozenset) -> dict[str, tuple]:
     rows.update((key, ()) for key in skip)
     return {key: (row if allowed(key) else (), False, key in ABBREVIATIONS, "", key, "")
             for key, row in rows.items() if key.islower() and "'" not in key}
+
 
 __all__ = ["ABBREVIATIONS", "ACRONYM_LETTERS", "MIN_LETTERS", "PhoneticPerturber", "oov_available"]
