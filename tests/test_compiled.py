@@ -97,6 +97,6 @@ def test_the_shields_language_lists_are_read_once_then_loaded_compiled(cache, mo
     path = spellchecker_path("nl")
     first = compiled(language._top, path)
     assert len(first) == language.TOP and len(list(cache.iterdir())) == 1
-    monkeypatch.setattr(language, "gzip", None)  # the list cannot be read now: the cache answers
+    monkeypatch.setattr(language, "spellchecker_text", None)  # no reading now: the cache answers
     again = compiled(language._top, path)
     assert again == first and list(again) == list(first)

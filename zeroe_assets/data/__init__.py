@@ -51,12 +51,13 @@ def spellchecker_path(language: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "resources" / f"{language}.json.gz"
 
 
-def spellchecker_list(language: str) -> str:
-    """pyspellchecker's word frequency list of ``language`` as its JSON text (``{"word": count,
-    …}``, OpenSubtitles counts); not cached: each reader keeps what it needs."""
+def spellchecker_text(path: Path) -> str:
+    """The JSON text (``{"word": count, …}``, OpenSubtitles counts) of the list at ``path``
+    (`spellchecker_path`); not cached: each reader keeps what it needs, compiled (`compiled`)
+    where it is read at every start."""
     import gzip
 
-    return gzip.decompress(spellchecker_path(language).read_bytes()).decode("utf-8")
+    return gzip.decompress(path.read_bytes()).decode("utf-8")
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,15 +1,17 @@
 """Words spelled with accents in a language a reader of English meets (café, naïve, crème,
 résumé, Zürich, José, Málaga, Pokémon): a correctly spelled word is not an attack, whatever its
 script. From the word frequency lists ``pyspellchecker`` ships (OpenSubtitles counts), read on
-the first non-ASCII word.
+the first non-ASCII word, each list's words kept compiled in the user's cache (reading the
+seven lists was a second of the first such word's).
 """
 from __future__ import annotations
 
 import functools
 import re
 import unicodedata
+from pathlib import Path
 
-from ..data import spellchecker_list
+from ..data import compiled, spellchecker_path, spellchecker_text
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl")
 MIN_COUNT = 50  # the lists' floor: every listed word counts
@@ -26,15 +28,19 @@ def plain(word: str) -> str:
 @functools.lru_cache(maxsize=1)
 def accented_words() -> frozenset[str]:
     """The lower-case (NFC) listed words that carry an accent on plain Latin letters."""
+    return frozenset(w for language in LANGUAGES
+                     for w in compiled(_accented, spellchecker_path(language)))
+
+
+def _accented(path: Path) -> tuple[str, ...]:
+    """`accented_words` of the one list at ``path``, sorted."""
     found: set[str] = set()
-    for language in LANGUAGES:
-        text = spellchecker_list(language)
-        for word, count in _NON_ASCII_ENTRY.findall(text):  # the JSON's few non-ASCII keys
-            if int(count) >= MIN_COUNT:
-                bare = plain(word)
-                if bare.isascii() and bare.isalpha():
-                    found.add(unicodedata.normalize("NFC", word.lower()))
-    return frozenset(found)
+    for word, count in _NON_ASCII_ENTRY.findall(spellchecker_text(path)):  # its few non-ASCII keys
+        if int(count) >= MIN_COUNT:
+            bare = plain(word)
+            if bare.isascii() and bare.isalpha():
+                found.add(unicodedata.normalize("NFC", word.lower()))
+    return tuple(sorted(found))
 
 
 def is_accented_word(token: str) -> bool:

@@ -13,14 +13,13 @@ vote.
 from __future__ import annotations
 
 import functools
-import gzip
 import heapq
 import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..data import compiled, spellchecker_path
+from ..data import compiled, spellchecker_path, spellchecker_text
 from .accents import LANGUAGES
 
 TOP = 30_000  # the commonest words kept per language: they hold nearly every running word
@@ -37,7 +36,7 @@ def _tables() -> dict[str, dict[str, float]]:
 
 def _top(path: Path) -> dict[str, float]:
     """{word: log10 share of the running words} of the `TOP` commonest words of one list."""
-    counts = json.loads(gzip.decompress(path.read_bytes()))
+    counts = json.loads(spellchecker_text(path))
     total = sum(counts.values())
     top = heapq.nlargest(TOP, counts.items(), key=lambda kv: kv[1])
     return {w: math.log10(c / total) for w, c in top}

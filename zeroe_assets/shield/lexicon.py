@@ -15,7 +15,7 @@ import statistics
 from collections import defaultdict
 from importlib import resources
 
-from ..data import data_path, spellchecker_list
+from ..data import data_path, spellchecker_path, spellchecker_text
 
 VOWELS = "aeiou"
 _DROP_VOWELS = str.maketrans("", "", VOWELS)
@@ -42,7 +42,7 @@ def _american(counts: dict[str, int]) -> dict[str, int]:
     """The common words of ``pyspellchecker``'s English list that symspellpy's lacks, mostly
     American spellings (traveling, theater, favorite, mom): counted on symspellpy's scale, by
     the median ratio of the two lists' counts over the words both have."""
-    other = json.loads(spellchecker_list("en"))
+    other = json.loads(spellchecker_text(spellchecker_path("en")))
     ratio = statistics.median(counts[w] / c for w, c in other.items() if w in counts and c)
     return {w: max(1, int(c * ratio)) for w, c in other.items()
             if c >= AMERICAN_MIN and len(w) >= 3 and w.isascii() and w.isalpha()
